@@ -1,0 +1,177 @@
+package snapshot
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/vmihailenco/msgpack/v5"
+)
+
+// FormatVersion is the snapshot layout this build writes and the only one it
+// reads. Bump it whenever Content or Header change shape.
+const FormatVersion = 1
+
+// magic opens every snapshot file so that a wrong file is named as such
+// before any msgpack decoding is tried.
+var magic = []byte("SVCSNAP\x00")
+
+// Header describes a snapshot without its content.
+type Header struct {
+	FormatVersion    int       `msgpack:"format_version" json:"format_version"`
+	GeneratorVersion string    `msgpack:"generator_version" json:"generator_version"`
+	CreatedAt        time.Time `msgpack:"created_at" json:"created_at"`
+	PGVersion        string    `msgpack:"pg_version" json:"pg_version"`
+	PGVersionNum     int       `msgpack:"pg_version_num" json:"pg_version_num"`
+	Schemas          []string  `msgpack:"schemas" json:"schemas"`
+	ExtraSearchPath  []string  `msgpack:"extra_search_path" json:"extra_search_path"`
+	// Fingerprint is the hex sha256 of the encoded Content: equal for two
+	// dumps of an unchanged schema, different after any change.
+	Fingerprint string `msgpack:"fingerprint" json:"fingerprint"`
+}
+
+// Snapshot is a decoded, indexed schema snapshot. Treat it as immutable once
+// built: servers share one value between all requests.
+type Snapshot struct {
+	Header  Header  `json:"header"`
+	Content Content `json:"content"`
+	idx     index
+}
+
+// New returns a snapshot of content with its fingerprint computed and its
+// index built.
+func New(h Header, c Content) (*Snapshot, error) {
+	body, err := encodeContent(&c)
+	if err != nil {
+		return nil, err
+	}
+	h.FormatVersion = FormatVersion
+	h.Fingerprint = fingerprint(body)
+	s := &Snapshot{Header: h, Content: c}
+	s.buildIndex()
+	return s, nil
+}
+
+func encodeContent(c *Content) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := msgpack.NewEncoder(&buf)
+	enc.SetSortMapKeys(true)
+	if err := enc.Encode(c); err != nil {
+		return nil, fmt.Errorf("encode snapshot content: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+func fingerprint(body []byte) string {
+	sum := sha256.Sum256(body)
+	return hex.EncodeToString(sum[:])
+}
+
+// Encode writes s in the snapshot file format.
+func Encode(w io.Writer, s *Snapshot) error {
+	body, err := encodeContent(&s.Content)
+	if err != nil {
+		return err
+	}
+	h := s.Header
+	h.FormatVersion = FormatVersion
+	h.Fingerprint = fingerprint(body)
+	head, err := msgpack.Marshal(&h)
+	if err != nil {
+		return fmt.Errorf("encode snapshot header: %w", err)
+	}
+	for _, part := range [][]byte{magic, head, body} {
+		if _, err := w.Write(part); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Decode reads a snapshot, checks its format version and fingerprint, and
+// builds its index.
+func Decode(r io.Reader) (*Snapshot, error) {
+	br := bufio.NewReader(r)
+	got := make([]byte, len(magic))
+	if _, err := io.ReadFull(br, got); err != nil || !bytes.Equal(got, magic) {
+		return nil, errors.New("not an SVC snapshot (the file does not start with the snapshot signature)")
+	}
+	dec := msgpack.NewDecoder(br)
+	var h Header
+	if err := dec.Decode(&h); err != nil {
+		return nil, fmt.Errorf("damaged snapshot header: %w", err)
+	}
+	if h.FormatVersion != FormatVersion {
+		return nil, fmt.Errorf("snapshot format version %d is not supported: this build reads version %d only (regenerate it with a matching svc-introspect)", h.FormatVersion, FormatVersion)
+	}
+	body, err := io.ReadAll(br)
+	if err != nil {
+		return nil, fmt.Errorf("read snapshot content: %w", err)
+	}
+	if fp := fingerprint(body); fp != h.Fingerprint {
+		return nil, fmt.Errorf("damaged snapshot: content fingerprint %.12s does not match the header's %.12s (truncated or altered file)", fp, h.Fingerprint)
+	}
+	s := &Snapshot{Header: h}
+	if err := msgpack.Unmarshal(body, &s.Content); err != nil {
+		return nil, fmt.Errorf("damaged snapshot content: %w", err)
+	}
+	s.buildIndex()
+	return s, nil
+}
+
+// ReadFile decodes the snapshot at path; errors name the file.
+func ReadFile(path string) (*Snapshot, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("snapshot %s: %w", path, err)
+	}
+	defer f.Close()
+	s, err := Decode(f)
+	if err != nil {
+		return nil, fmt.Errorf("snapshot %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// WriteFile writes s to path atomically (temporary file in the same
+// directory, then rename), so a server reloading concurrently never reads a
+// half-written snapshot. It returns the number of bytes written.
+func WriteFile(path string, s *Snapshot) (int64, error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return 0, fmt.Errorf("snapshot %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name()) // no-op after a successful rename
+	w := bufio.NewWriter(tmp)
+	if err := Encode(w, s); err != nil {
+		tmp.Close()
+		return 0, fmt.Errorf("snapshot %s: %w", path, err)
+	}
+	if err := w.Flush(); err != nil {
+		tmp.Close()
+		return 0, fmt.Errorf("snapshot %s: %w", path, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return 0, fmt.Errorf("snapshot %s: %w", path, err)
+	}
+	info, err := tmp.Stat()
+	if err != nil {
+		tmp.Close()
+		return 0, fmt.Errorf("snapshot %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return 0, fmt.Errorf("snapshot %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return 0, fmt.Errorf("snapshot %s: %w", path, err)
+	}
+	return info.Size(), nil
+}

@@ -1,0 +1,60 @@
+package snapshot
+
+// index is built once after decoding so the request path does map lookups
+// only, never a scan over the content.
+type index struct {
+	relations     map[QualifiedName]*Relation
+	columns       map[*Relation]map[string]*Column
+	functions     map[QualifiedName][]*Function
+	relationships map[QualifiedName][]*Relationship
+	roles         map[string]*Role
+}
+
+func (s *Snapshot) buildIndex() {
+	c := &s.Content
+	ix := index{
+		relations:     make(map[QualifiedName]*Relation, len(c.Relations)),
+		columns:       make(map[*Relation]map[string]*Column, len(c.Relations)),
+		functions:     make(map[QualifiedName][]*Function, len(c.Functions)),
+		relationships: make(map[QualifiedName][]*Relationship),
+		roles:         make(map[string]*Role, len(c.Roles)),
+	}
+	for i := range c.Relations {
+		r := &c.Relations[i]
+		ix.relations[r.QualifiedName] = r
+		cols := make(map[string]*Column, len(r.Columns))
+		for j := range r.Columns {
+			cols[r.Columns[j].Name] = &r.Columns[j]
+		}
+		ix.columns[r] = cols
+	}
+	for i := range c.Functions {
+		f := &c.Functions[i]
+		ix.functions[f.QualifiedName] = append(ix.functions[f.QualifiedName], f)
+	}
+	for i := range c.Relationships {
+		r := &c.Relationships[i]
+		ix.relationships[r.Table] = append(ix.relationships[r.Table], r)
+	}
+	for i := range c.Roles {
+		ix.roles[c.Roles[i].Name] = &c.Roles[i]
+	}
+	s.idx = ix
+}
+
+// Relation returns the relation named q, or nil.
+func (s *Snapshot) Relation(q QualifiedName) *Relation { return s.idx.relations[q] }
+
+// Column returns the column of r named name, or nil.
+func (s *Snapshot) Column(r *Relation, name string) *Column { return s.idx.columns[r][name] }
+
+// Functions returns the overloads of the function named q.
+func (s *Snapshot) Functions(q QualifiedName) []*Function { return s.idx.functions[q] }
+
+// RelationshipsFrom returns every relationship whose Table is q.
+func (s *Snapshot) RelationshipsFrom(q QualifiedName) []*Relationship {
+	return s.idx.relationships[q]
+}
+
+// Role returns the role named name, or nil.
+func (s *Snapshot) Role(name string) *Role { return s.idx.roles[name] }

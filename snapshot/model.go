@@ -1,0 +1,242 @@
+package snapshot
+
+// QualifiedName names a schema object. Relations and functions are looked up
+// by it, so it is a comparable value type.
+type QualifiedName struct {
+	Schema string `msgpack:"schema" json:"schema"`
+	Name   string `msgpack:"name" json:"name"`
+}
+
+// String renders the name as schema.name, unquoted, for messages and maps.
+func (q QualifiedName) String() string { return q.Schema + "." + q.Name }
+
+// Content is everything the server knows about the database schema. It is
+// the part the fingerprint covers: two dumps of an unchanged schema produce
+// byte-identical Content because the introspection orders every list.
+type Content struct {
+	Relations     []Relation     `msgpack:"relations" json:"relations"`
+	Relationships []Relationship `msgpack:"relationships" json:"relationships"`
+	Functions     []Function     `msgpack:"functions" json:"functions"`
+	Casts         []Cast         `msgpack:"casts" json:"casts"`
+	Roles         []Role         `msgpack:"roles" json:"roles"`
+}
+
+// RelationKind says what sort of relation a route is backed by.
+type RelationKind string
+
+// The relation kinds SVC exposes. Partitions are not exposed on their own;
+// their partitioned parent is.
+const (
+	KindTable            RelationKind = "table"
+	KindView             RelationKind = "view"
+	KindMaterializedView RelationKind = "materialized_view"
+	KindForeignTable     RelationKind = "foreign_table"
+	KindPartitionedTable RelationKind = "partitioned_table"
+)
+
+// Relation is a table, view, materialized view, foreign table or partitioned
+// table in an exposed schema. Relations elsewhere (say a base table in a
+// private schema behind an exposed view) are not stored: introspection
+// traces through them and keeps only what exposed relations need.
+type Relation struct {
+	QualifiedName `msgpack:",inline" json:",inline"`
+	Kind          RelationKind `msgpack:"kind" json:"kind"`
+	Description   string       `msgpack:"description,omitempty" json:"description,omitempty"`
+	Owner         string       `msgpack:"owner" json:"owner"`
+	Columns       []Column     `msgpack:"columns" json:"columns"`
+	PrimaryKey    []string     `msgpack:"primary_key" json:"primary_key"`
+	UniqueKeys    []UniqueKey  `msgpack:"unique_keys" json:"unique_keys"`
+	// Insertable, Updatable and Deletable follow pg_relation_is_updatable, so
+	// a view that cannot take writes does not advertise them.
+	Insertable bool    `msgpack:"insertable" json:"insertable"`
+	Updatable  bool    `msgpack:"updatable" json:"updatable"`
+	Deletable  bool    `msgpack:"deletable" json:"deletable"`
+	Grants     []Grant `msgpack:"grants" json:"grants"`
+}
+
+// UniqueKey is a primary key or unique constraint (or unique index without
+// predicate) of a relation.
+type UniqueKey struct {
+	Name    string   `msgpack:"name" json:"name"`
+	Columns []string `msgpack:"columns" json:"columns"`
+}
+
+// Column is a column of a relation in attnum order.
+type Column struct {
+	Name string `msgpack:"name" json:"name"`
+	// Type is the type as format_type prints it ("character varying(10)",
+	// "integer[]"); BaseType resolves domains to the type they stand on.
+	Type        string   `msgpack:"type" json:"type"`
+	BaseType    string   `msgpack:"base_type" json:"base_type"`
+	TypeSchema  string   `msgpack:"type_schema" json:"type_schema"`
+	Nullable    bool     `msgpack:"nullable" json:"nullable"`
+	Default     *string  `msgpack:"default" json:"default"`
+	MaxLength   int      `msgpack:"max_length,omitempty" json:"max_length,omitempty"`
+	EnumValues  []string `msgpack:"enum_values,omitempty" json:"enum_values,omitempty"`
+	Description string   `msgpack:"description,omitempty" json:"description,omitempty"`
+	// Generated is true for identity-always and generated columns, which
+	// cannot take a value on insert.
+	Generated bool    `msgpack:"generated,omitempty" json:"generated,omitempty"`
+	Grants    []Grant `msgpack:"grants,omitempty" json:"grants,omitempty"`
+}
+
+// Privilege names as PostgreSQL's aclexplode reports them.
+const (
+	PrivSelect  = "SELECT"
+	PrivInsert  = "INSERT"
+	PrivUpdate  = "UPDATE"
+	PrivDelete  = "DELETE"
+	PrivExecute = "EXECUTE"
+)
+
+// Grant is one entry of an object's access list. Grantee "PUBLIC" stands for
+// every role. The snapshot keeps the raw access lists plus role membership,
+// so effective privileges of any role are derived at load time, without
+// asking the database.
+type Grant struct {
+	Grantee    string   `msgpack:"grantee" json:"grantee"`
+	Privileges []string `msgpack:"privileges" json:"privileges"`
+}
+
+// Cardinality of a relationship as seen from its Table side. The values are
+// the words SVC201 details show callers.
+type Cardinality string
+
+// The relationship cardinalities SPEC.md names.
+const (
+	ManyToOne  Cardinality = "many-to-one"
+	OneToMany  Cardinality = "one-to-many"
+	OneToOne   Cardinality = "one-to-one"
+	ManyToMany Cardinality = "many-to-many"
+)
+
+// ColumnPair joins a column of the relationship's Table (Column) to a column
+// of the other side (ForeignColumn).
+type ColumnPair struct {
+	Column        string `msgpack:"column" json:"column"`
+	ForeignColumn string `msgpack:"foreign_column" json:"foreign_column"`
+}
+
+// Relationship is one way to embed ForeignTable inside rows of Table. Every
+// foreign key yields two (one from each side); views yield copies traced
+// through to their base tables. Introspection infers all of them once, so the
+// server never reasons about foreign keys while serving.
+type Relationship struct {
+	Table        QualifiedName `msgpack:"table" json:"table"`
+	ForeignTable QualifiedName `msgpack:"foreign_table" json:"foreign_table"`
+	Cardinality  Cardinality   `msgpack:"cardinality" json:"cardinality"`
+	// Constraint is the foreign key's name (for many-to-many, the name of the
+	// junction's key towards ForeignTable); computed relationships use the
+	// function name.
+	Constraint string       `msgpack:"constraint" json:"constraint"`
+	Columns    []ColumnPair `msgpack:"columns,omitempty" json:"columns,omitempty"`
+	Junction   *Junction    `msgpack:"junction,omitempty" json:"junction,omitempty"`
+	// Function is set for computed relationships: a function taking a row of
+	// Table and returning SETOF ForeignTable.
+	Function *QualifiedName `msgpack:"function,omitempty" json:"function,omitempty"`
+	IsSelf   bool           `msgpack:"is_self,omitempty" json:"is_self,omitempty"`
+}
+
+// Computed reports whether the relationship comes from a function rather
+// than from a foreign key.
+func (r *Relationship) Computed() bool { return r.Function != nil }
+
+// ToOne reports whether an embed along r yields an object rather than an array.
+func (r *Relationship) ToOne() bool { return r.Cardinality == ManyToOne || r.Cardinality == OneToOne }
+
+// Junction is the middle table of a many-to-many relationship.
+type Junction struct {
+	Table QualifiedName `msgpack:"table" json:"table"`
+	// SourceConstraint's columns join the junction (Column) to the
+	// relationship's Table (ForeignColumn); TargetConstraint's to ForeignTable.
+	SourceConstraint string       `msgpack:"source_constraint" json:"source_constraint"`
+	SourceColumns    []ColumnPair `msgpack:"source_columns" json:"source_columns"`
+	TargetConstraint string       `msgpack:"target_constraint" json:"target_constraint"`
+	TargetColumns    []ColumnPair `msgpack:"target_columns" json:"target_columns"`
+}
+
+// Volatility of a function; GET may only call functions that do not write.
+type Volatility string
+
+// PostgreSQL's three volatility classes.
+const (
+	Immutable Volatility = "immutable"
+	Stable    Volatility = "stable"
+	Volatile  Volatility = "volatile"
+)
+
+// ArgMode is a function argument's mode as pg_proc.proargmodes spells it.
+type ArgMode string
+
+// The argument modes. Only in, inout and variadic arguments are passed by callers.
+const (
+	ArgIn       ArgMode = "in"
+	ArgOut      ArgMode = "out"
+	ArgInOut    ArgMode = "inout"
+	ArgVariadic ArgMode = "variadic"
+	ArgTable    ArgMode = "table"
+)
+
+// Argument is one argument of a function, in declaration order.
+type Argument struct {
+	Name       string  `msgpack:"name" json:"name"`
+	Type       string  `msgpack:"type" json:"type"`
+	Mode       ArgMode `msgpack:"mode" json:"mode"`
+	HasDefault bool    `msgpack:"has_default,omitempty" json:"has_default,omitempty"`
+}
+
+// ReturnShape says how a function's result maps to a response.
+type ReturnShape string
+
+// The return shapes: a bare value, one row, a set of rows or of values, or nothing.
+const (
+	ReturnsScalar         ReturnShape = "scalar"
+	ReturnsComposite      ReturnShape = "composite"
+	ReturnsSetOfComposite ReturnShape = "setof_composite"
+	ReturnsSetOfScalar    ReturnShape = "setof_scalar"
+	ReturnsVoid           ReturnShape = "void"
+)
+
+// Function is a function (not a procedure) in an exposed schema.
+type Function struct {
+	QualifiedName `msgpack:",inline" json:",inline"`
+	Description   string     `msgpack:"description,omitempty" json:"description,omitempty"`
+	Arguments     []Argument `msgpack:"arguments" json:"arguments"`
+	Variadic      bool       `msgpack:"variadic,omitempty" json:"variadic,omitempty"`
+	// ReturnType is the qualified name of the result type; for a composite
+	// it names the relation (or composite type) rows have.
+	ReturnType QualifiedName `msgpack:"return_type" json:"return_type"`
+	Returns    ReturnShape   `msgpack:"returns" json:"returns"`
+	// ReturnsRecord is true for "returns record" / "setof record", whose
+	// columns are only known at call time.
+	ReturnsRecord bool       `msgpack:"returns_record,omitempty" json:"returns_record,omitempty"`
+	Volatility    Volatility `msgpack:"volatility" json:"volatility"`
+	// Rows is the planner's row estimate (prorows); a computed relationship
+	// with Rows == 1 is to-one.
+	Rows   float64 `msgpack:"rows" json:"rows"`
+	Owner  string  `msgpack:"owner" json:"owner"`
+	Grants []Grant `msgpack:"grants" json:"grants"`
+	// Settings are the function's SET clauses (proconfig), "name=value".
+	Settings []string `msgpack:"settings,omitempty" json:"settings,omitempty"`
+}
+
+// Cast is a user-defined cast that involves a domain: PostgREST-style data
+// representations read and write domain values through these.
+type Cast struct {
+	Source   string        `msgpack:"source" json:"source"`
+	Target   string        `msgpack:"target" json:"target"`
+	Function QualifiedName `msgpack:"function" json:"function"`
+}
+
+// Role is a database role with what request handling needs of it: the roles
+// it is a member of (for effective privileges) and its per-role settings
+// (ALTER ROLE ... SET), applied to its requests without a catalog query.
+type Role struct {
+	Name     string   `msgpack:"name" json:"name"`
+	MemberOf []string `msgpack:"member_of,omitempty" json:"member_of,omitempty"`
+	// Inherit is rolinherit: whether privileges of MemberOf roles apply
+	// without SET ROLE.
+	Inherit   bool     `msgpack:"inherit" json:"inherit"`
+	Superuser bool     `msgpack:"superuser,omitempty" json:"superuser,omitempty"`
+	Settings  []string `msgpack:"settings,omitempty" json:"settings,omitempty"`
+}

@@ -1,0 +1,210 @@
+package pgtest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// dirPrefix marks directories this package creates; the owner's pid follows
+// it so abandoned ones can be recognised and removed.
+const dirPrefix = "svc-pgtest-"
+
+// Cluster is a running throwaway PostgreSQL server.
+type Cluster struct {
+	// URI connects as the bootstrap superuser to the "postgres" database.
+	URI  string
+	Port int
+	dir  string
+	cmd  *exec.Cmd
+	done chan struct{}
+}
+
+// Options tune a cluster. The zero value is fine for tests.
+type Options struct {
+	// Settings are extra postgresql.conf lines ("key = value").
+	Settings []string
+	// Log receives the server's output; nil discards it.
+	Log *os.File
+}
+
+// Start initialises and starts a new cluster and waits until it accepts
+// connections.
+func Start(ctx context.Context, opts Options) (*Cluster, error) {
+	binDir, err := FindBinDir()
+	if err != nil {
+		return nil, err
+	}
+	removeAbandoned()
+	dir, err := os.MkdirTemp("", fmt.Sprintf("%s%d-", dirPrefix, os.Getpid()))
+	if err != nil {
+		return nil, err
+	}
+	c := &Cluster{dir: dir, done: make(chan struct{})}
+	if err := c.start(ctx, binDir, opts); err != nil {
+		c.Stop()
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *Cluster) start(ctx context.Context, binDir string, opts Options) error {
+	cred, err := serverCredential()
+	if err != nil {
+		return err
+	}
+	data := filepath.Join(c.dir, "data")
+	if cred != nil {
+		if err := os.Chown(c.dir, int(cred.Uid), int(cred.Gid)); err != nil {
+			return err
+		}
+	}
+	initdb := exec.CommandContext(ctx, filepath.Join(binDir, "initdb"),
+		"-D", data, "-U", "postgres", "--auth=trust", "--no-sync", "-E", "UTF8", "--locale=C")
+	initdb.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	if out, err := initdb.CombinedOutput(); err != nil {
+		return fmt.Errorf("initdb: %w\n%s", err, out)
+	}
+	port, err := freePort()
+	if err != nil {
+		return err
+	}
+	c.Port = port
+	conf := append([]string{
+		"listen_addresses = '127.0.0.1'",
+		fmt.Sprintf("port = %d", port),
+		fmt.Sprintf("unix_socket_directories = '%s'", c.dir),
+		"fsync = off", "synchronous_commit = off", "full_page_writes = off",
+		"max_connections = 200", "shared_buffers = 128MB",
+	}, opts.Settings...)
+	f, err := os.OpenFile(filepath.Join(data, "postgresql.conf"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString("\n" + strings.Join(conf, "\n") + "\n")
+	f.Close()
+	if err != nil {
+		return err
+	}
+	c.cmd = exec.Command(filepath.Join(binDir, "postgres"), "-D", data)
+	// Pdeathsig makes the kernel stop the server (immediate shutdown) if this
+	// process dies without calling Stop; Go sets it after the uid switch, so
+	// the switch does not clear it.
+	c.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Pdeathsig: syscall.SIGQUIT, Setpgid: true}
+	if opts.Log != nil {
+		c.cmd.Stdout, c.cmd.Stderr = opts.Log, opts.Log
+	}
+	if err := c.cmd.Start(); err != nil {
+		return fmt.Errorf("start postgres: %w", err)
+	}
+	go func() { c.cmd.Wait(); close(c.done) }()
+	c.URI = fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port)
+	return c.waitReady(ctx)
+}
+
+func (c *Cluster) waitReady(ctx context.Context) error {
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		conn, err := pgx.Connect(ctx, c.URI)
+		if err == nil {
+			conn.Close(ctx)
+			return nil
+		}
+		select {
+		case <-c.done:
+			return fmt.Errorf("postgres exited during start-up: %v", c.cmd.ProcessState)
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("postgres did not accept connections within 30s: %w", err)
+		}
+	}
+}
+
+// Stop shuts the server down (fast mode) and removes its directory. It is
+// safe to call more than once.
+func (c *Cluster) Stop() {
+	if c.cmd != nil && c.cmd.Process != nil {
+		select {
+		case <-c.done:
+		default:
+			c.cmd.Process.Signal(syscall.SIGINT)
+			select {
+			case <-c.done:
+			case <-time.After(10 * time.Second):
+				c.cmd.Process.Kill()
+				<-c.done
+			}
+		}
+	}
+	if c.dir != "" {
+		os.RemoveAll(c.dir)
+	}
+}
+
+// CreateDatabase creates a fresh database and returns a URI for it, so that
+// tests sharing a cluster do not share state.
+func (c *Cluster) CreateDatabase(ctx context.Context, name string) (string, error) {
+	conn, err := pgx.Connect(ctx, c.URI)
+	if err != nil {
+		return "", err
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "create database "+pgx.Identifier{name}.Sanitize()); err != nil {
+		return "", err
+	}
+	return strings.Replace(c.URI, "/postgres?", "/"+name+"?", 1), nil
+}
+
+// serverCredential returns the `postgres` OS user's credential when running
+// as root, nil otherwise.
+func serverCredential() (*syscall.Credential, error) {
+	if os.Geteuid() != 0 {
+		return nil, nil
+	}
+	u, err := user.Lookup("postgres")
+	if err != nil {
+		return nil, errors.New("running as root, but there is no `postgres` OS user to run the server as (install the PostgreSQL server package, or run as a normal user)")
+	}
+	uid, _ := strconv.Atoi(u.Uid)
+	gid, _ := strconv.Atoi(u.Gid)
+	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, nil
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// removeAbandoned deletes cluster directories whose creating process is
+// gone; the postmaster in them was already stopped by its parent-death signal.
+func removeAbandoned() {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), dirPrefix+"*"))
+	for _, dir := range dirs {
+		rest := strings.TrimPrefix(filepath.Base(dir), dirPrefix)
+		pid, err := strconv.Atoi(strings.SplitN(rest, "-", 2)[0])
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		if syscall.Kill(pid, 0) == syscall.ESRCH {
+			os.RemoveAll(dir)
+		}
+	}
+}
