@@ -1,0 +1,97 @@
+package apierr
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Constructors for SVC's own error codes (SPEC.md "Service error codes"),
+// one per condition, so each status/code pair is written in one place.
+
+// ParseError is SVC100: a request parameter does not follow the grammar.
+func ParseError(message, details string) *Error {
+	return &Error{Status: 400, Code: code("100"), Message: message, Details: str(details)}
+}
+
+// InvalidBody is SVC102: an empty or malformed request body.
+func InvalidBody(message string) *Error {
+	return &Error{Status: 400, Code: code("102"), Message: message}
+}
+
+// InvalidRange is SVC103.
+func InvalidRange(details string) *Error {
+	return &Error{Status: 416, Code: code("103"), Message: "Requested range not satisfiable", Details: str(details)}
+}
+
+// UnacceptableSchema is SVC106: a profile header names a schema outside db-schemas.
+func UnacceptableSchema(allowed []string) *Error {
+	return &Error{Status: 406, Code: code("106"),
+		Message: "The schema must be one of the following: " + strings.Join(allowed, ", ")}
+}
+
+// UnsupportedMediaType is SVC107 for an Accept header nothing here can produce.
+func UnsupportedMediaType(accepted string) *Error {
+	return &Error{Status: 415, Code: code("107"),
+		Message: "None of these media types are available: " + accepted}
+}
+
+// UnsupportedVerb is SVC117.
+func UnsupportedVerb(method string) *Error {
+	return &Error{Status: 405, Code: code("117"), Message: "Unsupported HTTP method: " + method}
+}
+
+// NotFound is a 404 for a path that is no route at all.
+func NotFound() *Error {
+	return &Error{Status: 404, Code: code("125"), Message: "Invalid path specified in request URL"}
+}
+
+// UndefinedTable answers a relation the snapshot does not hold the way
+// PostgreSQL would (SQLSTATE 42P01), without asking the database.
+func UndefinedTable(qualified string) *Error {
+	return &Error{Status: 404, Code: "42P01", Message: fmt.Sprintf("relation %q does not exist", qualified)}
+}
+
+// UndefinedColumn answers an unknown column the way PostgreSQL would
+// (SQLSTATE 42703); hint suggests the closest column when there is one.
+func UndefinedColumn(relation, column, hint string) *Error {
+	return &Error{Status: 400, Code: "42703",
+		Message: fmt.Sprintf("column %s.%s does not exist", relation, column), Hint: str(hint)}
+}
+
+// ConnectionFailed is SVC000/SVC001: the database cannot be reached.
+func ConnectionFailed(err error) *Error {
+	return &Error{Status: 503, Code: code("001"), Message: "Database client error. Retrying the connection.",
+		Details: err.Error(), Headers: map[string]string{"Retry-After": "1"}}
+}
+
+// PoolTimeout is SVC003: no free connection within db-pool-acquisition-timeout.
+func PoolTimeout() *Error {
+	return &Error{Status: 504, Code: code("003"), Message: "Timed out acquiring connection from connection pool."}
+}
+
+// AnonymousDisabled is SVC302: no token and no db-anon-role.
+func AnonymousDisabled() *Error {
+	return &Error{Status: 401, Code: code("302"), Message: "Anonymous access is disabled",
+		Headers: map[string]string{"WWW-Authenticate": "Bearer"}}
+}
+
+// InvalidPreferences is SVC122: handling=strict with preferences SVC does
+// not understand.
+func InvalidPreferences(invalid []string) *Error {
+	return &Error{Status: 400, Code: code("122"), Message: "Invalid preferences given with handling=strict",
+		Details: "Invalid preferences: " + strings.Join(invalid, ", ")}
+}
+
+// SingularityError is SVC116: a single object was asked for and the result
+// has another number of rows.
+func SingularityError(rows int64) *Error {
+	return &Error{Status: 406, Code: code("116"), Message: "JSON object requested, multiple (or no) rows returned",
+		Details: fmt.Sprintf("The result contains %d rows", rows)}
+}
+
+// OffsetBeyondTotal is SVC103 for an offset past the counted rows.
+func OffsetBeyondTotal(offset, total int64) *Error {
+	e := InvalidRange(fmt.Sprintf("An offset of %d was requested, but there are only %d rows.", offset, total))
+	e.Headers = map[string]string{"Content-Range": fmt.Sprintf("*/%d", total)}
+	return e
+}

@@ -1,0 +1,66 @@
+package apierr
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// Error is an error with everything its HTTP response needs.
+type Error struct {
+	Status  int
+	Code    string
+	Message string
+	// Details is a string, nil, or (for ambiguous embeds) a list of objects.
+	Details any
+	// Hint is a string or nil.
+	Hint any
+	// Headers are extra response headers (e.g. WWW-Authenticate).
+	Headers map[string]string
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("%s (%d): %s", e.Code, e.Status, e.Message)
+}
+
+// body is the wire form; a separate type keeps Status and Headers out of it.
+type body struct {
+	Code    string `json:"code"`
+	Details any    `json:"details"`
+	Hint    any    `json:"hint"`
+	Message string `json:"message"`
+}
+
+// JSON renders the response body.
+func (e *Error) JSON() []byte {
+	b, err := json.Marshal(body{Code: e.Code, Details: e.Details, Hint: e.Hint, Message: e.Message})
+	if err != nil {
+		// Details built by SVC are always marshalable; reaching here is a bug
+		// in a constructor, so answer with what is certainly encodable.
+		b, _ = json.Marshal(body{Code: e.Code, Message: e.Message})
+	}
+	return b
+}
+
+// From finds an *Error in err's chain; anything else becomes a 500 SVCX00
+// naming the underlying failure.
+func From(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return Internal(err)
+}
+
+// Internal reports an unexpected failure of SVC itself or its database
+// driver.
+func Internal(err error) *Error {
+	return &Error{Status: 500, Code: code("X00"), Message: err.Error()}
+}
+
+func str(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}

@@ -1,0 +1,21 @@
+package apierr
+
+// Naming holds every name a client sees that carries the product prefix, so
+// a PostgREST-compatible naming mode is one switch of this value rather than
+// conditionals through the code.
+type Naming struct {
+	// CodePrefix starts every SVC error code ("SVC" -> "SVC100").
+	CodePrefix string
+	// Vendor is the vendor part of media types ("svc" -> application/vnd.svc.object+json).
+	Vendor string
+	// Channel is the default NOTIFY channel.
+	Channel string
+}
+
+// SVCNaming is the default naming, exactly as SPEC.md writes it.
+var SVCNaming = Naming{CodePrefix: "SVC", Vendor: "svc", Channel: "svc"}
+
+// Names is the naming in force. It is set once at start-up, before serving.
+var Names = SVCNaming
+
+func code(suffix string) string { return Names.CodePrefix + suffix }

@@ -1,0 +1,36 @@
+package apierr
+
+import "testing"
+
+func TestStatusForSQLState(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		state string
+		auth  bool
+		want  int
+	}{
+		{"08006", false, 503}, {"09000", false, 500}, {"0L000", false, 403}, {"0P000", false, 403},
+		{"23503", false, 409}, {"23505", false, 409}, {"23502", false, 400}, {"25006", false, 405},
+		{"25001", false, 500}, {"28000", false, 403}, {"2D000", false, 500}, {"38000", false, 500},
+		{"39000", false, 500}, {"3B000", false, 500}, {"40001", false, 500}, {"53400", false, 500},
+		{"53100", false, 503}, {"54000", false, 500}, {"55000", false, 500}, {"57014", false, 500},
+		{"58000", false, 500}, {"F0000", false, 500}, {"HV000", false, 500}, {"P0001", false, 400},
+		{"P0002", false, 500}, {"XX000", false, 500}, {"42883", false, 404}, {"42P01", false, 404},
+		{"42P17", false, 500}, {"42501", false, 401}, {"42501", true, 403}, {"22P02", false, 400},
+		{"42703", false, 400},
+	}
+	for _, c := range cases {
+		if got := StatusForSQLState(c.state, c.auth); got != c.want {
+			t.Errorf("StatusForSQLState(%q, %v) = %d, want %d", c.state, c.auth, got, c.want)
+		}
+	}
+}
+
+func TestErrorJSON(t *testing.T) {
+	t.Parallel()
+	got := string(ParseError("failed to parse select", "unexpected ')'").JSON())
+	want := `{"code":"SVC100","details":"unexpected ')'","hint":null,"message":"failed to parse select"}`
+	if got != want {
+		t.Errorf("JSON() = %s, want %s", got, want)
+	}
+}
