@@ -1,0 +1,36 @@
+package request
+
+import (
+	"errors"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/svc-dev/svc/server/apierr"
+)
+
+// FuzzParse feeds arbitrary query strings and Range headers to Parse: it
+// must never panic, and every error must be a 4xx *apierr.Error.
+func FuzzParse(f *testing.F) {
+	for _, seed := range []string{
+		"select=a,b:c::text&id=eq.1&order=a.desc.nullslast&limit=1&offset=2",
+		`t=in.("a,b",c)&n=like(any).{a*,b}&d=fts(english).x`,
+		`select="a\"b"&x=not.is.null`,
+		"select=a::double precision,*",
+		"order=a,b.asc&x=eq.",
+	} {
+		f.Add(seed, "0-9")
+	}
+	f.Fuzz(func(t *testing.T, rawQuery, rangeHeader string) {
+		r := httptest.NewRequest("GET", "/t", nil)
+		r.URL.RawQuery = rawQuery
+		r.Header.Set("Range", rangeHeader)
+		_, err := Parse(r, KindRelation, "t")
+		if err == nil {
+			return
+		}
+		var e *apierr.Error
+		if !errors.As(err, &e) || e.Status < 400 || e.Status >= 500 {
+			t.Fatalf("Parse(%q) gave %v, want a 4xx apierr.Error", rawQuery, err)
+		}
+	})
+}

@@ -1,0 +1,93 @@
+package request
+
+// LogicTree is an `or=(...)` / `and=(...)` group of conditions, possibly
+// negated and nested: `or=(a.eq.1,not.and(b.gt.2,c.is.null))`.
+type LogicTree struct {
+	Or         bool
+	Negate     bool
+	Conditions []Condition
+}
+
+// Condition is one member of a logic tree: a filter or a nested tree.
+type Condition struct {
+	Filter *Filter
+	Tree   *LogicTree
+}
+
+// logicKey reports whether a query parameter is a top-level logic tree and
+// which one.
+func logicKey(key string) (or, negate, ok bool) {
+	switch key {
+	case "or":
+		return true, false, true
+	case "and":
+		return false, false, true
+	case "not.or":
+		return true, true, true
+	case "not.and":
+		return false, true, true
+	}
+	return false, false, false
+}
+
+// parseLogic reads the value of a top-level `or`/`and` parameter.
+func parseLogic(key, value string, or, negate bool) (LogicTree, error) {
+	s := &scanner{param: key, src: value}
+	t, err := s.logicBody(or, negate)
+	if err != nil {
+		return LogicTree{}, err
+	}
+	return t, s.endOfValue()
+}
+
+// logicBody reads `(cond,cond,...)`.
+func (s *scanner) logicBody(or, negate bool) (LogicTree, error) {
+	t := LogicTree{Or: or, Negate: negate}
+	if !s.accept("(") {
+		return LogicTree{}, s.fail(`"("`)
+	}
+	for {
+		c, err := s.condition()
+		if err != nil {
+			return LogicTree{}, err
+		}
+		t.Conditions = append(t.Conditions, c)
+		switch {
+		case s.accept(","):
+		case s.accept(")"):
+			return t, nil
+		default:
+			return LogicTree{}, s.fail(`"," or ")"`)
+		}
+	}
+}
+
+// condition reads a nested tree (`[not.]or(...)`, `[not.]and(...)`) or a
+// filter `<field>.[not.]<op>.<value>`.
+func (s *scanner) condition() (Condition, error) {
+	for _, g := range []struct {
+		prefix      string
+		or, negated bool
+	}{{"not.or(", true, true}, {"not.and(", false, true}, {"or(", true, false}, {"and(", false, false}} {
+		if s.startsWith(g.prefix) {
+			s.pos += len(g.prefix) - 1 // leave "(" for logicBody
+			t, err := s.logicBody(g.or, g.negated)
+			if err != nil {
+				return Condition{}, err
+			}
+			return Condition{Tree: &t}, nil
+		}
+	}
+	field, err := s.field()
+	if err != nil {
+		return Condition{}, err
+	}
+	if !s.accept(".") {
+		return Condition{}, s.fail(`"." after the column name`)
+	}
+	f, err := s.filterRest(field, true)
+	if err != nil {
+		return Condition{}, err
+	}
+	return Condition{Filter: &f}, nil
+}
