@@ -1,0 +1,186 @@
+// Package config owns SVC's configuration: the Config struct and its
+// defaults, the table of keys (named as in PostgREST), loading them from a
+// PostgREST-style file, SVC_* environment variables and command-line flags
+// (flags win over the environment, which wins over the file), and the
+// validation and warning messages users see when a value is wrong or a key
+// is unknown. It knows nothing of the command-line library: the command
+// layer passes the flags the user set as a map.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Config is SVC's configuration; field comments give the key each comes from.
+type Config struct {
+	DBURI                    string            // db-uri
+	DBSchemas                []string          // db-schemas
+	DBAnonRole               string            // db-anon-role; "" refuses anonymous requests
+	DBExtraSearchPath        []string          // db-extra-search-path
+	DBPool                   int               // db-pool
+	DBPoolAcquisitionTimeout time.Duration     // db-pool-acquisition-timeout (whole seconds)
+	DBChannel                string            // db-channel
+	DBChannelEnabled         bool              // db-channel-enabled
+	DBMaxRows                int               // db-max-rows; 0 = unlimited
+	DBPlanEnabled            bool              // db-plan-enabled
+	ServerHost               string            // server-host
+	ServerPort               int               // server-port
+	LogLevel                 string            // log-level: crit, error, warn, info or debug
+	Snapshot                 string            // snapshot; "" introspects the live database
+	AppSettings              map[string]string // app.settings.<name>, keyed by <name>
+}
+
+// Warning reports a configuration problem that does not stop loading, such
+// as an unknown key.
+type Warning struct {
+	Key     string // the key (or, from the environment, the variable) at fault
+	Source  string // where it was found, e.g. "config file svc.conf, line 2"
+	Message string // the complete sentence to show the user
+}
+
+// Sources holds the inputs of Load, from lowest to highest precedence.
+type Sources struct {
+	File  string            // path of the config file, "" for none
+	Env   []string          // os.Environ()-style "K=V" entries
+	Flags map[string]string // key (e.g. "db-uri") -> value, only for flags the user set
+}
+
+// Default returns the configuration used when nothing is set.
+func Default() *Config {
+	c := &Config{AppSettings: map[string]string{}}
+	for _, k := range keys {
+		if err := k.set(c, k.def); err != nil {
+			panic(fmt.Sprintf("config: default of %s: %v", k.name, err)) // a bad table entry
+		}
+	}
+	return c
+}
+
+// Load builds the configuration from src over Default. Values are resolved
+// first (the last source setting a key wins) and only then validated, so a
+// bad value that a flag overrides does not stop the server. All bad values
+// are reported together. Warnings are returned even with an error, since an
+// unknown key often explains the error.
+func Load(src Sources) (*Config, []Warning, error) {
+	env := envMap(src.Env)
+	l := &loader{set: map[string]assignment{}, app: map[string]string{}}
+	if src.File != "" {
+		entries, err := readFile(src.File, env)
+		if err != nil {
+			return nil, nil, err
+		}
+		l.readFile(src.File, entries)
+	}
+	l.readEnv(env)
+	for _, name := range slices.Sorted(maps.Keys(src.Flags)) {
+		l.assign(name, src.Flags[name], "flag --"+name)
+	}
+
+	c := Default()
+	var errs []error
+	for _, k := range keys {
+		if a, ok := l.set[k.name]; ok {
+			if err := k.set(c, a.value); err != nil {
+				errs = append(errs, fmt.Errorf("%s = %q (%s): %w", k.name, a.value, a.source, err))
+			}
+		}
+	}
+	maps.Copy(c.AppSettings, l.app)
+	if len(errs) > 0 {
+		return nil, l.warnings, errors.Join(errs...)
+	}
+	return c, l.warnings, nil
+}
+
+// assignment is a raw value and where it came from, kept until validation.
+type assignment struct{ value, source string }
+
+// loader gathers assignments and warnings across the sources.
+type loader struct {
+	set      map[string]assignment // implemented keys
+	app      map[string]string     // app.settings.<name>, by name
+	warnings []Warning
+}
+
+// readFile assigns the file's entries, warning when a key is repeated
+// because only the last line counts and the earlier one may be the intended.
+func (l *loader) readFile(path string, entries []fileEntry) {
+	seen := map[string]int{}
+	for _, e := range entries {
+		src := fmt.Sprintf("config file %s, line %d", path, e.line)
+		if prev, ok := seen[e.key]; ok {
+			l.warn(e.key, src, fmt.Sprintf("configuration key %q is set more than once in config file %s (lines %d and %d); line %d wins",
+				e.key, path, prev, e.line, e.line))
+		}
+		seen[e.key] = e.line
+		l.assign(e.key, e.value, src)
+	}
+}
+
+// assign routes a key from the file or a flag to its destination, or warns.
+func (l *loader) assign(name, value, src string) {
+	switch {
+	case keyByName[name] != nil:
+		l.set[name] = assignment{value, src}
+	case strings.HasPrefix(name, appSettingsPrefix) && len(name) > len(appSettingsPrefix):
+		l.app[name[len(appSettingsPrefix):]] = value
+	case slices.Contains(notYetSupported, name):
+		l.warn(name, src, fmt.Sprintf("configuration key %q is not supported yet and is ignored (%s)", name, src))
+	default:
+		msg := fmt.Sprintf("unknown configuration key %q (%s)", name, src)
+		if s := suggest(name); s != "" {
+			msg += fmt.Sprintf("; did you mean %q?", s)
+		}
+		l.warn(name, src, msg)
+	}
+}
+
+// readEnv assigns SVC_* variables. Suggestions name variables, not keys,
+// because the variable is what the user has to fix.
+func (l *loader) readEnv(env map[string]string) {
+	for _, name := range slices.Sorted(maps.Keys(env)) {
+		if !strings.HasPrefix(name, envPrefix) || slices.Contains(envNotConfig, name) {
+			continue
+		}
+		src := "environment variable " + name
+		if k := keyByEnv[name]; k != nil {
+			l.set[k.name] = assignment{env[name], src}
+			continue
+		}
+		if key, ok := unsupportedByEnv[name]; ok {
+			l.warn(name, src, fmt.Sprintf("configuration key %q is not supported yet and is ignored (%s)", key, src))
+			continue
+		}
+		if strings.HasPrefix(name, envName(appSettingsPrefix)) {
+			l.warn(name, src, fmt.Sprintf("%s is ignored: app.settings.* can be set only in the config file or by flag", src))
+			continue
+		}
+		guess := normalize(strings.TrimPrefix(name, envPrefix))
+		msg := fmt.Sprintf("unknown environment variable %s (no configuration key %q)", name, guess)
+		if s := suggest(guess); s != "" && !strings.HasPrefix(s, appSettingsPrefix) {
+			msg += fmt.Sprintf("; did you mean %s?", envName(s))
+		}
+		l.warn(name, src, msg)
+	}
+}
+
+func (l *loader) warn(key, src, msg string) {
+	l.warnings = append(l.warnings, Warning{Key: key, Source: src, Message: msg})
+}
+
+// envMap turns "K=V" entries into a map; a later entry wins, and entries
+// without "=" (which os.Environ never yields) are skipped.
+func envMap(env []string) map[string]string {
+	m := make(map[string]string, len(env))
+	for _, kv := range env {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			m[k] = v
+		}
+	}
+	return m
+}

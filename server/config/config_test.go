@@ -1,0 +1,278 @@
+package config
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// writeConf writes content to svc.conf in a fresh temporary directory.
+func writeConf(t *testing.T, content string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "svc.conf")
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestDefault(t *testing.T) {
+	t.Parallel()
+	want := &Config{
+		DBURI:                    "postgresql://",
+		DBSchemas:                []string{"public"},
+		DBAnonRole:               "",
+		DBExtraSearchPath:        []string{"public"},
+		DBPool:                   10,
+		DBPoolAcquisitionTimeout: 10 * time.Second,
+		DBChannel:                "svc",
+		DBChannelEnabled:         true,
+		DBMaxRows:                0,
+		DBPlanEnabled:            false,
+		ServerHost:               "!4",
+		ServerPort:               3000,
+		LogLevel:                 "error",
+		Snapshot:                 "",
+		AppSettings:              map[string]string{},
+	}
+	if got := Default(); !reflect.DeepEqual(got, want) {
+		t.Errorf("Default() = %+v\nwant %+v", got, want)
+	}
+	got, warnings, err := Load(Sources{})
+	if err != nil || len(warnings) != 0 || !reflect.DeepEqual(got, want) {
+		t.Errorf("Load(empty) = %+v, %v, %v; want defaults", got, warnings, err)
+	}
+}
+
+func TestKeyTable(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{}
+	for _, k := range keys {
+		if k.doc == "" {
+			t.Errorf("%s: no doc", k.name)
+		}
+		if other, dup := env[envName(k.name)]; dup {
+			t.Errorf("%s and %s share environment variable %s", k.name, other, envName(k.name))
+		}
+		env[envName(k.name)] = k.name
+	}
+	for _, name := range notYetSupported {
+		if keyByName[name] != nil {
+			t.Errorf("%s is both implemented and in notYetSupported", name)
+		}
+	}
+	got := Keys()
+	if len(got) != len(keys) || !strings.HasPrefix(strings.Join(got, " "), "db-anon-role db-channel db-channel-enabled") {
+		t.Errorf("Keys() = %v", got)
+	}
+	if doc, def, ok := Describe("db-pool"); !ok || def != "10" || doc == "" {
+		t.Errorf("Describe(db-pool) = %q, %q, %v", doc, def, ok)
+	}
+	if _, _, ok := Describe("jwt-secret"); ok {
+		t.Error("Describe(jwt-secret) found an unimplemented key")
+	}
+}
+
+func TestParseFile(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{"PGUSER": "alice", "EMPTY": ""}
+	tests := []struct {
+		name, content string
+		want          []fileEntry
+	}{
+		{"quoted", `db-uri = "postgres://x/db"`, []fileEntry{{"db-uri", "postgres://x/db", 1}}},
+		{"no spaces", `db-pool=10`, []fileEntry{{"db-pool", "10", 1}}},
+		{"bare number", "db-pool = 10", []fileEntry{{"db-pool", "10", 1}}},
+		{"bare boolean", "db-channel-enabled = false", []fileEntry{{"db-channel-enabled", "false", 1}}},
+		{"bare word", "log-level = info", []fileEntry{{"log-level", "info", 1}}},
+		{"escapes", `db-anon-role = "a\"b\\c"`, []fileEntry{{"db-anon-role", `a"b\c`, 1}}},
+		{"empty string", `db-anon-role = ""`, []fileEntry{{"db-anon-role", "", 1}}},
+		{"comments and blanks", "# header\n\n   \n  # indented\ndb-pool = 5 # trailing\n",
+			[]fileEntry{{"db-pool", "5", 5}}},
+		{"comment right after bare value", "db-pool = 5#x", []fileEntry{{"db-pool", "5", 1}}},
+		{"hash inside quotes", `db-uri = "postgres://u:p#w@h/db" # real comment`,
+			[]fileEntry{{"db-uri", "postgres://u:p#w@h/db", 1}}},
+		{"interpolation", `db-uri = "postgres://$(PGUSER)@h/$(EMPTY)db$(UNSET)"`,
+			[]fileEntry{{"db-uri", "postgres://alice@h/db", 1}}},
+		{"malformed interpolation stays literal", `db-uri = "p$(x y)$(1A)$(PGUSER"`,
+			[]fileEntry{{"db-uri", "p$(x y)$(1A)$(PGUSER", 1}}},
+		{"no interpolation in bare value", `db-anon-role = $(PGUSER)`,
+			[]fileEntry{{"db-anon-role", "$(PGUSER)", 1}}},
+		{"app settings key", `app.settings.jwt_Key = "s"`, []fileEntry{{"app.settings.jwt_Key", "s", 1}}},
+		{"CRLF and BOM", "\uFEFFdb-pool = 4\r\nserver-port = \"80\"\r\n",
+			[]fileEntry{{"db-pool", "4", 1}, {"server-port", "80", 2}}},
+		{"tabs", "\tdb-pool\t=\t4\t", []fileEntry{{"db-pool", "4", 1}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := parseFile("svc.conf", tt.content, env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("got %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseFileErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ name, content, want string }{
+		{"no equals", "db-pool 10", "config file svc.conf, line 1: expected key = value"},
+		{"no key", "# c\n\n= 10", "config file svc.conf, line 3: expected key = value"},
+		{"space in key", "db pool = 10", "config file svc.conf, line 1: expected key = value"},
+		{"missing value", "db-pool =", `config file svc.conf, line 1: expected a value after "db-pool ="`},
+		{"missing value before comment", "db-pool = # none", `config file svc.conf, line 1: expected a value after "db-pool ="`},
+		{"unterminated", "db-pool = 1\ndb-uri = \"postgres://", "config file svc.conf, line 2: unterminated quoted string"},
+		{"backslash at end", `db-uri = "abc\`, "config file svc.conf, line 1: unterminated quoted string"},
+		{"unknown escape", `db-uri = "a\nb"`, `config file svc.conf, line 1: unknown escape \n in quoted string (only \" and \\ are escapes)`},
+		{"text after quoted", `db-uri = "a" b`, `config file svc.conf, line 1: unexpected "b" after the value (quote values containing spaces)`},
+		{"space in bare", "db-anon-role = web anon", `config file svc.conf, line 1: unexpected "anon" after the value (quote values containing spaces)`},
+		{"stray quote", `db-anon-role = web"`, `config file svc.conf, line 1: unexpected '"' inside unquoted value web"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := parseFile("svc.conf", tt.content, nil)
+			if err == nil || err.Error() != tt.want {
+				t.Errorf("error = %v\nwant    %s", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestLoadFileErrors(t *testing.T) {
+	t.Parallel()
+	path := writeConf(t, "db-pool = 1\n\nbad line\n")
+	_, _, err := Load(Sources{File: path})
+	if want := "config file " + path + ", line 3: expected key = value"; err == nil || err.Error() != want {
+		t.Errorf("error = %v, want %s", err, want)
+	}
+	missing := filepath.Join(t.TempDir(), "none.conf")
+	_, _, err = Load(Sources{File: missing})
+	if want := "config file " + missing + ": no such file or directory"; err == nil || err.Error() != want || !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("error = %v, want %s (and fs.ErrNotExist)", err, want)
+	}
+}
+
+func TestLoadAllKeys(t *testing.T) {
+	t.Parallel()
+	path := writeConf(t, `
+db-uri = "postgres://$(DBUSER)@db/app"
+db-schemas = " api , v2 "
+db-anon-role = "web_anon"
+db-extra-search-path = ""
+db-pool = 3
+db-pool-acquisition-timeout = "7"
+db-channel = "reload"
+db-channel-enabled = "false"
+db-max-rows = 1000
+db-plan-enabled = true
+server-host = "localhost"
+server-port = 8080
+log-level = "INFO"
+snapshot = "api.msgpack"
+app.settings.jwt_secret = "s3cr\"et"
+app.settings.Other = 1
+`)
+	got, warnings, err := Load(Sources{File: path, Env: []string{"DBUSER=bob"}})
+	if err != nil || len(warnings) != 0 {
+		t.Fatalf("Load: %v, warnings %v", err, warnings)
+	}
+	want := &Config{
+		DBURI: "postgres://bob@db/app", DBSchemas: []string{"api", "v2"}, DBAnonRole: "web_anon",
+		DBExtraSearchPath: []string{}, DBPool: 3, DBPoolAcquisitionTimeout: 7 * time.Second,
+		DBChannel: "reload", DBChannelEnabled: false, DBMaxRows: 1000, DBPlanEnabled: true,
+		ServerHost: "localhost", ServerPort: 8080, LogLevel: "info", Snapshot: "api.msgpack",
+		AppSettings: map[string]string{"jwt_secret": `s3cr"et`, "Other": "1"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got  %+v\nwant %+v", got, want)
+	}
+}
+
+func TestPrecedence(t *testing.T) {
+	t.Parallel()
+	path := writeConf(t, "db-pool = 1\ndb-max-rows = 1\nserver-port = 1\nlog-level = crit\napp.settings.a = file\napp.settings.b = file\n")
+	env := []string{"SVC_DB_MAX_ROWS=2", "SVC_SERVER_PORT=2", "SVC_LOG_LEVEL=warn", "HOME=/root"}
+	flags := map[string]string{"server-port": "3", "log-level": "debug", "app.settings.b": "flag"}
+	tests := []struct {
+		name  string
+		src   Sources
+		check func(c *Config) bool
+	}{
+		{"file only", Sources{File: path}, func(c *Config) bool {
+			return c.DBPool == 1 && c.DBMaxRows == 1 && c.ServerPort == 1 && c.LogLevel == "crit"
+		}},
+		{"env over file", Sources{File: path, Env: env}, func(c *Config) bool {
+			return c.DBPool == 1 && c.DBMaxRows == 2 && c.ServerPort == 2 && c.LogLevel == "warn"
+		}},
+		{"flags over env and file", Sources{File: path, Env: env, Flags: flags}, func(c *Config) bool {
+			return c.DBPool == 1 && c.DBMaxRows == 2 && c.ServerPort == 3 && c.LogLevel == "debug" &&
+				c.AppSettings["a"] == "file" && c.AppSettings["b"] == "flag"
+		}},
+		{"flags over file without env", Sources{File: path, Flags: flags}, func(c *Config) bool {
+			return c.DBMaxRows == 1 && c.ServerPort == 3
+		}},
+		{"empty env value counts as set", Sources{Env: []string{"SVC_DB_ANON_ROLE="}, Flags: map[string]string{}}, func(c *Config) bool {
+			return c.DBAnonRole == ""
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c, warnings, err := Load(tt.src)
+			if err != nil || len(warnings) != 0 {
+				t.Fatalf("Load: %v, warnings %v", err, warnings)
+			}
+			if !tt.check(c) {
+				t.Errorf("unexpected result %+v", c)
+			}
+		})
+	}
+}
+
+func TestOverriddenBadValueIsNotAnError(t *testing.T) {
+	t.Parallel()
+	path := writeConf(t, `db-pool = "abc"`)
+	c, _, err := Load(Sources{File: path, Flags: map[string]string{"db-pool": "4"}})
+	if err != nil || c.DBPool != 4 {
+		t.Errorf("got %v, %v; want db-pool 4 from the flag", c, err)
+	}
+}
+
+func TestListenAddr(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ host, addr, network string }{
+		{"!4", "0.0.0.0:3000", "tcp4"},
+		{"*4", "0.0.0.0:3000", "tcp"},
+		{"!6", "[::]:3000", "tcp6"},
+		{"*6", "[::]:3000", "tcp"},
+		{"*", "[::]:3000", "tcp"},
+		{"localhost", "localhost:3000", "tcp"},
+		{"127.0.0.1", "127.0.0.1:3000", "tcp"},
+		{"::1", "[::1]:3000", "tcp"},
+		{"[::1]", "[::1]:3000", "tcp"},
+		{"", ":3000", "tcp"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.host, func(t *testing.T) {
+			t.Parallel()
+			c := Default()
+			c.ServerHost = tt.host
+			if got := c.ListenAddr(); got != tt.addr {
+				t.Errorf("ListenAddr() = %q, want %q", got, tt.addr)
+			}
+			if got := c.ListenNetwork(); got != tt.network {
+				t.Errorf("ListenNetwork() = %q, want %q", got, tt.network)
+			}
+		})
+	}
+}

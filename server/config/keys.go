@@ -1,0 +1,151 @@
+package config
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"time"
+)
+
+// key describes one configuration key. Adding a key to SVC is one entry in
+// keys plus its field in Config: Default, Load, Keys, the environment
+// variable name, suggestions and error messages all derive from the entry.
+type key struct {
+	name string // PostgREST's name, used in the file, as flag, and for SVC_* (see envName)
+	doc  string // one line, for docs and --help
+	def  string // default, written as it would be in the file; parsed by set like any value
+	set  setter // parses and validates a value and stores it in Config
+}
+
+// keys is the table of implemented keys, in the order errors are reported.
+var keys = []key{
+	{name: "db-uri", def: "postgresql://",
+		doc: "PostgreSQL connection URI or key=value string (libpq syntax)",
+		set: text(func(c *Config) *string { return &c.DBURI })},
+	{name: "db-schemas", def: "public",
+		doc: "comma-separated schemas exposed by the API; the first is the default",
+		set: list(true, func(c *Config) *[]string { return &c.DBSchemas })},
+	{name: "db-anon-role", def: "",
+		doc: "role used for requests without credentials; empty refuses them",
+		set: text(func(c *Config) *string { return &c.DBAnonRole })},
+	{name: "db-extra-search-path", def: "public",
+		doc: "comma-separated schemas added to search_path of every request",
+		set: list(false, func(c *Config) *[]string { return &c.DBExtraSearchPath })},
+	{name: "db-pool", def: "10",
+		doc: "maximum number of connections in the pool",
+		set: whole(1, math.MaxInt32, func(c *Config) *int { return &c.DBPool })},
+	{name: "db-pool-acquisition-timeout", def: "10",
+		doc: "seconds a request waits for a pool connection before failing",
+		set: seconds(1, func(c *Config) *time.Duration { return &c.DBPoolAcquisitionTimeout })},
+	{name: "db-channel", def: "svc",
+		doc: "NOTIFY channel listened to for schema reloads",
+		set: nonEmpty("a non-empty channel name", func(c *Config) *string { return &c.DBChannel })},
+	{name: "db-channel-enabled", def: "true",
+		doc: "whether to LISTEN on db-channel",
+		set: boolean(func(c *Config) *bool { return &c.DBChannelEnabled })},
+	{name: "db-max-rows", def: "0",
+		doc: "maximum rows returned by a read; 0 means unlimited",
+		set: whole(0, math.MaxInt, func(c *Config) *int { return &c.DBMaxRows })},
+	{name: "db-plan-enabled", def: "false",
+		doc: "whether clients may ask for the execution plan (Accept: application/vnd.pgrst.plan)",
+		set: boolean(func(c *Config) *bool { return &c.DBPlanEnabled })},
+	{name: "server-host", def: "!4",
+		doc: `host to listen on: a name or address, or "!4", "*4", "!6", "*6", "*" for all interfaces`,
+		set: text(func(c *Config) *string { return &c.ServerHost })},
+	{name: "server-port", def: "3000",
+		doc: "TCP port to listen on; 0 picks a free port",
+		set: whole(0, 65535, func(c *Config) *int { return &c.ServerPort })},
+	{name: "log-level", def: "error",
+		doc: "least severe level logged: crit, error, warn, info or debug",
+		set: oneOf([]string{"crit", "error", "warn", "info", "debug"}, func(c *Config) *string { return &c.LogLevel })},
+	{name: "snapshot", def: "",
+		doc: "schema snapshot file written by svc-introspect; empty introspects the live database at start",
+		set: text(func(c *Config) *string { return &c.Snapshot })},
+}
+
+// appSettingsPrefix opens the free-form keys PostgREST hands to SQL as
+// current_setting('app.settings.<name>'); any name is accepted.
+const appSettingsPrefix = "app.settings."
+
+// notYetSupported lists PostgREST keys SVC does not implement yet. They are
+// ignored with a warning worded so that a PostgREST file carried over does
+// not look mistyped. Move a name from here to keys when implementing it.
+var notYetSupported = []string{
+	"admin-server-host",
+	"admin-server-port",
+	"db-aggregates-enabled",
+	"db-config",
+	"db-hoisted-tx-settings",
+	"db-pool-automatic-recovery",
+	"db-pool-max-idletime",
+	"db-pool-max-lifetime",
+	"db-pre-config",
+	"db-pre-request",
+	"db-prepared-statements",
+	"db-root-spec",
+	"db-tx-end",
+	"jwt-aud",
+	"jwt-cache-max-lifetime",
+	"jwt-role-claim-key",
+	"jwt-secret",
+	"jwt-secret-is-base64",
+	"log-query",
+	"openapi-mode",
+	"openapi-security-active",
+	"openapi-server-proxy-uri",
+	"server-cors-allowed-origins",
+	"server-timing-enabled",
+	"server-trace-header",
+	"server-unix-socket",
+	"server-unix-socket-mode",
+}
+
+// envNotConfig lists SVC_* variables read by tooling (tests, PostgreSQL
+// discovery) rather than by Load; warning about them would be noise.
+var envNotConfig = []string{"SVC_PG_BIN", "SVC_TEST_DB_URI"}
+
+// envPrefix starts every configuration environment variable.
+const envPrefix = "SVC_"
+
+// envName is the environment variable for a key: SVC_ + the name upper-cased
+// with "-" and "." as "_", as PostgREST does with PGRST_.
+func envName(name string) string {
+	return envPrefix + strings.ToUpper(strings.NewReplacer("-", "_", ".", "_").Replace(name))
+}
+
+// Lookup tables derived from keys and notYetSupported.
+var (
+	keyByName        = map[string]*key{}
+	keyByEnv         = map[string]*key{}
+	unsupportedByEnv = map[string]string{}
+	sortedKeyNames   []string
+)
+
+func init() {
+	for i := range keys {
+		k := &keys[i]
+		keyByName[k.name] = k
+		keyByEnv[envName(k.name)] = k
+		sortedKeyNames = append(sortedKeyNames, k.name)
+	}
+	slices.Sort(sortedKeyNames)
+	for _, name := range notYetSupported {
+		unsupportedByEnv[envName(name)] = name
+	}
+}
+
+// Keys returns the names of the implemented configuration keys, sorted.
+// Keys starting with "app.settings." are accepted too but not listed.
+func Keys() []string {
+	return slices.Clone(sortedKeyNames)
+}
+
+// Describe returns the one-line meaning and the default (in file syntax) of
+// an implemented key, and false for any other name.
+func Describe(name string) (doc, def string, ok bool) {
+	k, ok := keyByName[name]
+	if !ok {
+		return "", "", false
+	}
+	return k.doc, k.def, true
+}

@@ -1,0 +1,135 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// setter parses and validates one value and stores it in c. Its error says
+// only what was expected ("expected ..."); Load adds the key, the value and
+// where it came from, so each setter stays a one-liner in the table.
+type setter func(c *Config, v string) error
+
+// expected is the error a setter returns.
+func expected(what string) error { return errors.New("expected " + what) }
+
+// text accepts any string, including the empty one.
+func text(field func(*Config) *string) setter {
+	return func(c *Config, v string) error {
+		*field(c) = v
+		return nil
+	}
+}
+
+// nonEmpty accepts any string but the empty one; what describes it.
+func nonEmpty(what string, field func(*Config) *string) setter {
+	return func(c *Config, v string) error {
+		if v == "" {
+			return expected(what)
+		}
+		*field(c) = v
+		return nil
+	}
+}
+
+// oneOf accepts one of options, in any letter case, stored lower-case.
+func oneOf(options []string, field func(*Config) *string) setter {
+	return func(c *Config, v string) error {
+		v = strings.ToLower(strings.TrimSpace(v))
+		if !slices.Contains(options, v) {
+			return expected("one of " + strings.Join(options, ", "))
+		}
+		*field(c) = v
+		return nil
+	}
+}
+
+// wholeExpectation words the accepted range, leaving out a maximum no one
+// would reach so the message stays short.
+func wholeExpectation(unit string, lo, hi int) string {
+	if hi >= math.MaxInt32 {
+		return fmt.Sprintf("a whole number%s of at least %d", unit, lo)
+	}
+	return fmt.Sprintf("a whole number%s from %d to %d", unit, lo, hi)
+}
+
+// parseWhole is strconv.Atoi within [lo, hi], ignoring surrounding spaces
+// since env values are often padded.
+func parseWhole(v string, lo, hi int) (int, bool) {
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	return n, err == nil && n >= lo && n <= hi
+}
+
+// whole accepts an integer in [lo, hi].
+func whole(lo, hi int, field func(*Config) *int) setter {
+	return func(c *Config, v string) error {
+		n, ok := parseWhole(v, lo, hi)
+		if !ok {
+			return expected(wholeExpectation("", lo, hi))
+		}
+		*field(c) = n
+		return nil
+	}
+}
+
+// seconds accepts a whole number of seconds, at least lo, as PostgREST
+// writes durations; the bound keeps the Duration from overflowing.
+func seconds(lo int, field func(*Config) *time.Duration) setter {
+	hi := int(math.MaxInt64 / int64(time.Second))
+	return func(c *Config, v string) error {
+		n, ok := parseWhole(v, lo, hi)
+		if !ok {
+			return expected(wholeExpectation(" of seconds", lo, hi))
+		}
+		*field(c) = time.Duration(n) * time.Second
+		return nil
+	}
+}
+
+// boolean accepts true or false in any letter case; the file parser has
+// already removed quotes, so bare and quoted forms arrive alike.
+func boolean(field func(*Config) *bool) setter {
+	return func(c *Config, v string) error {
+		switch strings.ToLower(strings.TrimSpace(v)) {
+		case "true":
+			*field(c) = true
+		case "false":
+			*field(c) = false
+		default:
+			return expected("true or false")
+		}
+		return nil
+	}
+}
+
+// list accepts comma-separated names, trimmed; required refuses an empty
+// list. An empty item ("a,,b", "a,") is refused rather than dropped: it is a
+// typo more often than not, and a silently shorter list is hard to notice.
+func list(required bool, field func(*Config) *[]string) setter {
+	what := "a comma-separated list of names, without empty items"
+	if required {
+		what = "a comma-separated list of one or more names, without empty items"
+	}
+	return func(c *Config, v string) error {
+		items := []string{}
+		if strings.TrimSpace(v) != "" {
+			for item := range strings.SplitSeq(v, ",") {
+				item = strings.TrimSpace(item)
+				if item == "" {
+					return expected(what)
+				}
+				items = append(items, item)
+			}
+		}
+		if required && len(items) == 0 {
+			return expected(what)
+		}
+		*field(c) = items
+		return nil
+	}
+}
