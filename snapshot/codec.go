@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -20,7 +21,9 @@ import (
 const FormatVersion = 1
 
 // magic opens every snapshot file so that a wrong file is named as such
-// before any msgpack decoding is tried.
+// before any msgpack decoding is tried. A big-endian uint16 format version
+// follows it, outside the msgpack header, so that a reader can refuse a
+// future layout even when that layout's header no longer decodes.
 var magic = []byte("SVCSNAP\x00")
 
 // Header describes a snapshot without its content.
@@ -87,7 +90,8 @@ func Encode(w io.Writer, s *Snapshot) error {
 	if err != nil {
 		return fmt.Errorf("encode snapshot header: %w", err)
 	}
-	for _, part := range [][]byte{magic, head, body} {
+	version := binary.BigEndian.AppendUint16(nil, FormatVersion)
+	for _, part := range [][]byte{magic, version, head, body} {
 		if _, err := w.Write(part); err != nil {
 			return err
 		}
@@ -103,14 +107,19 @@ func Decode(r io.Reader) (*Snapshot, error) {
 	if _, err := io.ReadFull(br, got); err != nil || !bytes.Equal(got, magic) {
 		return nil, errors.New("not an SVC snapshot (the file does not start with the snapshot signature)")
 	}
+	var version uint16
+	if err := binary.Read(br, binary.BigEndian, &version); err != nil {
+		return nil, errors.New("damaged snapshot: the file ends before its format version")
+	}
+	if version != FormatVersion {
+		return nil, fmt.Errorf("snapshot format version %d is not supported: this build reads version %d only (regenerate it with a matching svc-introspect)", version, FormatVersion)
+	}
 	dec := msgpack.NewDecoder(br)
 	var h Header
 	if err := dec.Decode(&h); err != nil {
 		return nil, fmt.Errorf("damaged snapshot header: %w", err)
 	}
-	if h.FormatVersion != FormatVersion {
-		return nil, fmt.Errorf("snapshot format version %d is not supported: this build reads version %d only (regenerate it with a matching svc-introspect)", h.FormatVersion, FormatVersion)
-	}
+	h.CreatedAt = h.CreatedAt.UTC() // msgpack decodes times as local; dumps are stamped in UTC
 	body, err := io.ReadAll(br)
 	if err != nil {
 		return nil, fmt.Errorf("read snapshot content: %w", err)
@@ -175,3 +184,7 @@ func WriteFile(path string, s *Snapshot) (int64, error) {
 	}
 	return info.Size(), nil
 }
+
+// SVCVersion is the version of SVC this build is; svc-introspect writes it
+// into the header as GeneratorVersion.
+const SVCVersion = "0.1.0-dev"

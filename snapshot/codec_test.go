@@ -1,0 +1,201 @@
+package snapshot
+
+import (
+	"bytes"
+	"encoding/binary"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+func sampleContent() Content {
+	def := "nextval('books_id_seq'::regclass)"
+	books := QualifiedName{"api", "books"}
+	authors := QualifiedName{"api", "authors"}
+	return Content{
+		Relations: []Relation{
+			{QualifiedName: authors, Kind: KindTable, Owner: "app",
+				Columns:    []Column{{Name: "id", Type: "integer", BaseType: "integer", TypeSchema: "pg_catalog"}},
+				PrimaryKey: []string{"id"}, UniqueKeys: []UniqueKey{{Name: "authors_pkey", Columns: []string{"id"}}},
+				Insertable: true, Updatable: true, Deletable: true,
+				Grants: []Grant{{Grantee: "web_anon", Privileges: []string{PrivSelect}}}},
+			{QualifiedName: books, Kind: KindTable, Owner: "app",
+				Columns: []Column{
+					{Name: "id", Type: "integer", BaseType: "integer", TypeSchema: "pg_catalog", Default: &def},
+					{Name: "author_id", Type: "integer", BaseType: "integer", TypeSchema: "pg_catalog", Nullable: true},
+				},
+				PrimaryKey: []string{"id"}, UniqueKeys: []UniqueKey{{Name: "books_pkey", Columns: []string{"id"}}},
+				Grants: []Grant{}},
+		},
+		Relationships: []Relationship{
+			{Table: books, ForeignTable: authors, Cardinality: ManyToOne, Constraint: "books_author_id_fkey",
+				Columns: []ColumnPair{{Column: "author_id", ForeignColumn: "id"}}},
+			{Table: authors, ForeignTable: books, Cardinality: OneToMany, Constraint: "books_author_id_fkey",
+				Columns: []ColumnPair{{Column: "id", ForeignColumn: "author_id"}}},
+		},
+		Functions: []Function{
+			{QualifiedName: QualifiedName{"api", "add"}, Arguments: []Argument{{Name: "a", Type: "integer", Mode: ArgIn}},
+				ReturnType: QualifiedName{"pg_catalog", "int4"}, Returns: ReturnsScalar, Volatility: Immutable, Owner: "app",
+				Grants: []Grant{{Grantee: "PUBLIC", Privileges: []string{PrivExecute}}}},
+		},
+		Casts: []Cast{},
+		Roles: []Role{{Name: "web_anon", Inherit: true}, {Name: "app", MemberOf: []string{"web_anon"}, Inherit: true}},
+	}
+}
+
+func sampleSnapshot(t *testing.T) *Snapshot {
+	t.Helper()
+	s, err := New(Header{GeneratorVersion: SVCVersion, CreatedAt: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC),
+		PGVersion: "15.18", PGVersionNum: 150018, Schemas: []string{"api"}, ExtraSearchPath: []string{"public"}}, sampleContent())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func encoded(t *testing.T, s *Snapshot) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := Encode(&buf, s); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func TestRoundTrip(t *testing.T) {
+	s := sampleSnapshot(t)
+	got, err := Decode(bytes.NewReader(encoded(t, s)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got.Header, s.Header) {
+		t.Errorf("header:\n got %+v\nwant %+v", got.Header, s.Header)
+	}
+	if !reflect.DeepEqual(got.Content, s.Content) {
+		t.Errorf("content:\n got %+v\nwant %+v", got.Content, s.Content)
+	}
+	if len(s.Header.Fingerprint) != 64 {
+		t.Errorf("fingerprint %q is not a hex sha256", s.Header.Fingerprint)
+	}
+}
+
+func TestFingerprintFollowsContent(t *testing.T) {
+	base := sampleSnapshot(t).Header.Fingerprint
+	if again := sampleSnapshot(t).Header.Fingerprint; again != base {
+		t.Fatalf("same content, different fingerprints: %s vs %s", base, again)
+	}
+	changes := map[string]func(c *Content){
+		"relation": func(c *Content) { c.Relations[0].Kind = KindView },
+		"column":   func(c *Content) { c.Relations[1].Columns[1].Nullable = false },
+		"key": func(c *Content) {
+			c.Relations[1].UniqueKeys = append(c.Relations[1].UniqueKeys, UniqueKey{Name: "u", Columns: []string{"author_id"}})
+		},
+		"function": func(c *Content) { c.Functions[0].Volatility = Volatile },
+		"grant": func(c *Content) {
+			c.Relations[0].Grants[0].Privileges = append(c.Relations[0].Grants[0].Privileges, PrivInsert)
+		},
+		"role": func(c *Content) { c.Roles[0].Settings = []string{"statement_timeout=1s"} },
+	}
+	for name, change := range changes {
+		c := sampleContent()
+		change(&c)
+		s, err := New(Header{}, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Header.Fingerprint == base {
+			t.Errorf("changing the %s left the fingerprint unchanged", name)
+		}
+	}
+}
+
+func TestDecodeRefusesBadFiles(t *testing.T) {
+	good := encoded(t, sampleSnapshot(t))
+	future := bytes.Clone(good)
+	binary.BigEndian.PutUint16(future[len(magic):], FormatVersion+1)
+	flipped := bytes.Clone(good)
+	flipped[len(flipped)-3] ^= 0xff
+	cases := []struct {
+		name, want string
+		data       []byte
+	}{
+		{"empty", "not an SVC snapshot", nil},
+		{"json", "not an SVC snapshot", []byte(`{"relations": []}`)},
+		{"future version", "snapshot format version 2 is not supported: this build reads version 1 only", future},
+		{"no version", "ends before its format version", good[:len(magic)+1]},
+		{"truncated", "damaged snapshot", good[:len(good)-10]},
+		{"altered", "damaged snapshot: content fingerprint", flipped},
+	}
+	dir := t.TempDir()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".svcsnap")
+			if err := os.WriteFile(path, tc.data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := ReadFile(path)
+			if err == nil {
+				t.Fatal("decoded a bad file without error")
+			}
+			if !strings.HasPrefix(err.Error(), "snapshot "+path+": ") || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %q: want the file name and %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestWriteFileThenReadFile(t *testing.T) {
+	s := sampleSnapshot(t)
+	path := filepath.Join(t.TempDir(), "schema.svcsnap")
+	n, err := WriteFile(path, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := int64(len(encoded(t, s))); n != want {
+		t.Errorf("WriteFile reported %d bytes, encoding is %d", n, want)
+	}
+	got, err := ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Header.Fingerprint != s.Header.Fingerprint {
+		t.Errorf("fingerprint %s, want %s", got.Header.Fingerprint, s.Header.Fingerprint)
+	}
+	entries, _ := os.ReadDir(filepath.Dir(path))
+	if len(entries) != 1 {
+		t.Errorf("WriteFile left %d files behind, want just the snapshot", len(entries))
+	}
+}
+
+func TestIndexLookups(t *testing.T) {
+	s, err := Decode(bytes.NewReader(encoded(t, sampleSnapshot(t))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	books := s.Relation(QualifiedName{"api", "books"})
+	if books == nil || books.Name != "books" {
+		t.Fatalf("Relation(api.books) = %v", books)
+	}
+	if s.Relation(QualifiedName{"other", "books"}) != nil {
+		t.Error("found api.books under schema other")
+	}
+	if c := s.Column(books, "author_id"); c == nil || !c.Nullable {
+		t.Errorf("Column(books, author_id) = %+v", c)
+	}
+	if s.Column(books, "title") != nil {
+		t.Error("found a column books does not have")
+	}
+	rels := s.RelationshipsFrom(QualifiedName{"api", "authors"})
+	if len(rels) != 1 || rels[0].Cardinality != OneToMany || rels[0].ForeignTable.Name != "books" {
+		t.Errorf("RelationshipsFrom(api.authors) = %+v", rels)
+	}
+	if fs := s.Functions(QualifiedName{"api", "add"}); len(fs) != 1 || fs[0].Returns != ReturnsScalar {
+		t.Errorf("Functions(api.add) = %+v", fs)
+	}
+	if r := s.Role("app"); r == nil || !reflect.DeepEqual(r.MemberOf, []string{"web_anon"}) {
+		t.Errorf("Role(app) = %+v", r)
+	}
+}
