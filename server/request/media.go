@@ -54,10 +54,13 @@ func (m Media) ContentType() string {
 		}
 		return "application/vnd." + v + ".array+json; charset=utf-8"
 	case MediaPlan:
+		format := "text"
 		if m.PlanJSON {
-			return "application/vnd." + v + ".plan+json; charset=utf-8"
+			format = "json"
 		}
-		return "application/vnd." + v + ".plan+text; charset=utf-8"
+		inner := Media{Kind: m.PlanFor}.ContentType()
+		inner, _, _ = strings.Cut(inner, ";")
+		return "application/vnd." + v + ".plan+" + format + `; for="` + inner + `"; charset=utf-8`
 	case MediaGeoJSON:
 		return "application/geo+json; charset=utf-8"
 	case MediaOpenAPI:
