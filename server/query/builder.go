@@ -1,0 +1,64 @@
+package query
+
+import (
+	"strconv"
+	"strings"
+)
+
+// builder accumulates SQL text and the bind arguments it refers to.
+type builder struct {
+	sql  strings.Builder
+	args []any
+}
+
+// newBuilder returns a builder sized for a typical read, so the statement
+// text is not regrown several times per request.
+func newBuilder() *builder {
+	b := &builder{args: make([]any, 0, 8)}
+	b.sql.Grow(1024)
+	return b
+}
+
+func (b *builder) write(parts ...string) {
+	for _, p := range parts {
+		b.sql.WriteString(p)
+	}
+}
+
+// ident writes a quoted identifier, qualified when several parts are given.
+// It writes straight into the buffer: quoting is on every request's path and
+// pgx.Identifier.Sanitize allocates a slice and strings per call.
+func (b *builder) ident(parts ...string) {
+	for i, p := range parts {
+		if i > 0 {
+			b.sql.WriteByte('.')
+		}
+		writeQuoted(&b.sql, p)
+	}
+}
+
+// writeQuoted writes s as a double-quoted identifier. NUL bytes are dropped
+// (PostgreSQL cannot take them in query text), embedded quotes doubled.
+func writeQuoted(w *strings.Builder, s string) {
+	w.WriteByte('"')
+	for {
+		i := strings.IndexAny(s, "\"\x00")
+		if i < 0 {
+			break
+		}
+		w.WriteString(s[:i])
+		if s[i] == '"' {
+			w.WriteString(`""`)
+		}
+		s = s[i+1:]
+	}
+	w.WriteString(s)
+	w.WriteByte('"')
+}
+
+// arg adds a bind parameter and writes its placeholder.
+func (b *builder) arg(v any) {
+	b.args = append(b.args, v)
+	b.sql.WriteByte('$')
+	b.sql.WriteString(strconv.Itoa(len(b.args)))
+}

@@ -1,0 +1,144 @@
+package query
+
+import (
+	"strings"
+
+	"github.com/svc-dev/svc/server/request"
+	"github.com/svc-dev/svc/snapshot"
+)
+
+// binaryOps maps filter operators that compare a column with one value to
+// their SQL operator.
+var binaryOps = map[string]string{
+	"eq": "=", "neq": "<>", "gt": ">", "gte": ">=", "lt": "<", "lte": "<=",
+	"like": "like", "ilike": "ilike", "match": "~", "imatch": "~*",
+	"isdistinct": "is distinct from",
+	"cs":         "@>", "cd": "<@", "ov": "&&", "sl": "<<", "sr": ">>", "nxr": "&<", "nxl": "&>", "adj": "-|-",
+}
+
+// ftsFuncs maps text-search operators to the tsquery constructor they use.
+var ftsFuncs = map[string]string{
+	"fts": "to_tsquery", "plfts": "plainto_tsquery", "phfts": "phraseto_tsquery", "wfts": "websearch_to_tsquery",
+}
+
+// isSQL maps the operands of `is` to fixed SQL; they are keywords, not values.
+var isSQL = map[string]string{
+	"null": "is null", "not_null": "is not null", "true": "is true", "false": "is false", "unknown": "is unknown",
+}
+
+// where writes the WHERE clause: every filter and logic tree, ANDed.
+func where(b *builder, rel *snapshot.Relation, filters []request.Filter, trees []request.LogicTree) {
+	n := 0
+	next := func() {
+		if n == 0 {
+			b.write(" where ")
+		} else {
+			b.write(" and ")
+		}
+		n++
+	}
+	for _, f := range filters {
+		next()
+		filter(b, rel, f)
+	}
+	for _, t := range trees {
+		next()
+		logicTree(b, rel, t)
+	}
+}
+
+// logicTree writes `[not ](c1 or c2 ...)`.
+func logicTree(b *builder, rel *snapshot.Relation, t request.LogicTree) {
+	if t.Negate {
+		b.write("not ")
+	}
+	b.write("(")
+	sep := " and "
+	if t.Or {
+		sep = " or "
+	}
+	for i, c := range t.Conditions {
+		if i > 0 {
+			b.write(sep)
+		}
+		if c.Tree != nil {
+			logicTree(b, rel, *c.Tree)
+		} else {
+			filter(b, rel, *c.Filter)
+		}
+	}
+	b.write(")")
+}
+
+// filter writes one condition. Operands always travel as text bind
+// parameters; PostgreSQL infers their type from the column.
+func filter(b *builder, rel *snapshot.Relation, f request.Filter) {
+	if f.Negate {
+		b.write("not ")
+	}
+	b.write("(")
+	b.field(rel, f.Field)
+	switch {
+	case f.Op == "is":
+		b.write(" ", isSQL[f.Value])
+	case f.Op == "in":
+		b.write(" = any(")
+		b.arg(arrayLiteral(f.List))
+		b.write(")")
+	case f.Quantifier != "":
+		b.write(" ", binaryOps[f.Op], " ", f.Quantifier, "(")
+		b.arg(arrayLiteral(likePatterns(f.Op, f.List)))
+		b.write(")")
+	case ftsFuncs[f.Op] != "":
+		b.write(" @@ ", ftsFuncs[f.Op], "(")
+		if f.Language != "" {
+			b.arg(f.Language)
+			b.write("::regconfig, ")
+		}
+		b.arg(f.Value)
+		b.write(")")
+	default:
+		b.write(" ", binaryOps[f.Op], " ")
+		b.arg(likePattern(f.Op, f.Value))
+	}
+	b.write(")")
+}
+
+// likePattern lets `*` stand for `%` in like/ilike operands, sparing callers
+// URL-encoding of `%`.
+func likePattern(op, v string) string {
+	if op == "like" || op == "ilike" {
+		return strings.ReplaceAll(v, "*", "%")
+	}
+	return v
+}
+
+func likePatterns(op string, vs []string) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = likePattern(op, v)
+	}
+	return out
+}
+
+// arrayLiteral renders a PostgreSQL array literal with every element
+// double-quoted, so commas, braces and quotes in values stay data.
+func arrayLiteral(items []string) string {
+	var sb strings.Builder
+	sb.WriteByte('{')
+	for i, it := range items {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		sb.WriteByte('"')
+		for _, c := range []byte(it) {
+			if c == '"' || c == '\\' {
+				sb.WriteByte('\\')
+			}
+			sb.WriteByte(c)
+		}
+		sb.WriteByte('"')
+	}
+	sb.WriteByte('}')
+	return sb.String()
+}

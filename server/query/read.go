@@ -1,0 +1,180 @@
+package query
+
+import (
+	"strings"
+
+	"github.com/svc-dev/svc/server/plan"
+	"github.com/svc-dev/svc/server/request"
+	"github.com/svc-dev/svc/snapshot"
+)
+
+// Statement is a SQL statement with its bind arguments.
+type Statement struct {
+	SQL  string
+	Args []any
+}
+
+// Result columns every main statement ends with: the response.headers and
+// response.status settings a function may have set.
+const resultColumns = `pg_catalog.nullif(pg_catalog.current_setting('response.headers', true), '') as response_headers, ` +
+	`pg_catalog.nullif(pg_catalog.current_setting('response.status', true), '') as response_status`
+
+// Read builds the main statement of a planned read. It returns the total
+// count (or null), the rows in the page, the body, and the response
+// settings, in one row.
+func Read(p *plan.Read) Statement {
+	b := newBuilder()
+	b.write("select ")
+	switch p.Count {
+	case "exact":
+		b.write("(select pg_catalog.count(*) from ")
+		b.ident(p.Relation.Schema, p.Relation.Name)
+		where(b, p.Relation, p.Filters, p.Logic)
+		b.write(")")
+	case "estimated":
+		// Exact up to db-max-rows; past it the server uses the planner's
+		// estimate (PlanCount), so counting stops at max-rows + 1.
+		b.write("(select pg_catalog.count(*) from (select 1 from ")
+		b.ident(p.Relation.Schema, p.Relation.Name)
+		where(b, p.Relation, p.Filters, p.Logic)
+		if p.MaxRows > 0 {
+			b.write(" limit ")
+			b.arg(p.MaxRows + 1)
+		}
+		b.write(") _svc_count)")
+	default:
+		b.write("null::bigint")
+	}
+	b.write(" as total_count, pg_catalog.count(_svc_row) as page_count, ")
+	body(b, p)
+	b.write(" as body, ", resultColumns, " from (")
+	source(b, p)
+	b.write(") _svc_row")
+	return Statement{SQL: b.sql.String(), Args: b.args}
+}
+
+// PlanCount builds the EXPLAIN whose row estimate answers count=planned
+// (and count=estimated past db-max-rows). Nil when no estimate is needed.
+func PlanCount(p *plan.Read) *Statement {
+	if p.Count != "planned" && !(p.Count == "estimated" && p.MaxRows > 0) {
+		return nil
+	}
+	var b builder
+	b.write("explain (format json) select 1 from ")
+	b.ident(p.Relation.Schema, p.Relation.Name)
+	where(&b, p.Relation, p.Filters, p.Logic)
+	return &Statement{SQL: b.sql.String(), Args: b.args}
+}
+
+// Explain wraps stmt in EXPLAIN with the plan media type's format and
+// options. The options come from a fixed list checked during negotiation,
+// so they are safe to write into the statement.
+func Explain(stmt Statement, asJSON bool, options []string) Statement {
+	format := "text"
+	if asJSON {
+		format = "json"
+	}
+	var sb strings.Builder
+	sb.WriteString("explain (format ")
+	sb.WriteString(format)
+	for _, o := range options {
+		sb.WriteString(", ")
+		sb.WriteString(o)
+	}
+	sb.WriteString(") ")
+	sb.WriteString(stmt.SQL)
+	return Statement{SQL: sb.String(), Args: stmt.Args}
+}
+
+// body writes the expression that serialises the page in PostgreSQL.
+func body(b *builder, p *plan.Read) {
+	if p.Head {
+		b.write("null::text")
+		return
+	}
+	switch p.Media.Kind {
+	case request.MediaCSV:
+		// A row's composite text form without its parentheses is a CSV
+		// line: fields with commas or quotes are quoted, quotes doubled.
+		// The header line is added by the server from the plan.
+		b.write("pg_catalog.coalesce(pg_catalog.string_agg(pg_catalog.substr(_svc_row::text, 2, pg_catalog.length(_svc_row::text) - 2), e'\\n'), '')")
+	case request.MediaObject:
+		if p.Media.StripNulls {
+			b.write("pg_catalog.coalesce(pg_catalog.json_strip_nulls(pg_catalog.json_agg(_svc_row)->0)::text, 'null')")
+		} else {
+			b.write("pg_catalog.coalesce((pg_catalog.json_agg(_svc_row)->0)::text, 'null')")
+		}
+	default:
+		if p.Media.StripNulls {
+			b.write("pg_catalog.coalesce(pg_catalog.json_strip_nulls(pg_catalog.json_agg(_svc_row)), '[]')::text")
+		} else {
+			b.write("pg_catalog.coalesce(pg_catalog.json_agg(_svc_row), '[]')::text")
+		}
+	}
+}
+
+// source writes the inner select of a read: columns, relation, filters,
+// order and window.
+func source(b *builder, p *plan.Read) {
+	rel := p.Relation
+	b.write("select ")
+	for i, c := range p.Columns {
+		if i > 0 {
+			b.write(", ")
+		}
+		if c.Star {
+			b.ident(rel.Schema, rel.Name)
+			b.write(".*")
+			continue
+		}
+		if c.Cast != "" {
+			b.write("(")
+			b.field(rel, c.Field)
+			b.write(")::", c.Cast)
+		} else {
+			b.field(rel, c.Field)
+		}
+		// Always name the output: a cast or a path would otherwise be named
+		// after the type or "?column?".
+		name := c.Alias
+		if name == "" {
+			name = c.Field.OutputName()
+		}
+		b.write(" as ")
+		b.ident(name)
+	}
+	b.write(" from ")
+	b.ident(rel.Schema, rel.Name)
+	where(b, rel, p.Filters, p.Logic)
+	for i, o := range p.Order {
+		if i == 0 {
+			b.write(" order by ")
+		} else {
+			b.write(", ")
+		}
+		orderTerm(b, rel, o)
+	}
+	if p.Limit != nil {
+		b.write(" limit ")
+		b.arg(*p.Limit)
+	}
+	if p.Offset > 0 {
+		b.write(" offset ")
+		b.arg(p.Offset)
+	}
+}
+
+func orderTerm(b *builder, rel *snapshot.Relation, o request.OrderTerm) {
+	b.field(rel, o.Field)
+	if o.Desc {
+		b.write(" desc")
+	} else {
+		b.write(" asc")
+	}
+	switch o.Nulls {
+	case request.NullsFirst:
+		b.write(" nulls first")
+	case request.NullsLast:
+		b.write(" nulls last")
+	}
+}
