@@ -1,0 +1,154 @@
+package catalog
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/svc-dev/svc/snapshot"
+)
+
+// renderFunction writes a function's signature and shape on one line.
+func renderFunction(f snapshot.Function) string {
+	var args []string
+	for _, a := range f.Arguments {
+		s := fmt.Sprintf("%s %s %s", a.Mode, a.Name, a.Type)
+		if a.HasDefault {
+			s += " = default"
+		}
+		args = append(args, strings.Replace(s, "  ", " ", 1))
+	}
+	line := fmt.Sprintf("%s(%s) %s %s %s rows=%g", f.QualifiedName, strings.Join(args, ", "), f.Returns,
+		f.ReturnType, f.Volatility, f.Rows)
+	if f.ReturnsRecord {
+		line += " record"
+	}
+	if f.Variadic {
+		line += " variadic"
+	}
+	return line
+}
+
+func TestFunctions(t *testing.T) {
+	t.Parallel()
+	s := introspect(t, fixtureURI)
+	var got []string
+	for _, f := range s.Content.Functions {
+		got = append(got, renderFunction(f))
+	}
+	// Sorted by name, overloads by argument types; no procedure (do_nothing)
+	// and no trigger function (touch). OUT, INOUT and TABLE arguments make
+	// rows, even a single one, as in PostgREST.
+	want := []string{
+		"api.add(in a integer, in b integer = default) scalar pg_catalog.int4 immutable rows=0",
+		"api.add(in a numeric, in b numeric) scalar pg_catalog.numeric immutable rows=0",
+		"api.all_books() setof_composite api.books stable rows=1000",
+		"api.anything() scalar pg_catalog.record immutable rows=0 record",
+		"api.best_book(in api.authors) setof_composite api.books stable rows=1",
+		"api.colleagues(in api.employees) setof_composite api.employees stable rows=1000",
+		"api.color_to_json(in api.color) scalar pg_catalog.json immutable rows=0",
+		"api.first_book(in api.authors) composite api.books stable rows=0",
+		"api.noop() void pg_catalog.void volatile rows=0",
+		"api.pair(out x integer, out y integer) composite pg_catalog.record immutable rows=0",
+		"api.ranked(in n integer, table pos bigint, table title text) setof_composite pg_catalog.record stable rows=1000",
+		"api.single_out(in a integer, out doubled integer) composite pg_catalog.int4 immutable rows=0",
+		"api.slow(inout n integer, in label text = default) composite pg_catalog.int4 volatile rows=0",
+		"api.sum_all(variadic nums integer[]) scalar pg_catalog.int4 immutable rows=0 variadic",
+		"api.titles() setof_scalar pg_catalog.text stable rows=1000",
+		"api.top_author() composite api.authors stable rows=0",
+		"api.written(in api.authors) setof_composite api.books stable rows=10",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("functions differ\n got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestFunctionDetails(t *testing.T) {
+	t.Parallel()
+	s := introspect(t, fixtureURI)
+	defaultGrants := []snapshot.Grant{
+		{Grantee: "PUBLIC", Privileges: []string{"EXECUTE"}},
+		{Grantee: "postgres", Privileges: []string{"EXECUTE"}},
+	}
+	tests := []snapshot.Function{
+		{
+			QualifiedName: snapshot.QualifiedName{Schema: "api", Name: "noop"},
+			Description:   "Does nothing",
+			Arguments:     []snapshot.Argument{},
+			ReturnType:    snapshot.QualifiedName{Schema: "pg_catalog", Name: "void"},
+			Returns:       snapshot.ReturnsVoid,
+			Volatility:    snapshot.Volatile,
+			Owner:         "postgres",
+			Grants:        defaultGrants,
+		},
+		{
+			QualifiedName: snapshot.QualifiedName{Schema: "api", Name: "slow"},
+			Arguments: []snapshot.Argument{
+				{Name: "n", Type: "integer", Mode: snapshot.ArgInOut},
+				{Name: "label", Type: "text", Mode: snapshot.ArgIn, HasDefault: true},
+			},
+			ReturnType: snapshot.QualifiedName{Schema: "pg_catalog", Name: "int4"},
+			Returns:    snapshot.ReturnsComposite,
+			Volatility: snapshot.Volatile,
+			Owner:      "postgres",
+			// Revoked from PUBLIC, granted to a role.
+			Grants: []snapshot.Grant{
+				{Grantee: "cat_user", Privileges: []string{"EXECUTE"}},
+				{Grantee: "postgres", Privileges: []string{"EXECUTE"}},
+			},
+			Settings: []string{"statement_timeout=1s"},
+		},
+	}
+	for _, want := range tests {
+		fs := s.Functions(want.QualifiedName)
+		if len(fs) != 1 {
+			t.Fatalf("%s: %d functions, want 1", want.QualifiedName, len(fs))
+		}
+		if !reflect.DeepEqual(*fs[0], want) {
+			t.Errorf("\n got %+v\nwant %+v", *fs[0], want)
+		}
+	}
+	if got := len(s.Functions(snapshot.QualifiedName{Schema: "api", Name: "add"})); got != 2 {
+		t.Errorf("api.add has %d overloads, want 2", got)
+	}
+}
+
+func TestCasts(t *testing.T) {
+	t.Parallel()
+	s := introspect(t, fixtureURI)
+	want := []snapshot.Cast{{Source: "api.color", Target: "json",
+		Function: snapshot.QualifiedName{Schema: "api", Name: "color_to_json"}}}
+	if !reflect.DeepEqual(s.Content.Casts, want) {
+		t.Errorf("casts\n got %+v\nwant %+v", s.Content.Casts, want)
+	}
+}
+
+func TestRoles(t *testing.T) {
+	t.Parallel()
+	s := introspect(t, fixtureURI)
+	tests := []snapshot.Role{
+		{Name: "cat_anon", Inherit: true},
+		// The database-specific work_mem wins over the one for all databases.
+		{Name: "cat_user", MemberOf: []string{"cat_anon"}, Inherit: true,
+			Settings: []string{"statement_timeout=5s", "work_mem=8MB"}},
+		{Name: "cat_admin", MemberOf: []string{"cat_anon", "cat_user"}},
+	}
+	for _, want := range tests {
+		got := s.Role(want.Name)
+		if got == nil {
+			t.Fatalf("role %s missing", want.Name)
+		}
+		if !reflect.DeepEqual(*got, want) {
+			t.Errorf("\n got %+v\nwant %+v", *got, want)
+		}
+	}
+	for _, r := range s.Content.Roles {
+		if strings.HasPrefix(r.Name, "pg_") {
+			t.Errorf("predefined role %s listed", r.Name)
+		}
+	}
+	if su := s.Role("postgres"); su == nil || !su.Superuser {
+		t.Errorf("postgres: %+v, want a superuser", su)
+	}
+}

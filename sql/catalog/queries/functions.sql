@@ -1,0 +1,53 @@
+-- Functions (not procedures, aggregates or window functions) of the exposed
+-- schemas ($1). Trigger functions cannot be called, so they are left out.
+select
+  n.nspname::text,
+  p.proname::text,
+  coalesce(d.description, ''),
+  pg_get_userbyid(p.proowner)::text,
+  -- proallargtypes lists every argument including OUT ones, but is NULL when
+  -- all arguments are IN; proargtypes then lists them.
+  array(
+    select format_type(u.t, null)
+    from unnest(coalesce(p.proallargtypes, p.proargtypes::oid[])) with ordinality as u(t, ord)
+    order by u.ord
+  ),
+  coalesce(p.proargnames, '{}')::text[],
+  coalesce(p.proargmodes::text[], '{}'),
+  p.pronargdefaults,
+  p.provariadic <> 0,
+  -- The single input argument's type, for computed relationships.
+  case when p.pronargs = 1 then p.proargtypes[0] else 0 end,
+  p.prorettype,
+  p.prorettype = 'void'::regtype,
+  p.prorettype = 'record'::regtype,
+  rt.typrelid <> 0,
+  coalesce(rn.nspname, tn.nspname)::text,
+  coalesce(rc.relname, rt.typname)::text,
+  p.proretset,
+  p.provolatile::text,
+  p.prorows::float8,
+  p.proconfig,
+  g.grants
+from pg_proc p
+join pg_namespace n on n.oid = p.pronamespace
+join pg_type rt on rt.oid = p.prorettype
+join pg_namespace tn on tn.oid = rt.typnamespace
+left join pg_class rc on rc.oid = rt.typrelid
+left join pg_namespace rn on rn.oid = rc.relnamespace
+left join pg_description d
+  on d.objoid = p.oid and d.classoid = 'pg_proc'::regclass and d.objsubid = 0
+cross join lateral (
+  select coalesce(jsonb_agg(jsonb_build_object('grantee', e.grantee, 'privileges', e.privileges)), '[]')
+  from (
+    select
+      case when a.grantee = 0 then 'PUBLIC' else pg_get_userbyid(a.grantee)::text end as grantee,
+      array_agg(distinct a.privilege_type) as privileges
+    -- A NULL acl is the default one: EXECUTE for the owner and for PUBLIC.
+    from aclexplode(coalesce(p.proacl, acldefault('f', p.proowner))) a
+    group by a.grantee
+  ) e
+) g(grants)
+where n.nspname = any($1)
+  and p.prokind = 'f'
+  and p.prorettype not in ('trigger'::regtype, 'event_trigger'::regtype)
