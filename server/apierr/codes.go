@@ -48,7 +48,7 @@ func NotFound() *Error {
 // UndefinedTable answers a relation the snapshot does not hold the way
 // PostgreSQL would (SQLSTATE 42P01), without asking the database.
 func UndefinedTable(qualified string) *Error {
-	return &Error{Status: 404, Code: "42P01", Message: fmt.Sprintf("relation %q does not exist", qualified)}
+	return &Error{Status: 404, Code: "42P01", Message: `relation "` + qualified + `" does not exist`}
 }
 
 // UndefinedColumn answers an unknown column the way PostgreSQL would

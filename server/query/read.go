@@ -16,8 +16,8 @@ type Statement struct {
 
 // Result columns every main statement ends with: the response.headers and
 // response.status settings a function may have set.
-const resultColumns = `pg_catalog.nullif(pg_catalog.current_setting('response.headers', true), '') as response_headers, ` +
-	`pg_catalog.nullif(pg_catalog.current_setting('response.status', true), '') as response_status`
+const resultColumns = `nullif(pg_catalog.current_setting('response.headers', true), '') as response_headers, ` +
+	`nullif(pg_catalog.current_setting('response.status', true), '') as response_status`
 
 // Read builds the main statement of a planned read. It returns the total
 // count (or null), the rows in the page, the body, and the response
@@ -97,18 +97,18 @@ func body(b *builder, p *plan.Read) {
 		// A row's composite text form without its parentheses is a CSV
 		// line: fields with commas or quotes are quoted, quotes doubled.
 		// The header line is added by the server from the plan.
-		b.write("pg_catalog.coalesce(pg_catalog.string_agg(pg_catalog.substr(_svc_row::text, 2, pg_catalog.length(_svc_row::text) - 2), e'\\n'), '')")
+		b.write("coalesce(pg_catalog.string_agg(pg_catalog.substr(_svc_row::text, 2, pg_catalog.length(_svc_row::text) - 2), e'\\n'), '')")
 	case request.MediaObject:
 		if p.Media.StripNulls {
-			b.write("pg_catalog.coalesce(pg_catalog.json_strip_nulls(pg_catalog.json_agg(_svc_row)->0)::text, 'null')")
+			b.write("coalesce(pg_catalog.json_strip_nulls(pg_catalog.json_agg(_svc_row)->0)::text, 'null')")
 		} else {
-			b.write("pg_catalog.coalesce((pg_catalog.json_agg(_svc_row)->0)::text, 'null')")
+			b.write("coalesce((pg_catalog.json_agg(_svc_row)->0)::text, 'null')")
 		}
 	default:
 		if p.Media.StripNulls {
-			b.write("pg_catalog.coalesce(pg_catalog.json_strip_nulls(pg_catalog.json_agg(_svc_row)), '[]')::text")
+			b.write("coalesce(pg_catalog.json_strip_nulls(pg_catalog.json_agg(_svc_row)), '[]')::text")
 		} else {
-			b.write("pg_catalog.coalesce(pg_catalog.json_agg(_svc_row), '[]')::text")
+			b.write("coalesce(pg_catalog.json_agg(_svc_row), '[]')::text")
 		}
 	}
 }

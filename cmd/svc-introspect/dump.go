@@ -1,0 +1,80 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/svc-dev/svc/server/config"
+	"github.com/svc-dev/svc/snapshot"
+	"github.com/svc-dev/svc/sql/catalog"
+	"github.com/urfave/cli/v2"
+)
+
+// dumpKeys are the configuration keys dump reads; the rest of a server's
+// configuration file is ignored here.
+var dumpKeys = []string{"db-uri", "db-schemas", "db-extra-search-path"}
+
+func dumpCommand() *cli.Command {
+	flags := []cli.Flag{
+		&cli.StringFlag{Name: "config", Usage: "read db-uri, db-schemas and db-extra-search-path from this svc-serve configuration file"},
+		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "snapshot.msgpack", Usage: "snapshot file to write (atomically)"},
+	}
+	for _, k := range dumpKeys {
+		flags = append(flags, &cli.StringFlag{Name: k, Usage: "overrides the configuration file and SVC_* environment"})
+	}
+	return &cli.Command{
+		Name:  "dump",
+		Usage: "introspect a database and write its schema snapshot",
+		Flags: flags,
+		Action: func(c *cli.Context) error {
+			set := map[string]string{}
+			for _, k := range dumpKeys {
+				if c.IsSet(k) {
+					set[k] = c.String(k)
+				}
+			}
+			cfg, _, err := config.Load(config.Sources{File: c.String("config"), Env: os.Environ(), Flags: set})
+			if err != nil {
+				return err
+			}
+			return dump(c.Context, cfg, c.String("output"))
+		},
+	}
+}
+
+func dump(ctx context.Context, cfg *config.Config, path string) error {
+	start := time.Now()
+	conn, err := pgx.Connect(ctx, cfg.DBURI)
+	if err != nil {
+		return fmt.Errorf("connect: %w", err)
+	}
+	defer conn.Close(ctx)
+	snap, err := catalog.Introspect(ctx, conn, catalog.Options{
+		Schemas: cfg.DBSchemas, ExtraSearchPath: cfg.DBExtraSearchPath, GeneratorVersion: snapshot.SVCVersion,
+	})
+	if err != nil {
+		return err
+	}
+	size, err := snapshot.WriteFile(path, snap)
+	if err != nil {
+		return err
+	}
+	c := snap.Content
+	fmt.Printf("wrote %s: %d relations, %d relationships, %d functions; %s; %d ms; fingerprint %.12s\n",
+		path, len(c.Relations), len(c.Relationships), len(c.Functions), byteSize(size),
+		time.Since(start).Milliseconds(), snap.Header.Fingerprint)
+	return nil
+}
+
+func byteSize(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}

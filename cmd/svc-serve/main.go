@@ -1,0 +1,50 @@
+// Command svc-serve serves a PostgreSQL database as an HTTP API, knowing the
+// schema from a snapshot file (or by introspecting at start when none is
+// configured). `svc-serve demo` runs it on a throwaway database.
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/svc-dev/svc/server/config"
+	"github.com/urfave/cli/v2"
+)
+
+func main() {
+	flags := []cli.Flag{
+		&cli.StringFlag{Name: "config", Aliases: []string{"c"}, Usage: "configuration file (PostgREST syntax: key = \"value\")"},
+	}
+	// Every configuration key is also a flag; flags override SVC_* variables,
+	// which override the file.
+	for _, k := range config.Keys() {
+		flags = append(flags, &cli.StringFlag{Name: k})
+	}
+	app := &cli.App{
+		Name:  "svc-serve",
+		Usage: "serve a PostgreSQL database as an HTTP API",
+		Flags: flags,
+		Action: func(c *cli.Context) error {
+			set := map[string]string{}
+			for _, k := range config.Keys() {
+				if c.IsSet(k) {
+					set[k] = c.String(k)
+				}
+			}
+			cfg, warnings, err := config.Load(config.Sources{File: c.String("config"), Env: os.Environ(), Flags: set})
+			if err != nil {
+				return err
+			}
+			log := newLogger(cfg.LogLevel)
+			for _, w := range warnings {
+				log.Warn(w.Message)
+			}
+			return serve(c.Context, cfg, log, nil)
+		},
+		Commands: []*cli.Command{demoCommand()},
+	}
+	if err := app.Run(os.Args); err != nil {
+		fmt.Fprintln(os.Stderr, "svc-serve:", err)
+		os.Exit(1)
+	}
+}

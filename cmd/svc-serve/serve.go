@@ -1,0 +1,83 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/svc-dev/svc/server"
+	"github.com/svc-dev/svc/server/config"
+	"github.com/svc-dev/svc/sql/catalog"
+)
+
+// serve runs the server until SIGINT or SIGTERM. ready, when not nil, is
+// called with the listening address once requests can be served.
+func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, ready func(addr string)) error {
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	pool, err := server.NewPool(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+
+	var source server.Source = server.FileSource{Path: cfg.Snapshot}
+	if cfg.Snapshot == "" {
+		source = server.LiveSource{URI: cfg.DBURI, Options: catalog.Options{
+			Schemas: cfg.DBSchemas, ExtraSearchPath: cfg.DBExtraSearchPath}}
+	}
+	snaps := server.NewSnapshots(source, log)
+	if err := snaps.Reload(ctx); err != nil {
+		return err
+	}
+	if cfg.DBChannelEnabled {
+		l := &server.Listener{URI: cfg.DBURI, Channel: cfg.DBChannel, Snapshots: snaps, Log: log}
+		go l.Run(ctx)
+	}
+
+	ln, err := net.Listen(cfg.ListenNetwork(), cfg.ListenAddr())
+	if err != nil {
+		return err
+	}
+	httpServer := &http.Server{Handler: server.New(cfg, pool, snaps, log), ReadHeaderTimeout: 10 * time.Second}
+	log.Info("listening", "address", ln.Addr().String())
+	if ready != nil {
+		ready(ln.Addr().String())
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- httpServer.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := httpServer.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// newLogger maps PostgREST's log levels onto slog's.
+func newLogger(level string) *slog.Logger {
+	l := slog.LevelError
+	switch level {
+	case "crit":
+		l = slog.LevelError + 4
+	case "warn":
+		l = slog.LevelWarn
+	case "info":
+		l = slog.LevelInfo
+	case "debug":
+		l = slog.LevelDebug
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: l}))
+}

@@ -1,0 +1,127 @@
+package server_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"net/http"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/svc-dev/svc/server/config"
+)
+
+// TestCases runs every case file under testdata/cases against a server on
+// the fixture database.
+func TestCases(t *testing.T) {
+	files, err := filepath.Glob("testdata/cases/*.case")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no case files found: %v", err)
+	}
+	for _, file := range files {
+		cases, settings, err := readCaseFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Run(strings.TrimSuffix(filepath.Base(file), ".case"), func(t *testing.T) {
+			baseURL := fixture.url
+			if len(settings) > 0 {
+				baseURL = serverWith(t, settings)
+			}
+			for _, c := range cases {
+				if !runCase(t, baseURL, c) {
+					// Later cases in a file may depend on earlier ones.
+					return
+				}
+			}
+		})
+	}
+}
+
+// serverWith starts a server with settings over the shared fixture's
+// configuration, for case files that need, say, a row cap.
+func serverWith(t *testing.T, settings map[string]string) string {
+	t.Helper()
+	flags := map[string]string{
+		"db-uri":       fixture.cfg.DBURI,
+		"db-schemas":   strings.Join(fixture.cfg.DBSchemas, ","),
+		"db-anon-role": fixture.cfg.DBAnonRole,
+	}
+	maps.Copy(flags, settings)
+	cfg, warnings, err := config.Load(config.Sources{Flags: flags})
+	if err != nil || len(warnings) > 0 {
+		t.Fatalf("case file settings %v: %v %v", settings, err, warnings)
+	}
+	srv, _, err := startServer(t.Context(), cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+func runCase(t *testing.T, baseURL string, c testCase) bool {
+	t.Helper()
+	where := fmt.Sprintf("%s:%d (%s)", c.file, c.line, c.name)
+	var body io.Reader
+	if c.reqBody != "" {
+		body = strings.NewReader(c.reqBody)
+	}
+	req, err := http.NewRequest(c.method, baseURL+strings.ReplaceAll(c.target, " ", "%20"), body)
+	if err != nil {
+		t.Errorf("%s: %v", where, err)
+		return false
+	}
+	for _, h := range c.reqHeader {
+		req.Header.Add(h[0], h[1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Errorf("%s: %v", where, err)
+		return false
+	}
+	got, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	ok := true
+	if resp.StatusCode != c.status {
+		t.Errorf("%s: status %d, want %d; body: %s", where, resp.StatusCode, c.status, got)
+		ok = false
+	}
+	for _, h := range c.respHeader {
+		if v := resp.Header.Get(h[0]); v != h[1] {
+			t.Errorf("%s: header %s = %q, want %q", where, h[0], v, h[1])
+			ok = false
+		}
+	}
+	if !sameBody(got, c.respBody) {
+		t.Errorf("%s: body\n got: %s\nwant: %s", where, got, c.respBody)
+		ok = false
+	}
+	return ok
+}
+
+// sameBody compares JSON semantically (key order and white space do not
+// matter; numbers compare by their text) and anything else exactly.
+func sameBody(got []byte, want string) bool {
+	g := bytes.TrimSpace(got)
+	if pattern, ok := strings.CutPrefix(want, "~ "); ok {
+		return regexp.MustCompile(pattern).Match(g)
+	}
+	if want == "" || !json.Valid([]byte(want)) {
+		return string(g) == want
+	}
+	var gv, wv any
+	gd := json.NewDecoder(bytes.NewReader(g))
+	gd.UseNumber()
+	wd := json.NewDecoder(strings.NewReader(want))
+	wd.UseNumber()
+	if gd.Decode(&gv) != nil || wd.Decode(&wv) != nil {
+		return false
+	}
+	return reflect.DeepEqual(gv, wv)
+}

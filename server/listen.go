@@ -1,0 +1,93 @@
+package server
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Listener keeps a dedicated LISTEN connection on the configured channel
+// and reloads the snapshot on `reload schema`. The connection is its own
+// (not pooled) because a pooled one would be handed to requests. After a
+// reconnect it reloads, since notifications sent while it was away are lost.
+type Listener struct {
+	URI       string
+	Channel   string
+	Snapshots *Snapshots
+	// OnConfigReload runs on `reload config`; nil logs that it is ignored.
+	OnConfigReload func(ctx context.Context)
+	Log            *slog.Logger
+	// MaxBackoff caps the wait between reconnection attempts.
+	MaxBackoff time.Duration
+}
+
+// Run listens until ctx ends.
+func (l *Listener) Run(ctx context.Context) {
+	backoff := 100 * time.Millisecond
+	maxBackoff := l.MaxBackoff
+	if maxBackoff == 0 {
+		maxBackoff = 10 * time.Second
+	}
+	first := true
+	for ctx.Err() == nil {
+		conn, err := l.connect(ctx)
+		if err != nil {
+			l.Log.Warn("LISTEN connection failed; retrying", "channel", l.Channel, "in", backoff, "error", err)
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(backoff):
+			}
+			backoff = min(backoff*2, maxBackoff)
+			continue
+		}
+		backoff = 100 * time.Millisecond
+		l.Log.Info("listening for notifications", "channel", l.Channel)
+		if !first {
+			l.Snapshots.Reload(ctx)
+		}
+		first = false
+		l.loop(ctx, conn)
+		conn.Close(context.Background())
+	}
+}
+
+func (l *Listener) connect(ctx context.Context) (*pgx.Conn, error) {
+	conn, err := pgx.Connect(ctx, l.URI)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := conn.Exec(ctx, "listen "+pgx.Identifier{l.Channel}.Sanitize()); err != nil {
+		conn.Close(ctx)
+		return nil, err
+	}
+	return conn, nil
+}
+
+// loop handles notifications until the connection fails or ctx ends.
+func (l *Listener) loop(ctx context.Context, conn *pgx.Conn) {
+	for {
+		n, err := conn.WaitForNotification(ctx)
+		if err != nil {
+			if ctx.Err() == nil {
+				l.Log.Warn("LISTEN connection lost; reconnecting", "channel", l.Channel, "error", err)
+			}
+			return
+		}
+		switch strings.TrimSpace(n.Payload) {
+		case "reload schema", "":
+			l.Snapshots.Reload(ctx)
+		case "reload config":
+			if l.OnConfigReload != nil {
+				l.OnConfigReload(ctx)
+			} else {
+				l.Log.Warn("'reload config' received; configuration reload is not available in this build")
+			}
+		default:
+			l.Log.Warn("unknown notification payload ignored", "channel", l.Channel, "payload", n.Payload)
+		}
+	}
+}

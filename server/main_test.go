@@ -1,0 +1,96 @@
+package server_test
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/svc-dev/svc/server"
+	"github.com/svc-dev/svc/server/config"
+	"github.com/svc-dev/svc/sql/catalog"
+	"github.com/svc-dev/svc/sql/pgtest"
+)
+
+// fixture is the database and server every end-to-end test in this package
+// shares.
+var fixture struct {
+	superURI string // superuser, for set-up and DDL in tests
+	authURI  string // the authenticator role servers connect as
+	url      string // base URL of the shared server
+	cfg      *config.Config
+}
+
+func TestMain(m *testing.M) {
+	flag.Parse() // startServer asks testing.Verbose before m.Run parses flags
+	os.Exit(pgtest.Main(m, setupFixture))
+}
+
+func setupFixture(uri string) error {
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, uri)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "create database e2e"); err != nil {
+		return err
+	}
+	u, _ := url.Parse(uri)
+	u.Path = "/e2e"
+	fixture.superURI = u.String()
+	sql, err := os.ReadFile("testdata/fixture.sql")
+	if err != nil {
+		return err
+	}
+	db, err := pgx.Connect(ctx, fixture.superURI)
+	if err != nil {
+		return err
+	}
+	defer db.Close(ctx)
+	if _, err := db.Exec(ctx, string(sql)); err != nil {
+		return fmt.Errorf("load fixture: %w", err)
+	}
+	u.User = url.User("authenticator")
+	fixture.authURI = u.String()
+
+	cfg := config.Default()
+	cfg.DBURI = fixture.authURI
+	cfg.DBSchemas = []string{"test", "other"}
+	cfg.DBAnonRole = "web_anon"
+	fixture.cfg = cfg
+	srv, _, err := startServer(ctx, cfg, nil)
+	if err != nil {
+		return err
+	}
+	fixture.url = srv.URL
+	return nil
+}
+
+// startServer starts a server for cfg over a new pool. With a nil source
+// it introspects live. The caller closes the returned test server; the pool
+// closes with the process.
+func startServer(ctx context.Context, cfg *config.Config, source server.Source) (*httptest.Server, *server.Snapshots, error) {
+	pool, err := server.NewPool(ctx, cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	if source == nil {
+		source = server.LiveSource{URI: cfg.DBURI, Options: catalog.Options{Schemas: cfg.DBSchemas, ExtraSearchPath: cfg.DBExtraSearchPath}}
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	if testing.Verbose() {
+		log = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	snaps := server.NewSnapshots(source, log)
+	if err := snaps.Reload(ctx); err != nil {
+		return nil, nil, err
+	}
+	return httptest.NewServer(server.New(cfg, pool, snaps, log)), snaps, nil
+}

@@ -1,0 +1,175 @@
+package server
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/svc-dev/svc/server/apierr"
+	"github.com/svc-dev/svc/server/plan"
+	"github.com/svc-dev/svc/server/query"
+	"github.com/svc-dev/svc/server/request"
+)
+
+// handleRead serves GET and HEAD on a relation.
+func (s *Server) handleRead(w http.ResponseWriter, r *http.Request, target string) {
+	snap := s.snapshots.Current()
+	req, err := request.Parse(r, request.KindRelation, target)
+	if err != nil {
+		writeError(w, s.log, err)
+		return
+	}
+	if req.Media.Kind == request.MediaPlan && !s.cfg.DBPlanEnabled {
+		// Plans reveal table sizes and indexes, so they are opt-in; while
+		// off, the plan media type is simply not on offer.
+		writeError(w, s.log, apierr.UnsupportedMediaType(strings.Join(r.Header.Values("Accept"), ", ")))
+		return
+	}
+	tx, err := s.txFor(r, req)
+	if err != nil {
+		writeError(w, s.log, err)
+		return
+	}
+	p, err := plan.BuildRead(req, snap, s.planOptions())
+	if err != nil {
+		writeError(w, s.log, err)
+		return
+	}
+	tx.readOnly = true
+	tx.searchPath = searchPath(p.Relation.Schema, s.cfg.DBExtraSearchPath)
+	if len(s.cfg.DBSchemas) > 1 {
+		w.Header().Set("Content-Profile", p.Relation.Schema)
+	}
+	if p.Media.Kind == request.MediaPlan {
+		s.writePlan(w, r, tx, p)
+		return
+	}
+
+	var res result
+	var explain []byte
+	var steps []step
+	if pc := query.PlanCount(p); pc != nil {
+		steps = append(steps, step{*pc, scanOne(&explain)})
+	}
+	steps = append(steps, step{query.Read(p), scanResult(&res)})
+	if err := s.execute(r.Context(), tx, steps...); err != nil {
+		writeError(w, s.log, err)
+		return
+	}
+	total := countTotal(p, res.total, explain)
+	status, err := rangeStatus(p.Offset, res.pageCount, total)
+	if err != nil {
+		writeError(w, s.log, err)
+		return
+	}
+	if p.Media.Kind == request.MediaObject && res.pageCount != 1 {
+		writeError(w, s.log, apierr.SingularityError(res.pageCount))
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", p.Media.ContentType())
+	h.Set("Range-Unit", "items")
+	h.Set("Content-Range", contentRange(p.Offset, res.pageCount, total))
+	if p.Count != "" {
+		h.Set("Preference-Applied", "count="+p.Count)
+	}
+	w.WriteHeader(status)
+	if r.Method == http.MethodHead {
+		return
+	}
+	if p.Media.Kind == request.MediaCSV {
+		w.Write(csvHeader(p.OutputNames()))
+		if len(res.body) > 0 {
+			w.Write([]byte("\n"))
+		}
+	}
+	w.Write(res.body)
+}
+
+// writePlan answers the plan media type: the EXPLAIN output of the
+// statement the request would run for the media type it names in `for`.
+func (s *Server) writePlan(w http.ResponseWriter, r *http.Request, tx txSpec, p *plan.Read) {
+	inner := *p
+	inner.Media = request.Media{Kind: p.Media.PlanFor}
+	var lines []string
+	scan := func(rows pgx.Rows) error {
+		for rows.Next() {
+			var line string
+			if err := rows.Scan(&line); err != nil {
+				return err
+			}
+			lines = append(lines, line)
+		}
+		return rows.Err()
+	}
+	stmt := query.Explain(query.Read(&inner), p.Media.PlanJSON, p.Media.PlanOptions)
+	if err := s.execute(r.Context(), tx, step{stmt, scan}); err != nil {
+		writeError(w, s.log, err)
+		return
+	}
+	w.Header().Set("Content-Type", p.Media.ContentType())
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		io.WriteString(w, strings.Join(lines, "\n"))
+	}
+}
+
+// countTotal decides the total for Content-Range: the exact count, or the
+// planner's estimate for planned counts and for estimated counts past
+// db-max-rows.
+func countTotal(p *plan.Read, exact *int64, explain []byte) *int64 {
+	switch p.Count {
+	case "planned":
+		return planRows(explain)
+	case "estimated":
+		if exact != nil && p.MaxRows > 0 && *exact > p.MaxRows {
+			if est := planRows(explain); est != nil {
+				return est
+			}
+		}
+	}
+	return exact
+}
+
+// planRows reads the top node's row estimate from EXPLAIN (FORMAT JSON).
+func planRows(explain []byte) *int64 {
+	var out []struct {
+		Plan struct {
+			Rows float64 `json:"Plan Rows"`
+		} `json:"Plan"`
+	}
+	if err := json.Unmarshal(explain, &out); err != nil || len(out) == 0 {
+		return nil
+	}
+	n := int64(out[0].Plan.Rows)
+	return &n
+}
+
+// rangeStatus follows PostgREST: without a total the answer is 200; with
+// one, an offset past it is 416, a page smaller than it 206.
+func rangeStatus(offset, n int64, total *int64) (int, error) {
+	if total == nil {
+		return http.StatusOK, nil
+	}
+	if offset > *total {
+		return 0, apierr.OffsetBeyondTotal(offset, *total)
+	}
+	if n < *total {
+		return http.StatusPartialContent, nil
+	}
+	return http.StatusOK, nil
+}
+
+// csvHeader renders the column names as a CSV line.
+func csvHeader(names []string) []byte {
+	var buf bytes.Buffer
+	cw := csv.NewWriter(&buf)
+	cw.Write(names)
+	cw.Flush()
+	return bytes.TrimRight(buf.Bytes(), "\n")
+}

@@ -1,0 +1,105 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/svc-dev/svc/snapshot"
+	"github.com/svc-dev/svc/sql/catalog"
+)
+
+// Source produces a fresh snapshot: from a file written by svc-introspect,
+// or by introspecting the live database.
+type Source interface {
+	Load(ctx context.Context) (*snapshot.Snapshot, error)
+	// Describe names the source in log lines.
+	Describe() string
+}
+
+// FileSource reads a snapshot file.
+type FileSource struct{ Path string }
+
+// Load decodes the file; it never touches the database.
+func (f FileSource) Load(context.Context) (*snapshot.Snapshot, error) {
+	return snapshot.ReadFile(f.Path)
+}
+
+// Describe names the file.
+func (f FileSource) Describe() string { return "file " + f.Path }
+
+// LiveSource introspects the database, as svc-introspect dump would. Used
+// when no snapshot is configured; it runs at start and on reload, never
+// while serving a request.
+type LiveSource struct {
+	URI     string
+	Options catalog.Options
+}
+
+// Load introspects over a connection of its own rather than a pooled one:
+// pooled connections run in the request execution mode (see NewPool), and
+// introspection is rare enough that a fresh connection costs nothing.
+func (l LiveSource) Load(ctx context.Context) (*snapshot.Snapshot, error) {
+	conn, err := pgx.Connect(ctx, l.URI)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	return catalog.Introspect(ctx, conn, l.Options)
+}
+
+// Describe says the snapshot is live.
+func (l LiveSource) Describe() string { return "live introspection" }
+
+// Snapshots holds the snapshot requests are served with. A request loads
+// it once and keeps that value to the end, so a swap never changes the
+// schema under a request in flight.
+type Snapshots struct {
+	source  Source
+	log     *slog.Logger
+	current atomic.Pointer[snapshot.Snapshot]
+	// reloading serialises reloads; concurrent NOTIFYs must not race to
+	// swap in an older snapshot after a newer one.
+	reloading sync.Mutex
+}
+
+// NewSnapshots returns a holder that loads from source; call Reload before serving.
+func NewSnapshots(source Source, log *slog.Logger) *Snapshots {
+	return &Snapshots{source: source, log: log}
+}
+
+// Current returns the snapshot in force, or nil before the first load.
+func (s *Snapshots) Current() *snapshot.Snapshot { return s.current.Load() }
+
+// Reload builds a new snapshot beside the current one and swaps it in. On
+// failure the current snapshot stays in force and the error says why.
+func (s *Snapshots) Reload(ctx context.Context) error {
+	s.reloading.Lock()
+	defer s.reloading.Unlock()
+	start := time.Now()
+	snap, err := s.source.Load(ctx)
+	if err != nil {
+		s.log.Error("schema snapshot reload failed; keeping the current snapshot",
+			"source", s.source.Describe(), "error", err)
+		return fmt.Errorf("reload from %s: %w", s.source.Describe(), err)
+	}
+	old := s.current.Swap(snap)
+	attrs := []any{"source", s.source.Describe(), "fingerprint", short(snap.Header.Fingerprint),
+		"relations", len(snap.Content.Relations), "functions", len(snap.Content.Functions)}
+	if old != nil && old.Header.Fingerprint == snap.Header.Fingerprint {
+		attrs = append(attrs, "changed", false)
+	}
+	s.log.Info(fmt.Sprintf("schema snapshot loaded in %d ms", time.Since(start).Milliseconds()), attrs...)
+	return nil
+}
+
+func short(fp string) string {
+	if len(fp) > 12 {
+		return fp[:12]
+	}
+	return fp
+}
