@@ -1,0 +1,21 @@
+-- Load-test fixture: one table of 1,000,000 rows in schema "bench", read by
+-- the anonymous role bench_anon through the authenticator role.
+create role bench_anon nologin;
+create role authenticator login noinherit;
+grant bench_anon to authenticator;
+create schema bench;
+grant usage on schema bench to bench_anon;
+
+create table bench.items (
+  id integer primary key,
+  category integer not null,
+  name text not null,
+  price numeric(10, 2) not null,
+  created_at timestamptz not null
+);
+insert into bench.items
+  select i, i % 10000, 'item ' || i, (i % 997) + 0.99, '2026-01-01'::timestamptz + i * interval '1 minute'
+  from generate_series(1, 1000000) i;
+create index items_category_id on bench.items (category, id);
+grant select on bench.items to bench_anon;
+vacuum analyze bench.items;

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Load test: SVC under wrk against pgbench running the same SQL, on one
+# throwaway PostgreSQL cluster with a 1,000,000-row table. Loopback only.
+#
+#   deploy/bench/run.sh            # 20 s per run
+#   DURATION=60 deploy/bench/run.sh
+#
+# Needs the PostgreSQL server binaries (postgresql-15) and wrk (apt-get
+# install wrk). Prints requests per second for each run and the ratios.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+DURATION=${DURATION:-20}
+PGPORT=${PGPORT:-55432}
+HTTPPORT=${HTTPPORT:-3100}
+POOL=10
+BIN=${SVC_PG_BIN:-$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)}
+WORK=$(mktemp -d /tmp/svc-bench-XXXXXX)
+chmod 755 "$WORK"
+as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+cleanup() {
+  [ -n "${SVC_PID:-}" ] && kill "$SVC_PID" 2>/dev/null || true
+  as_pg "$BIN/pg_ctl" -D "$WORK/data" -m immediate stop >/dev/null 2>&1 || true
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+[ "$(id -u)" = 0 ] && chown postgres "$WORK"
+
+as_pg "$BIN/initdb" -D "$WORK/data" -U postgres -A trust >/dev/null
+cat >>"$WORK/data/postgresql.conf" <<CONF
+listen_addresses = '127.0.0.1'
+port = $PGPORT
+unix_socket_directories = '$WORK'
+shared_buffers = 512MB
+max_connections = 100
+fsync = off
+CONF
+as_pg "$BIN/pg_ctl" -D "$WORK/data" -l "$WORK/pg.log" -w start >/dev/null
+URI="postgres://postgres@127.0.0.1:$PGPORT/postgres"
+echo "loading 1,000,000 rows ..."
+"$BIN/psql" -q -v ON_ERROR_STOP=1 "$URI" -f deploy/bench/fixture.sql
+
+go build -o "$WORK/svc-serve" ./cmd/svc-serve
+SVC_DB_URI="postgres://authenticator@127.0.0.1:$PGPORT/postgres" SVC_DB_SCHEMAS=bench \
+  SVC_DB_ANON_ROLE=bench_anon SVC_DB_POOL=$POOL SVC_SERVER_HOST=127.0.0.1 SVC_SERVER_PORT=$HTTPPORT \
+  SVC_LOG_LEVEL=error "$WORK/svc-serve" &
+SVC_PID=$!
+for _ in $(seq 50); do curl -sf "http://127.0.0.1:$HTTPPORT/items?id=eq.1" >/dev/null && break; sleep 0.2; done
+
+rps_wrk() { wrk -t2 -c32 -d"${DURATION}s" -s "deploy/bench/$1.lua" "http://127.0.0.1:$HTTPPORT" | awk '/Requests\/sec/ {print $2}'; }
+rps_pgbench() {
+  "$BIN/pgbench" -n -M prepared -c "$2" -j 2 -T "$DURATION" -f "deploy/bench/$1.pgbench" \
+    "postgres://authenticator@127.0.0.1:$PGPORT/postgres" 2>/dev/null | awk '/^tps/ {print $3; exit}'
+}
+for kind in lookup page; do
+  curl -sf "http://127.0.0.1:$HTTPPORT/items?id=eq.1" >/dev/null
+  svc=$(rps_wrk "$kind")
+  pg32=$(rps_pgbench "$kind" 32)
+  pg10=$(rps_pgbench "$kind" $POOL)
+  awk -v k="$kind" -v s="$svc" -v a="$pg32" -v b="$pg10" 'BEGIN {
+    printf "%-6s svc(32 conns) %8.0f req/s | pgbench(32) %8.0f tps  ratio %.2f | pgbench(10) %8.0f tps  ratio %.2f\n", k, s, a, s/a, b, s/b }'
+done
