@@ -66,6 +66,10 @@ func encodeContent(c *Content) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := msgpack.NewEncoder(&buf)
 	enc.SetSortMapKeys(true)
+	// Type, schema and role names repeat across thousands of columns and
+	// relationships; interning writes each once and lets the decoder share
+	// one string per value instead of allocating it per occurrence.
+	enc.UseInternedStrings(true)
 	if err := enc.Encode(c); err != nil {
 		return nil, fmt.Errorf("encode snapshot content: %w", err)
 	}
@@ -128,7 +132,9 @@ func Decode(r io.Reader) (*Snapshot, error) {
 		return nil, fmt.Errorf("damaged snapshot: content fingerprint %.12s does not match the header's %.12s (truncated or altered file)", fp, h.Fingerprint)
 	}
 	s := &Snapshot{Header: h}
-	if err := msgpack.Unmarshal(body, &s.Content); err != nil {
+	dec = msgpack.NewDecoder(bytes.NewReader(body))
+	dec.UseInternedStrings(true)
+	if err := dec.Decode(&s.Content); err != nil {
 		return nil, fmt.Errorf("damaged snapshot content: %w", err)
 	}
 	s.buildIndex()

@@ -13,8 +13,8 @@ import (
 
 func sampleContent() Content {
 	def := "nextval('books_id_seq'::regclass)"
-	books := QualifiedName{"api", "books"}
-	authors := QualifiedName{"api", "authors"}
+	books := QualifiedName{Schema: "api", Name: "books"}
+	authors := QualifiedName{Schema: "api", Name: "authors"}
 	return Content{
 		Relations: []Relation{
 			{QualifiedName: authors, Kind: KindTable, Owner: "app",
@@ -37,8 +37,8 @@ func sampleContent() Content {
 				Columns: []ColumnPair{{Column: "id", ForeignColumn: "author_id"}}},
 		},
 		Functions: []Function{
-			{QualifiedName: QualifiedName{"api", "add"}, Arguments: []Argument{{Name: "a", Type: "integer", Mode: ArgIn}},
-				ReturnType: QualifiedName{"pg_catalog", "int4"}, Returns: ReturnsScalar, Volatility: Immutable, Owner: "app",
+			{QualifiedName: QualifiedName{Schema: "api", Name: "add"}, Arguments: []Argument{{Name: "a", Type: "integer", Mode: ArgIn}},
+				ReturnType: QualifiedName{Schema: "pg_catalog", Name: "int4"}, Returns: ReturnsScalar, Volatility: Immutable, Owner: "app",
 				Grants: []Grant{{Grantee: "PUBLIC", Privileges: []string{PrivExecute}}}},
 		},
 		Casts: []Cast{},
@@ -175,11 +175,11 @@ func TestIndexLookups(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	books := s.Relation(QualifiedName{"api", "books"})
+	books := s.Relation(QualifiedName{Schema: "api", Name: "books"})
 	if books == nil || books.Name != "books" {
 		t.Fatalf("Relation(api.books) = %v", books)
 	}
-	if s.Relation(QualifiedName{"other", "books"}) != nil {
+	if s.Relation(QualifiedName{Schema: "other", Name: "books"}) != nil {
 		t.Error("found api.books under schema other")
 	}
 	if c := s.Column(books, "author_id"); c == nil || !c.Nullable {
@@ -188,11 +188,11 @@ func TestIndexLookups(t *testing.T) {
 	if s.Column(books, "title") != nil {
 		t.Error("found a column books does not have")
 	}
-	rels := s.RelationshipsFrom(QualifiedName{"api", "authors"})
+	rels := s.RelationshipsFrom(QualifiedName{Schema: "api", Name: "authors"})
 	if len(rels) != 1 || rels[0].Cardinality != OneToMany || rels[0].ForeignTable.Name != "books" {
 		t.Errorf("RelationshipsFrom(api.authors) = %+v", rels)
 	}
-	if fs := s.Functions(QualifiedName{"api", "add"}); len(fs) != 1 || fs[0].Returns != ReturnsScalar {
+	if fs := s.Functions(QualifiedName{Schema: "api", Name: "add"}); len(fs) != 1 || fs[0].Returns != ReturnsScalar {
 		t.Errorf("Functions(api.add) = %+v", fs)
 	}
 	if r := s.Role("app"); r == nil || !reflect.DeepEqual(r.MemberOf, []string{"web_anon"}) {

@@ -3,8 +3,9 @@ package snapshot
 // QualifiedName names a schema object. Relations and functions are looked up
 // by it, so it is a comparable value type.
 type QualifiedName struct {
-	Schema string `msgpack:"schema" json:"schema"`
-	Name   string `msgpack:"name" json:"name"`
+	_msgpack struct{} `msgpack:",as_array"`
+	Schema   string   `msgpack:"schema" json:"schema"`
+	Name     string   `msgpack:"name" json:"name"`
 }
 
 // String renders the name as schema.name, unquoted, for messages and maps.
@@ -14,6 +15,7 @@ func (q QualifiedName) String() string { return q.Schema + "." + q.Name }
 // the part the fingerprint covers: two dumps of an unchanged schema produce
 // byte-identical Content because the introspection orders every list.
 type Content struct {
+	_msgpack      struct{}       `msgpack:",as_array"`
 	Relations     []Relation     `msgpack:"relations" json:"relations"`
 	Relationships []Relationship `msgpack:"relationships" json:"relationships"`
 	Functions     []Function     `msgpack:"functions" json:"functions"`
@@ -39,6 +41,7 @@ const (
 // private schema behind an exposed view) are not stored: introspection
 // traces through them and keeps only what exposed relations need.
 type Relation struct {
+	_msgpack      struct{} `msgpack:",as_array"`
 	QualifiedName `msgpack:",inline" json:",inline"`
 	Kind          RelationKind `msgpack:"kind" json:"kind"`
 	Description   string       `msgpack:"description,omitempty" json:"description,omitempty"`
@@ -57,13 +60,15 @@ type Relation struct {
 // UniqueKey is a primary key or unique constraint (or unique index without
 // predicate) of a relation.
 type UniqueKey struct {
-	Name    string   `msgpack:"name" json:"name"`
-	Columns []string `msgpack:"columns" json:"columns"`
+	_msgpack struct{} `msgpack:",as_array"`
+	Name     string   `msgpack:"name" json:"name"`
+	Columns  []string `msgpack:"columns" json:"columns"`
 }
 
 // Column is a column of a relation in attnum order.
 type Column struct {
-	Name string `msgpack:"name" json:"name"`
+	_msgpack struct{} `msgpack:",as_array"`
+	Name     string   `msgpack:"name" json:"name"`
 	// Type is the type as format_type prints it ("character varying(10)",
 	// "integer[]"); BaseType resolves domains to the type they stand on.
 	Type        string   `msgpack:"type" json:"type"`
@@ -94,6 +99,7 @@ const (
 // so effective privileges of any role are derived at load time, without
 // asking the database.
 type Grant struct {
+	_msgpack   struct{} `msgpack:",as_array"`
 	Grantee    string   `msgpack:"grantee" json:"grantee"`
 	Privileges []string `msgpack:"privileges" json:"privileges"`
 }
@@ -113,8 +119,9 @@ const (
 // ColumnPair joins a column of the relationship's Table (Column) to a column
 // of the other side (ForeignColumn).
 type ColumnPair struct {
-	Column        string `msgpack:"column" json:"column"`
-	ForeignColumn string `msgpack:"foreign_column" json:"foreign_column"`
+	_msgpack      struct{} `msgpack:",as_array"`
+	Column        string   `msgpack:"column" json:"column"`
+	ForeignColumn string   `msgpack:"foreign_column" json:"foreign_column"`
 }
 
 // Relationship is one way to embed ForeignTable inside rows of Table. Every
@@ -122,6 +129,7 @@ type ColumnPair struct {
 // through to their base tables. Introspection infers all of them once, so the
 // server never reasons about foreign keys while serving.
 type Relationship struct {
+	_msgpack     struct{}      `msgpack:",as_array"`
 	Table        QualifiedName `msgpack:"table" json:"table"`
 	ForeignTable QualifiedName `msgpack:"foreign_table" json:"foreign_table"`
 	Cardinality  Cardinality   `msgpack:"cardinality" json:"cardinality"`
@@ -146,7 +154,8 @@ func (r *Relationship) ToOne() bool { return r.Cardinality == ManyToOne || r.Car
 
 // Junction is the middle table of a many-to-many relationship.
 type Junction struct {
-	Table QualifiedName `msgpack:"table" json:"table"`
+	_msgpack struct{}      `msgpack:",as_array"`
+	Table    QualifiedName `msgpack:"table" json:"table"`
 	// SourceConstraint's columns join the junction (Column) to the
 	// relationship's Table (ForeignColumn); TargetConstraint's to ForeignTable.
 	SourceConstraint string       `msgpack:"source_constraint" json:"source_constraint"`
@@ -179,10 +188,11 @@ const (
 
 // Argument is one argument of a function, in declaration order.
 type Argument struct {
-	Name       string  `msgpack:"name" json:"name"`
-	Type       string  `msgpack:"type" json:"type"`
-	Mode       ArgMode `msgpack:"mode" json:"mode"`
-	HasDefault bool    `msgpack:"has_default,omitempty" json:"has_default,omitempty"`
+	_msgpack   struct{} `msgpack:",as_array"`
+	Name       string   `msgpack:"name" json:"name"`
+	Type       string   `msgpack:"type" json:"type"`
+	Mode       ArgMode  `msgpack:"mode" json:"mode"`
+	HasDefault bool     `msgpack:"has_default,omitempty" json:"has_default,omitempty"`
 }
 
 // ReturnShape says how a function's result maps to a response.
@@ -199,6 +209,7 @@ const (
 
 // Function is a function (not a procedure) in an exposed schema.
 type Function struct {
+	_msgpack      struct{} `msgpack:",as_array"`
 	QualifiedName `msgpack:",inline" json:",inline"`
 	Description   string     `msgpack:"description,omitempty" json:"description,omitempty"`
 	Arguments     []Argument `msgpack:"arguments" json:"arguments"`
@@ -223,6 +234,7 @@ type Function struct {
 // Cast is a user-defined cast that involves a domain: PostgREST-style data
 // representations read and write domain values through these.
 type Cast struct {
+	_msgpack struct{}      `msgpack:",as_array"`
 	Source   string        `msgpack:"source" json:"source"`
 	Target   string        `msgpack:"target" json:"target"`
 	Function QualifiedName `msgpack:"function" json:"function"`
@@ -232,6 +244,7 @@ type Cast struct {
 // it is a member of (for effective privileges) and its per-role settings
 // (ALTER ROLE ... SET), applied to its requests without a catalog query.
 type Role struct {
+	_msgpack struct{} `msgpack:",as_array"`
 	Name     string   `msgpack:"name" json:"name"`
 	MemberOf []string `msgpack:"member_of,omitempty" json:"member_of,omitempty"`
 	// Inherit is rolinherit: whether privileges of MemberOf roles apply
