@@ -129,10 +129,17 @@ func (s *Server) execute(ctx context.Context, tx txSpec, steps ...step) error {
 		}
 	}
 	if err != nil {
+		if ctx.Err() != nil {
+			return errClientGone
+		}
 		return dbError(err, tx.authenticated)
 	}
 	return nil
 }
+
+// errClientGone reports a request abandoned by its client mid-query: there
+// is no one to answer and nothing went wrong on our side.
+var errClientGone = errors.New("client closed the request")
 
 // dbError turns a database or driver error into the caller's error.
 func dbError(err error, authenticated bool) error {

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"errors"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -12,6 +13,10 @@ const jsonType = "application/json; charset=utf-8"
 
 // writeError sends err as the SVC error body with its status.
 func writeError(w http.ResponseWriter, log *slog.Logger, err error) {
+	if errors.Is(err, errClientGone) {
+		log.Debug("request abandoned by the client")
+		return
+	}
 	e := apierr.From(err)
 	if e.Status >= 500 {
 		log.Error("request failed", "code", e.Code, "status", e.Status, "message", e.Message)

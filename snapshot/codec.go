@@ -106,52 +106,54 @@ func Encode(w io.Writer, s *Snapshot) error {
 // Decode reads a snapshot, checks its format version and fingerprint, and
 // builds its index.
 func Decode(r io.Reader) (*Snapshot, error) {
-	br := bufio.NewReader(r)
-	got := make([]byte, len(magic))
-	if _, err := io.ReadFull(br, got); err != nil || !bytes.Equal(got, magic) {
-		return nil, errors.New("not an SVC snapshot (the file does not start with the snapshot signature)")
-	}
-	var version uint16
-	if err := binary.Read(br, binary.BigEndian, &version); err != nil {
-		return nil, errors.New("damaged snapshot: the file ends before its format version")
-	}
-	if version != FormatVersion {
-		return nil, fmt.Errorf("snapshot format version %d is not supported: this build reads version %d only (regenerate it with a matching svc-introspect)", version, FormatVersion)
-	}
-	dec := msgpack.NewDecoder(br)
-	var h Header
-	if err := dec.Decode(&h); err != nil {
-		return nil, fmt.Errorf("damaged snapshot header: %w", err)
-	}
-	h.CreatedAt = h.CreatedAt.UTC() // msgpack decodes times as local; dumps are stamped in UTC
-	body, err := io.ReadAll(br)
+	data, err := io.ReadAll(r)
 	if err != nil {
-		return nil, fmt.Errorf("read snapshot content: %w", err)
+		return nil, fmt.Errorf("read snapshot: %w", err)
 	}
-	if fp := fingerprint(body); fp != h.Fingerprint {
-		return nil, fmt.Errorf("damaged snapshot: content fingerprint %.12s does not match the header's %.12s (truncated or altered file)", fp, h.Fingerprint)
-	}
-	s := &Snapshot{Header: h}
-	dec = msgpack.NewDecoder(bytes.NewReader(body))
-	dec.UseInternedStrings(true)
-	if err := dec.Decode(&s.Content); err != nil {
-		return nil, fmt.Errorf("damaged snapshot content: %w", err)
-	}
-	s.buildIndex()
-	return s, nil
+	return decode(data)
 }
 
 // ReadFile decodes the snapshot at path; errors name the file.
 func ReadFile(path string) (*Snapshot, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("snapshot %s: %w", path, err)
+	data, err := os.ReadFile(path)
+	if err == nil {
+		var s *Snapshot
+		if s, err = decode(data); err == nil {
+			return s, nil
+		}
 	}
-	defer f.Close()
-	s, err := Decode(f)
-	if err != nil {
-		return nil, fmt.Errorf("snapshot %s: %w", path, err)
+	return nil, fmt.Errorf("snapshot %s: %w", path, err)
+}
+
+// decode reads a whole snapshot file's bytes. The snapshot's strings point
+// into data (see decodeContent), so data must not be changed afterwards.
+func decode(data []byte) (*Snapshot, error) {
+	rest, ok := bytes.CutPrefix(data, magic)
+	if !ok {
+		return nil, errors.New("not an SVC snapshot (the file does not start with the snapshot signature)")
 	}
+	if len(rest) < 2 {
+		return nil, errors.New("damaged snapshot: the file ends before its format version")
+	}
+	if version := binary.BigEndian.Uint16(rest); version != FormatVersion {
+		return nil, fmt.Errorf("snapshot format version %d is not supported: this build reads version %d only (regenerate it with a matching svc-introspect)", version, FormatVersion)
+	}
+	br := bytes.NewReader(rest[2:])
+	var h Header
+	if err := msgpack.NewDecoder(br).Decode(&h); err != nil {
+		return nil, fmt.Errorf("damaged snapshot header: %w", err)
+	}
+	h.CreatedAt = h.CreatedAt.UTC() // msgpack decodes times as local; dumps are stamped in UTC
+	body := rest[len(rest)-br.Len():]
+	if fp := fingerprint(body); fp != h.Fingerprint {
+		return nil, fmt.Errorf("damaged snapshot: content fingerprint %.12s does not match the header's %.12s (truncated or altered file)", fp, h.Fingerprint)
+	}
+	content, err := decodeContent(body)
+	if err != nil {
+		return nil, fmt.Errorf("damaged snapshot content: %w", err)
+	}
+	s := &Snapshot{Header: h, Content: content}
+	s.buildIndex()
 	return s, nil
 }
 
@@ -170,6 +172,12 @@ func WriteFile(path string, s *Snapshot) (int64, error) {
 		return 0, fmt.Errorf("snapshot %s: %w", path, err)
 	}
 	if err := w.Flush(); err != nil {
+		tmp.Close()
+		return 0, fmt.Errorf("snapshot %s: %w", path, err)
+	}
+	// CreateTemp makes the file private; a snapshot is read by servers
+	// that often run as another user than the tool that wrote it.
+	if err := tmp.Chmod(0o644); err != nil {
 		tmp.Close()
 		return 0, fmt.Errorf("snapshot %s: %w", path, err)
 	}

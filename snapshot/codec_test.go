@@ -164,6 +164,13 @@ func TestWriteFileThenReadFile(t *testing.T) {
 	if got.Header.Fingerprint != s.Header.Fingerprint {
 		t.Errorf("fingerprint %s, want %s", got.Header.Fingerprint, s.Header.Fingerprint)
 	}
+	info, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Mode().Perm() != 0o644 {
+		t.Errorf("snapshot file mode %v, want -rw-r--r--", info.Mode())
+	}
 	entries, _ := os.ReadDir(filepath.Dir(path))
 	if len(entries) != 1 {
 		t.Errorf("WriteFile left %d files behind, want just the snapshot", len(entries))

@@ -82,3 +82,22 @@ func TestDecodeKeepsNilAndEmptyApart(t *testing.T) {
 		t.Errorf("got %#v, want %#v", got.Content, c)
 	}
 }
+
+// FuzzDecodeContent feeds arbitrary bytes to the hand decoder: it must
+// return an error, never panic or read out of bounds, on any input.
+func FuzzDecodeContent(f *testing.F) {
+	c := sampleContent()
+	s, err := New(Header{}, c)
+	if err != nil {
+		f.Fatal(err)
+	}
+	body, err := encodeContent(&s.Content)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(body)
+	f.Add(body[:len(body)/2])
+	f.Fuzz(func(t *testing.T, data []byte) {
+		decodeContent(data)
+	})
+}

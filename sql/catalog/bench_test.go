@@ -3,6 +3,7 @@ package catalog
 import (
 	"bytes"
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -16,19 +17,7 @@ import (
 // -benchtime=3x or so.
 func BenchmarkIntrospect(b *testing.B) {
 	ctx := context.Background()
-	uri, err := newDatabase(ctx, "catalog_bench", "")
-	if err != nil {
-		b.Fatal(err)
-	}
-	// In batches: one transaction would need a lock per created object.
-	stmts := strings.SplitAfter(SyntheticSchemaSQL(2000, 500, 500), ";\n")
-	for len(stmts) > 0 {
-		n := min(len(stmts), 500)
-		if err := execScript(ctx, uri, strings.Join(stmts[:n], "")); err != nil {
-			b.Fatal(err)
-		}
-		stmts = stmts[n:]
-	}
+	uri := syntheticDatabase(b)
 	conn, err := pgx.Connect(ctx, uri)
 	if err != nil {
 		b.Fatal(err)
@@ -49,4 +38,65 @@ func BenchmarkIntrospect(b *testing.B) {
 	b.ReportMetric(float64(len(s.Content.Relations)), "relations")
 	b.ReportMetric(float64(len(s.Content.Relationships)), "relationships")
 	b.ReportMetric(float64(len(s.Content.Functions)), "functions")
+}
+
+// BenchmarkLoadSnapshot times what svc-serve does with a snapshot file of
+// the synthetic schema at start and on every reload: read the file, verify
+// the fingerprint, decode and build the lookup index.
+func BenchmarkLoadSnapshot(b *testing.B) {
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, syntheticDatabase(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	s, err := Introspect(ctx, conn, Options{Schemas: []string{"synth"}, GeneratorVersion: "bench"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	path := filepath.Join(b.TempDir(), "synth.svcsnap")
+	size, err := snapshot.WriteFile(path, s)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(size)
+	b.ReportAllocs()
+	for b.Loop() {
+		got, err := snapshot.ReadFile(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if got.Relation(snapshot.QualifiedName{Schema: "synth", Name: "t1"}) == nil {
+			b.Fatal("decoded snapshot lacks synth.t1")
+		}
+	}
+}
+
+// syntheticURI is the database syntheticDatabase loaded, shared by the
+// benchmarks of one run because loading takes longer than they do.
+var syntheticURI string
+
+// syntheticDatabase returns a database holding SyntheticSchemaSQL(2000,
+// 500, 500), loading it on first use.
+func syntheticDatabase(b *testing.B) string {
+	b.Helper()
+	if syntheticURI != "" {
+		return syntheticURI
+	}
+	ctx := context.Background()
+	uri, err := newDatabase(ctx, "catalog_bench", "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	// In batches: one transaction would need a lock per created object.
+	stmts := strings.SplitAfter(SyntheticSchemaSQL(2000, 500, 500), ";\n")
+	for len(stmts) > 0 {
+		n := min(len(stmts), 500)
+		if err := execScript(ctx, uri, strings.Join(stmts[:n], "")); err != nil {
+			b.Fatal(err)
+		}
+		stmts = stmts[n:]
+	}
+	syntheticURI = uri
+	return uri
 }
