@@ -32,14 +32,16 @@ func main() {
 				}
 			}
 			cfg, warnings, err := config.Load(config.Sources{File: c.String("config"), Env: os.Environ(), Flags: set})
+			// Configuration warnings go to stderr whatever log-level says
+			// (its default, error, would hide them), and before a loading
+			// error, which a misspelt key often explains.
+			for _, w := range warnings {
+				fmt.Fprintln(os.Stderr, "svc-serve: warning:", w.Message)
+			}
 			if err != nil {
 				return err
 			}
-			log := newLogger(cfg.LogLevel)
-			for _, w := range warnings {
-				log.Warn(w.Message)
-			}
-			return serve(c.Context, cfg, log, nil)
+			return serve(c.Context, cfg, newLogger(cfg.LogLevel), nil)
 		},
 		Commands: []*cli.Command{demoCommand()},
 	}
