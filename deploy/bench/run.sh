@@ -24,6 +24,7 @@ cleanup() {
   rm -rf "$WORK"
 }
 trap cleanup EXIT
+trap 'echo "failed at line $LINENO; see below"; cat "$WORK"/*.err "$WORK"/svc.log 2>/dev/null' ERR
 [ "$(id -u)" = 0 ] && chown postgres "$WORK"
 
 as_pg "$BIN/initdb" -D "$WORK/data" -U postgres -A trust >/dev/null
@@ -43,14 +44,14 @@ echo "loading 1,000,000 rows ..."
 go build -o "$WORK/svc-serve" ./cmd/svc-serve
 SVC_DB_URI="postgres://authenticator@127.0.0.1:$PGPORT/postgres" SVC_DB_SCHEMAS=bench \
   SVC_DB_ANON_ROLE=bench_anon SVC_DB_POOL=$POOL SVC_SERVER_HOST=127.0.0.1 SVC_SERVER_PORT=$HTTPPORT \
-  SVC_LOG_LEVEL=error "$WORK/svc-serve" &
+  SVC_LOG_LEVEL=error "$WORK/svc-serve" 2>"$WORK/svc.log" &
 SVC_PID=$!
 for _ in $(seq 50); do curl -sf "http://127.0.0.1:$HTTPPORT/items?id=eq.1" >/dev/null && break; sleep 0.2; done
 
 rps_wrk() { wrk -t2 -c32 -d"${DURATION}s" -s "deploy/bench/$1.lua" "http://127.0.0.1:$HTTPPORT" | awk '/Requests\/sec/ {print $2}'; }
 rps_pgbench() {
-  "$BIN/pgbench" -n -M prepared -c "$2" -j 2 -T "$DURATION" -f "deploy/bench/$1.pgbench" \
-    "postgres://authenticator@127.0.0.1:$PGPORT/postgres" 2>/dev/null | awk '/^tps/ {print $3; exit}'
+  "$BIN/pgbench" -n -M extended -c "$2" -j 2 -T "$DURATION" -f "deploy/bench/$1.pgbench" \
+    "postgres://authenticator@127.0.0.1:$PGPORT/postgres" 2>"$WORK/pgbench.err" | awk '/^tps/ {print $3; exit}'
 }
 for kind in lookup page; do
   curl -sf "http://127.0.0.1:$HTTPPORT/items?id=eq.1" >/dev/null

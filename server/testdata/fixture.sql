@@ -65,3 +65,20 @@ create table test.events_2025 partition of test.events for values from ('2025-01
 create table test.events_2026 partition of test.events for values from ('2026-01-01') to ('2027-01-01');
 insert into test.events values (1, '2025-03-01', 'open'), (2, '2026-02-01', 'close'), (3, '2025-12-31', 'open');
 grant select on test.author_stats, test.events, test.events_2025 to web_anon;
+
+-- Ranges, a composite column and booleans, for the operators and paths
+-- that need them.
+create type test.coords as (lat numeric, lng numeric);
+create table test.places (
+  id integer primary key,
+  name text not null,
+  open_hours int4range,
+  location test.coords,
+  verified boolean,
+  notes text
+);
+insert into test.places values
+  (1, 'Harbor', '[8,12)', '(59.9,10.7)', true, 'quiet morning harbor'),
+  (2, 'Market', '[10,18)', '(60.4,5.3)', false, 'busy market square'),
+  (3, 'Tower', '[20,23)', null, null, null);
+grant select on test.places to web_anon;
