@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -78,17 +79,22 @@ func (s *Server) handleRead(w http.ResponseWriter, r *http.Request, target strin
 	if p.Count != "" {
 		h.Set("Preference-Applied", "count="+p.Count)
 	}
-	w.WriteHeader(status)
 	if r.Method == http.MethodHead {
+		w.WriteHeader(status)
 		return
 	}
+	body := res.body
 	if p.Media.Kind == request.MediaCSV {
-		w.Write(csvHeader(p.OutputNames()))
+		body = csvHeader(p.OutputNames())
 		if len(res.body) > 0 {
-			w.Write([]byte("\n"))
+			body = append(append(body, '\n'), res.body...)
 		}
 	}
-	w.Write(res.body)
+	// With the length known, net/http sends the body as is rather than
+	// chunked, in fewer writes.
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	w.Write(body)
 }
 
 // writePlan answers the plan media type: the EXPLAIN output of the
