@@ -133,7 +133,7 @@ func (l *loader) assign(name, value, src string) {
 		l.warn(name, src, fmt.Sprintf("configuration key %q is not supported yet and is ignored (%s)", name, src))
 	default:
 		msg := fmt.Sprintf("unknown configuration key %q (%s)", name, src)
-		if s := suggest(name); s != "" {
+		if s := closestKey(name); s != "" {
 			msg += fmt.Sprintf("; did you mean %q?", s)
 		}
 		l.warn(name, src, msg)
@@ -162,7 +162,7 @@ func (l *loader) readEnv(env map[string]string) {
 		}
 		guess := normalize(strings.TrimPrefix(name, envPrefix))
 		msg := fmt.Sprintf("unknown environment variable %s (no configuration key %q)", name, guess)
-		if s := suggest(guess); s != "" && !strings.HasPrefix(s, appSettingsPrefix) {
+		if s := closestKey(guess); s != "" && !strings.HasPrefix(s, appSettingsPrefix) {
 			msg += fmt.Sprintf("; did you mean %s?", envName(s))
 		}
 		l.warn(name, src, msg)

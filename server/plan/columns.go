@@ -3,6 +3,7 @@ package plan
 import (
 	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/request"
+	"github.com/svc-dev/svc/server/suggest"
 	"github.com/svc-dev/svc/snapshot"
 )
 
@@ -41,35 +42,12 @@ func (c columnChecker) checkTree(t request.LogicTree) error {
 	return nil
 }
 
-// closest returns the column name nearest to name by edit distance, if it
-// is near enough to be a plausible typo.
+// closest returns the column name nearest to name, if it is near enough
+// to be a plausible typo.
 func closest(name string, cols []snapshot.Column) string {
-	best, bestDist := "", 4
-	for _, c := range cols {
-		if d := distance(name, c.Name); d < bestDist {
-			best, bestDist = c.Name, d
-		}
+	names := make([]string, len(cols))
+	for i, c := range cols {
+		names[i] = c.Name
 	}
-	return best
-}
-
-// distance is the Levenshtein distance between a and b.
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return suggest.Closest(name, names, 3)
 }

@@ -1,0 +1,37 @@
+package suggest
+
+import "testing"
+
+func TestDistance(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		want int
+	}{
+		{"", "", 0}, {"abc", "", 3}, {"", "abc", 3}, {"title", "title", 0},
+		{"titel", "title", 2}, {"db-shemas", "db-schemas", 1}, {"kitten", "sitting", 3},
+	} {
+		if got := Distance(tc.a, tc.b); got != tc.want {
+			t.Errorf("Distance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
+		}
+	}
+}
+
+func TestClosest(t *testing.T) {
+	cands := []string{"id", "title", "author_id", "year"}
+	for _, tc := range []struct {
+		name string
+		max  int
+		want string
+	}{
+		{"titel", 3, "title"},
+		{"yaer", 3, "year"},
+		{"author", 3, "author_id"},
+		{"publisher", 3, ""},
+		{"titel", 1, ""},
+		{"ix", 3, "id"}, // "id" and "year" are not tied: first nearest wins
+	} {
+		if got := Closest(tc.name, cands, tc.max); got != tc.want {
+			t.Errorf("Closest(%q, max %d) = %q, want %q", tc.name, tc.max, got, tc.want)
+		}
+	}
+}
