@@ -1,8 +1,11 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -31,32 +34,71 @@ type result struct {
 	status    *string
 }
 
-// step is one statement of a request transaction and how to read its rows.
+// step is one statement of a request transaction and what to do with each
+// row it returns.
 type step struct {
 	stmt query.Statement
-	scan func(pgx.Rows) error
+	row  rowFunc
 }
 
+// rowFunc receives one result row, each value in PostgreSQL's text format
+// and nil for NULL. The values are only valid during the call.
+type rowFunc func(values [][]byte) error
+
 // scanResult reads the main statement's single row into res.
-func scanResult(res *result) func(pgx.Rows) error {
+func scanResult(res *result) rowFunc {
 	return scanOne(&res.total, &res.pageCount, &res.body, &res.headers, &res.status)
 }
 
-// scanOne reads a statement that returns exactly one row.
-func scanOne(dest ...any) func(pgx.Rows) error {
-	return func(rows pgx.Rows) error {
-		if !rows.Next() {
-			if err := rows.Err(); err != nil {
-				return err
-			}
-			return pgx.ErrNoRows
+// scanOne reads a one-row result into dest: *int64, **int64, *string,
+// **string or *[]byte (copied, as the row's memory is reused).
+func scanOne(dest ...any) rowFunc {
+	return func(values [][]byte) error {
+		if len(values) != len(dest) {
+			return fmt.Errorf("result has %d columns, expected %d", len(values), len(dest))
 		}
-		if err := rows.Scan(dest...); err != nil {
+		for i, v := range values {
+			if err := scanText(v, dest[i]); err != nil {
+				return fmt.Errorf("result column %d: %w", i+1, err)
+			}
+		}
+		return nil
+	}
+}
+
+func scanText(v []byte, dest any) error {
+	switch d := dest.(type) {
+	case *[]byte:
+		*d = bytes.Clone(v)
+	case *string:
+		*d = string(v)
+	case **string:
+		*d = nil
+		if v != nil {
+			str := string(v)
+			*d = &str
+		}
+	case *int64, **int64:
+		if v == nil {
+			if d, ok := d.(**int64); ok {
+				*d = nil
+				return nil
+			}
+			return errors.New("unexpected NULL")
+		}
+		n, err := strconv.ParseInt(string(v), 10, 64)
+		if err != nil {
 			return err
 		}
-		rows.Close()
-		return rows.Err()
+		if d, ok := d.(**int64); ok {
+			*d = &n
+		} else {
+			*dest.(*int64) = n
+		}
+	default:
+		return fmt.Errorf("cannot scan into %T", dest)
 	}
+	return nil
 }
 
 const (
@@ -70,7 +112,8 @@ const (
 )
 
 // execute runs steps inside the request transaction in one round trip:
-// begin, context set-up, the steps and commit are pipelined as one batch.
+// begin, context set-up, the steps and commit are pipelined together, each
+// statement prepared on the connection the first time it is seen there.
 // Only when a statement fails does a second round trip roll back.
 func (s *Server) execute(ctx context.Context, tx txSpec, steps ...step) error {
 	acquireCtx, cancel := context.WithTimeout(ctx, s.cfg.DBPoolAcquisitionTimeout)
@@ -84,44 +127,9 @@ func (s *Server) execute(ctx context.Context, tx txSpec, steps ...step) error {
 	}
 	defer conn.Release()
 
-	begin := beginReadWrite
-	if tx.readOnly {
-		begin = beginReadOnly
-	}
-	b := &pgx.Batch{}
-	b.Queue(begin)
-	b.Queue(setupSQL, tx.role, tx.searchPath, tx.method, tx.path)
-	for _, st := range steps {
-		b.Queue(st.stmt.SQL, st.stmt.Args...)
-	}
-	b.Queue("commit")
-	br := conn.SendBatch(ctx, b)
-	_, err = br.Exec()
-	if err == nil {
-		_, err = br.Exec()
-	}
-	for _, st := range steps {
-		if err != nil {
-			break
-		}
-		rows, qerr := br.Query()
-		if qerr != nil {
-			err = qerr
-			break
-		}
-		err = st.scan(rows)
-		rows.Close()
-		if err == nil {
-			err = rows.Err()
-		}
-	}
-	if err == nil {
-		_, err = br.Exec()
-	}
-	if cerr := br.Close(); err == nil {
-		err = cerr
-	}
-	if pc := conn.Conn().PgConn(); !pc.IsClosed() && pc.TxStatus() != 'I' {
+	pc := conn.Conn().PgConn()
+	err = runPipeline(ctx, pc, tx, steps)
+	if !pc.IsClosed() && pc.TxStatus() != 'I' {
 		// The failed statement left the transaction open; roll back here so
 		// the pool keeps the connection instead of discarding it.
 		if _, rerr := conn.Exec(context.WithoutCancel(ctx), "rollback"); rerr != nil {
@@ -135,6 +143,111 @@ func (s *Server) execute(ctx context.Context, tx txSpec, steps ...step) error {
 		return dbError(err, tx.authenticated)
 	}
 	return nil
+}
+
+// runPipeline sends the request transaction as one pipeline and reads its
+// results in order.
+func runPipeline(ctx context.Context, pc *pgconn.PgConn, tx txSpec, steps []step) error {
+	args := make([][][]byte, len(steps))
+	for i, st := range steps {
+		a, err := textArgs(st.stmt.Args)
+		if err != nil {
+			return err
+		}
+		args[i] = a
+	}
+	cache := statementsOf(pc)
+	var prepared []cachedStmt // prepared by this pipeline, in order
+	pl := pc.StartPipeline(ctx)
+	for _, name := range cache.evicted {
+		pl.SendDeallocate(name)
+	}
+	cache.evicted = cache.evicted[:0]
+	send := func(key, sql string, args [][]byte) {
+		name, ok := cache.lookup(key)
+		if !ok {
+			name = cache.newName()
+			pl.SendPrepare(name, sql, nil)
+			prepared = append(prepared, cachedStmt{key: key, name: name})
+		}
+		pl.SendQueryPrepared(name, args, nil, nil)
+	}
+
+	begin := beginReadWrite
+	if tx.readOnly {
+		begin = beginReadOnly
+	}
+	pl.SendQueryParams(begin, nil, nil, nil, nil)
+	send(setupSQL, setupSQL, [][]byte{[]byte(tx.role), []byte(tx.searchPath), []byte(tx.method), []byte(tx.path)})
+	for i, st := range steps {
+		send(stmtKey(tx.role, tx.searchPath, st.stmt.SQL), st.stmt.SQL, args[i])
+	}
+	pl.SendQueryParams("commit", nil, nil, nil, nil)
+	if err := pl.Sync(); err != nil {
+		pl.Close()
+		return err
+	}
+
+	// Result readers arrive in send order: begin, setup, the steps, commit.
+	reader := 0
+	for {
+		res, err := pl.GetResults()
+		if err != nil {
+			pl.Close()
+			return err
+		}
+		switch res := res.(type) {
+		case *pgconn.StatementDescription:
+			cache.add(prepared[0].key, prepared[0].name)
+			prepared = prepared[1:]
+		case *pgconn.ResultReader:
+			if i := reader - 2; i >= 0 && i < len(steps) {
+				if err := readRows(res, steps[i].row); err != nil {
+					pl.Close()
+					return err
+				}
+			}
+			reader++
+		case *pgconn.PipelineSync:
+			return pl.Close()
+		case nil:
+			pl.Close()
+			return errors.New("pipeline ended before its sync")
+		}
+	}
+}
+
+// readRows hands each row of rr to row and returns the first error.
+func readRows(rr *pgconn.ResultReader, row rowFunc) error {
+	var err error
+	for rr.NextRow() {
+		if err == nil {
+			err = row(rr.Values())
+		}
+	}
+	if _, cerr := rr.Close(); cerr != nil {
+		return cerr
+	}
+	return err
+}
+
+// textArgs renders bind values in PostgreSQL's text format; their types
+// are left for the server to infer from where they are used.
+func textArgs(args []any) ([][]byte, error) {
+	out := make([][]byte, len(args))
+	for i, a := range args {
+		switch v := a.(type) {
+		case string:
+			out[i] = []byte(v)
+		case int:
+			out[i] = strconv.AppendInt(nil, int64(v), 10)
+		case int64:
+			out[i] = strconv.AppendInt(nil, v, 10)
+		default:
+			return nil, fmt.Errorf("bind value %d: unsupported type %T", i+1, a)
+		}
+	}
+	return out, nil
 }
 
 // errClientGone reports a request abandoned by its client mid-query: there

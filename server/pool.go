@@ -11,14 +11,14 @@ import (
 
 // NewPool opens the request connection pool for cfg.
 //
-// Statements run in pgx's exec mode: parameters travel as text with their
-// types left to PostgreSQL, and nothing is described or prepared ahead.
-// The cached-statement modes prepare new statements in a round trip of
-// their own before the batch, outside the request transaction and so as
-// the authenticator role: PostgreSQL checks schema USAGE while parsing, so
-// the anonymous role's schemas would be refused (and an extra round trip
-// paid). In exec mode each statement is parsed in order inside the
-// transaction, after the role switch, and a request stays one round trip.
+// Request statements do not go through pgx's statement cache: its modes
+// prepare a new statement in a round trip of their own before the batch,
+// outside the request transaction and so as the authenticator role, and
+// PostgreSQL checks schema USAGE while parsing, so the anonymous role's
+// schemas would be refused. Requests prepare their statements themselves,
+// inside the transaction (see runPipeline); what else runs through pgx here
+// (a rollback after a failure) uses exec mode, one round trip and nothing
+// prepared.
 func NewPool(ctx context.Context, cfg *config.Config) (*pgxpool.Pool, error) {
 	poolCfg, err := pgxpool.ParseConfig(cfg.DBURI)
 	if err != nil {

@@ -9,8 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/plan"
 	"github.com/svc-dev/svc/server/query"
@@ -103,15 +101,9 @@ func (s *Server) writePlan(w http.ResponseWriter, r *http.Request, tx txSpec, p 
 	inner := *p
 	inner.Media = request.Media{Kind: p.Media.PlanFor}
 	var lines []string
-	scan := func(rows pgx.Rows) error {
-		for rows.Next() {
-			var line string
-			if err := rows.Scan(&line); err != nil {
-				return err
-			}
-			lines = append(lines, line)
-		}
-		return rows.Err()
+	scan := func(values [][]byte) error {
+		lines = append(lines, string(values[0]))
+		return nil
 	}
 	stmt := query.Explain(query.Read(&inner), p.Media.PlanJSON, p.Media.PlanOptions)
 	if err := s.execute(r.Context(), tx, step{stmt, scan}); err != nil {

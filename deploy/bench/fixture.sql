@@ -5,6 +5,9 @@ create role authenticator login noinherit;
 grant bench_anon to authenticator;
 create schema bench;
 grant usage on schema bench to bench_anon;
+-- Only for pgbench -M prepared, which prepares its whole script up front,
+-- before the script's own role switch. SVC does not need it.
+grant usage on schema bench to authenticator;
 
 create table bench.items (
   id integer primary key,

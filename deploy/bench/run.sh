@@ -6,7 +6,10 @@
 #   DURATION=60 deploy/bench/run.sh
 #
 # Needs the PostgreSQL server binaries (postgresql-15) and wrk (apt-get
-# install wrk). Prints requests per second for each run and the ratios.
+# install wrk). Prints requests per second for each run and the ratios to
+# pgbench in both its extended mode (parse and plan on every execution) and
+# its prepared mode (as SVC does: each statement prepared once per
+# connection).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -50,14 +53,18 @@ for _ in $(seq 50); do curl -sf "http://127.0.0.1:$HTTPPORT/items?id=eq.1" >/dev
 
 rps_wrk() { wrk -t2 -c32 -d"${DURATION}s" -s "deploy/bench/$1.lua" "http://127.0.0.1:$HTTPPORT" | awk '/Requests\/sec/ {print $2}'; }
 rps_pgbench() {
-  "$BIN/pgbench" -n -M extended -c "$2" -j 2 -T "$DURATION" -f "deploy/bench/$1.pgbench" \
+  "$BIN/pgbench" -n -M "$3" -c "$2" -j 2 -T "$DURATION" -f "deploy/bench/$1.pgbench" \
     "postgres://authenticator@127.0.0.1:$PGPORT/postgres" 2>"$WORK/pgbench.err" | awk '/^tps/ {print $3; exit}'
 }
 for kind in lookup page; do
   curl -sf "http://127.0.0.1:$HTTPPORT/items?id=eq.1" >/dev/null
   svc=$(rps_wrk "$kind")
-  pg32=$(rps_pgbench "$kind" 32)
-  pg10=$(rps_pgbench "$kind" $POOL)
-  awk -v k="$kind" -v s="$svc" -v a="$pg32" -v b="$pg10" 'BEGIN {
-    printf "%-6s svc(32 conns) %8.0f req/s | pgbench(32) %8.0f tps  ratio %.2f | pgbench(10) %8.0f tps  ratio %.2f\n", k, s, a, s/a, b, s/b }'
+  echo "$kind: svc (wrk, 32 connections, pool $POOL): $svc req/s"
+  for mode in extended prepared; do
+    for conns in 32 $POOL; do
+      pg=$(rps_pgbench "$kind" "$conns" "$mode")
+      awk -v k="$kind" -v m="$mode" -v c="$conns" -v s="$svc" -v p="$pg" 'BEGIN {
+        printf "%-6s pgbench -M %-8s %3d conns %8.0f tps   svc/pgbench %.2f\n", k, m, c, p, s/p }'
+    done
+  done
 done

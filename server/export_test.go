@@ -1,0 +1,21 @@
+package server
+
+import (
+	"context"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/svc-dev/svc/server/query"
+)
+
+// StmtCacheSize exposes the per-connection statement cache bound to tests.
+const StmtCacheSize = stmtCacheSize
+
+// RunStatement runs one statement on pc the way a request does (begin,
+// context set-up as role, the statement, commit in one pipeline), handing
+// each row's text values to row. The search_path is public, which every
+// role may use, so a role's effective search_path never differs from
+// another's (a difference would make PostgreSQL re-parse by itself).
+func RunStatement(ctx context.Context, pc *pgconn.PgConn, role, sql string, args []any, row func([][]byte) error) error {
+	tx := txSpec{readOnly: true, role: role, searchPath: `"public"`, method: "GET", path: "/"}
+	return runPipeline(ctx, pc, tx, []step{{query.Statement{SQL: sql, Args: args}, row}})
+}

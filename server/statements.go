@@ -1,0 +1,79 @@
+package server
+
+import (
+	"container/list"
+	"strconv"
+
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// stmtCacheSize bounds the statements each connection keeps prepared. Request
+// shapes repeat, so a few hundred cover a busy API; past that the least
+// recently used statement is deallocated.
+const stmtCacheSize = 256
+
+// stmtCacheKey is where a connection's statement cache lives in its
+// pgconn custom data, so the cache is born and dies with the connection.
+const stmtCacheKey = "svc.statements"
+
+// stmtCache is one connection's named prepared statements.
+//
+// Statements are prepared inside the request transaction, after the role
+// switch, because PostgreSQL checks schema USAGE while parsing. A statement
+// is keyed by the role and search_path it was parsed under as well as its
+// text: a role never runs a statement whose names were resolved with
+// another role's privileges.
+type stmtCache struct {
+	byKey map[string]*list.Element
+	lru   list.List // of *cachedStmt, most recently used first
+	next  int
+	// evicted holds names dropped from the cache and not yet deallocated on
+	// the server; the next request on the connection deallocates them.
+	evicted []string
+}
+
+type cachedStmt struct {
+	key, name string
+}
+
+// statementsOf returns conn's statement cache, creating it on first use.
+func statementsOf(conn *pgconn.PgConn) *stmtCache {
+	data := conn.CustomData()
+	if c, ok := data[stmtCacheKey].(*stmtCache); ok {
+		return c
+	}
+	c := &stmtCache{byKey: map[string]*list.Element{}}
+	data[stmtCacheKey] = c
+	return c
+}
+
+func stmtKey(role, searchPath, sql string) string {
+	return role + "\x00" + searchPath + "\x00" + sql
+}
+
+// lookup returns the prepared statement name for key, if there is one.
+func (c *stmtCache) lookup(key string) (string, bool) {
+	e, ok := c.byKey[key]
+	if !ok {
+		return "", false
+	}
+	c.lru.MoveToFront(e)
+	return e.Value.(*cachedStmt).name, true
+}
+
+// newName reserves a name for a statement about to be prepared.
+func (c *stmtCache) newName() string {
+	c.next++
+	return "svc_" + strconv.Itoa(c.next)
+}
+
+// add records a statement the server confirmed prepared, evicting the
+// least recently used one when the cache is full.
+func (c *stmtCache) add(key, name string) {
+	c.byKey[key] = c.lru.PushFront(&cachedStmt{key: key, name: name})
+	if c.lru.Len() > stmtCacheSize {
+		old := c.lru.Remove(c.lru.Back()).(*cachedStmt)
+		delete(c.byKey, old.key)
+		c.evicted = append(c.evicted, old.name)
+	}
+}
