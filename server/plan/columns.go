@@ -2,7 +2,6 @@ package plan
 
 import (
 	"github.com/svc-dev/svc/server/apierr"
-	"github.com/svc-dev/svc/server/request"
 	"github.com/svc-dev/svc/server/suggest"
 	"github.com/svc-dev/svc/snapshot"
 )
@@ -24,22 +23,6 @@ func (c columnChecker) check(name string) error {
 		hint = "Perhaps you meant to reference the column \"" + c.rel.Name + "." + best + "\"."
 	}
 	return apierr.UndefinedColumn(c.rel.Name, name, hint)
-}
-
-// checkTree checks every field of a logic tree.
-func (c columnChecker) checkTree(t request.LogicTree) error {
-	for _, cond := range t.Conditions {
-		var err error
-		if cond.Tree != nil {
-			err = c.checkTree(*cond.Tree)
-		} else {
-			err = c.check(cond.Filter.Field.Name)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // closest returns the column name nearest to name, if it is near enough

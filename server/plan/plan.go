@@ -1,7 +1,9 @@
 package plan
 
 import (
+	"maps"
 	"slices"
+	"strings"
 
 	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/request"
@@ -16,16 +18,58 @@ type Options struct {
 	MaxRows int64
 }
 
-// Read is a planned read of one relation.
-type Read struct {
+// Node is one relation of a read tree: the relation read, or an embed.
+type Node struct {
 	Relation *snapshot.Relation
-	Columns  []Column
-	Filters  []request.Filter
-	Logic    []request.LogicTree
-	Order    []request.OrderTerm
-	Offset   int64
+	// Columns are the output columns in select order; embeds that output
+	// something appear here too.
+	Columns []Column
+	// Filters and Logic restrict the node's rows. A filter whose field is
+	// the key of one of Embeds tests that embed's presence instead.
+	Filters []request.Filter
+	Logic   []request.LogicTree
+	// Order may hold terms on a to-one embed's column (Relation set).
+	Order  []request.OrderTerm
+	Offset int64
 	// Limit is nil for no limit.
 	Limit *int64
+	// Embeds are every embed of the node, including empty ones `rel()`
+	// that output nothing.
+	Embeds []*Embed
+}
+
+// Embed is a related relation read for each row of its parent.
+type Embed struct {
+	Node
+	Relationship *snapshot.Relationship
+	// Key is the output key and the name parameters address it by: the
+	// alias, or the name as written.
+	Key string
+	// Inner drops parent rows without a related row.
+	Inner bool
+	// Spread lifts the embed's columns into its parent's row.
+	Spread bool
+}
+
+// ToOne reports whether the embed yields at most one row per parent.
+func (e *Embed) ToOne() bool { return e.Relationship.ToOne() }
+
+// Outputs reports whether the embed puts anything in its parent's row.
+func (e *Embed) Outputs() bool { return len(e.Columns) > 0 }
+
+// EmbedNamed returns the embed of n whose key is name, or nil.
+func (n *Node) EmbedNamed(name string) *Embed {
+	for _, e := range n.Embeds {
+		if e.Key == name {
+			return e
+		}
+	}
+	return nil
+}
+
+// Read is a planned read of one relation.
+type Read struct {
+	Node
 	// Head marks a HEAD request: the body is not built.
 	Head bool
 	// Media is the negotiated representation of the body.
@@ -37,15 +81,20 @@ type Read struct {
 }
 
 // OutputNames lists the keys of each output row in order, expanding `*`
-// from the snapshot; CSV uses it as its header line.
-func (p *Read) OutputNames() []string {
+// from the snapshot and spread embeds into their own keys; CSV uses it as
+// its header line.
+func (n *Node) OutputNames() []string {
 	var names []string
-	for _, c := range p.Columns {
+	for _, c := range n.Columns {
 		switch {
 		case c.Star:
-			for _, col := range p.Relation.Columns {
+			for _, col := range n.Relation.Columns {
 				names = append(names, col.Name)
 			}
+		case c.Embed != nil && c.Embed.Spread:
+			names = append(names, c.Embed.OutputNames()...)
+		case c.Embed != nil:
+			names = append(names, c.Embed.Key)
 		case c.Alias != "":
 			names = append(names, c.Alias)
 		default:
@@ -55,7 +104,7 @@ func (p *Read) OutputNames() []string {
 	return names
 }
 
-// Column is one output column of a read.
+// Column is one output column of a node: `*`, a field, or an embed.
 type Column struct {
 	// Star outputs every column of the relation.
 	Star  bool
@@ -63,6 +112,9 @@ type Column struct {
 	// Alias is the output key; empty means the field's own name.
 	Alias string
 	Cast  string
+	// Embed is set for an embed's output (an object, an array, or its
+	// spread columns).
+	Embed *Embed
 }
 
 // Schema returns the schema a request addresses, or SVC106 when a profile
@@ -91,39 +143,172 @@ func BuildRead(req *request.Request, snap *snapshot.Snapshot, opts Options) (*Re
 	if rel == nil {
 		return nil, apierr.UndefinedTable(name.String())
 	}
-	p := &Read{Relation: rel, Filters: req.Filters, Logic: req.Logic, Order: req.Order, Offset: req.Range.Offset,
-		Limit: capLimit(req.Range.Limit, opts.MaxRows), Head: req.Method == "HEAD",
-		Media: req.Media, Count: req.Prefer.Count, MaxRows: opts.MaxRows}
-	cols := columnChecker{snap: snap, rel: rel}
-	for _, item := range req.Select {
-		if item.Star {
-			p.Columns = append(p.Columns, Column{Star: true})
-			continue
-		}
-		if err := cols.check(item.Field.Name); err != nil {
-			return nil, err
-		}
-		p.Columns = append(p.Columns, Column{Field: item.Field, Alias: item.Alias, Cast: item.Cast})
+	p := &Read{Head: req.Method == "HEAD", Media: req.Media, Count: req.Prefer.Count, MaxRows: opts.MaxRows}
+	if err := buildNode(&p.Node, snap, rel, req.Select); err != nil {
+		return nil, err
 	}
-	if len(p.Columns) == 0 {
-		p.Columns = []Column{{Star: true}}
+	p.Filters, p.Logic, p.Order = req.Filters, req.Logic, req.Order
+	p.Offset, p.Limit = req.Range.Offset, capLimit(req.Range.Limit, opts.MaxRows)
+	if err := applyEmbedParams(&p.Node, req.Embedded); err != nil {
+		return nil, err
 	}
-	for _, f := range req.Filters {
-		if err := cols.check(f.Field.Name); err != nil {
-			return nil, err
-		}
-	}
-	for _, t := range req.Logic {
-		if err := cols.checkTree(t); err != nil {
-			return nil, err
-		}
-	}
-	for _, o := range req.Order {
-		if err := cols.check(o.Field.Name); err != nil {
-			return nil, err
-		}
+	if err := checkNode(&p.Node, snap); err != nil {
+		return nil, err
 	}
 	return p, nil
+}
+
+// buildNode fills n's columns and embeds from a select list.
+func buildNode(n *Node, snap *snapshot.Snapshot, rel *snapshot.Relation, items []request.SelectItem) error {
+	n.Relation = rel
+	cols := columnChecker{snap: snap, rel: rel}
+	for _, item := range items {
+		switch {
+		case item.Star:
+			n.Columns = append(n.Columns, Column{Star: true})
+		case item.Embed != nil:
+			e, err := buildEmbed(snap, rel, item)
+			if err != nil {
+				return err
+			}
+			n.Embeds = append(n.Embeds, e)
+			if e.Outputs() {
+				n.Columns = append(n.Columns, Column{Embed: e})
+			}
+		default:
+			if err := cols.check(item.Field.Name); err != nil {
+				return err
+			}
+			n.Columns = append(n.Columns, Column{Field: item.Field, Alias: item.Alias, Cast: item.Cast})
+		}
+	}
+	if len(items) == 0 {
+		n.Columns = []Column{{Star: true}}
+	}
+	return nil
+}
+
+func buildEmbed(snap *snapshot.Snapshot, parent *snapshot.Relation, item request.SelectItem) (*Embed, error) {
+	re := item.Embed
+	r, err := findRelationship(snap, parent, re)
+	if err != nil {
+		return nil, err
+	}
+	key := item.Alias
+	if key == "" {
+		key = re.Name
+	}
+	if re.Spread && !r.ToOne() {
+		return nil, apierr.SpreadNotToOne(parent.Name, re.Name)
+	}
+	target := snap.Relation(r.ForeignTable)
+	if target == nil {
+		// The snapshot always holds both ends; a missing one is a damaged
+		// snapshot, answered like any unknown relation.
+		return nil, apierr.UndefinedTable(r.ForeignTable.String())
+	}
+	e := &Embed{Relationship: r, Key: key, Inner: re.Join == request.JoinInner, Spread: re.Spread}
+	if err := buildNode(&e.Node, snap, target, re.Select); err != nil {
+		return nil, err
+	}
+	if len(re.Select) == 0 {
+		e.Columns = nil // `rel()` outputs nothing
+	}
+	return e, nil
+}
+
+// applyEmbedParams hands each embed the parameters addressed to it by
+// path, or answers SVC108 for a path that names no embed.
+func applyEmbedParams(root *Node, params map[string]*request.EmbedParams) error {
+	for _, path := range slices.Sorted(maps.Keys(params)) {
+		p := params[path]
+		n := root
+		for _, name := range strings.Split(path, ".") {
+			e := n.EmbedNamed(name)
+			if e == nil {
+				return apierr.NotEmbedded(name)
+			}
+			n = &e.Node
+		}
+		n.Filters = append(n.Filters, p.Filters...)
+		n.Logic = append(n.Logic, p.Logic...)
+		n.Order = append(n.Order, p.Order...)
+		if p.Limit != nil {
+			n.Limit = p.Limit
+		}
+		if p.Offset != nil {
+			n.Offset = *p.Offset
+		}
+	}
+	return nil
+}
+
+// checkNode validates the filters and order of n and its embeds against
+// the snapshot: columns exist, embeds are tested only for presence, and
+// related orders name to-one embeds.
+func checkNode(n *Node, snap *snapshot.Snapshot) error {
+	cols := columnChecker{snap: snap, rel: n.Relation}
+	for _, f := range n.Filters {
+		if err := checkFilter(n, cols, f); err != nil {
+			return err
+		}
+	}
+	for _, t := range n.Logic {
+		if err := checkTree(n, cols, t); err != nil {
+			return err
+		}
+	}
+	for _, o := range n.Order {
+		if o.Relation == "" {
+			if err := cols.check(o.Field.Name); err != nil {
+				return err
+			}
+			continue
+		}
+		e := n.EmbedNamed(o.Relation)
+		if e == nil {
+			return apierr.NotEmbedded(o.Relation)
+		}
+		if !e.ToOne() {
+			return apierr.RelatedOrderNotToOne(n.Relation.Name, o.Relation)
+		}
+		if err := (columnChecker{snap: snap, rel: e.Relation}).check(o.Field.Name); err != nil {
+			return err
+		}
+	}
+	for _, e := range n.Embeds {
+		if err := checkNode(&e.Node, snap); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkFilter checks a filter's column, or, when it names an embed, that
+// it only tests presence: `rel=is.null` or `rel=not.is.null`.
+func checkFilter(n *Node, cols columnChecker, f request.Filter) error {
+	if e := n.EmbedNamed(f.Field.Name); e != nil && len(f.Field.Path) == 0 {
+		if f.Op != "is" || f.Value != "null" {
+			return apierr.UnacceptableEmbedFilter(e.Key)
+		}
+		return nil
+	}
+	return cols.check(f.Field.Name)
+}
+
+func checkTree(n *Node, cols columnChecker, t request.LogicTree) error {
+	for _, c := range t.Conditions {
+		var err error
+		if c.Tree != nil {
+			err = checkTree(n, cols, *c.Tree)
+		} else {
+			err = checkFilter(n, cols, *c.Filter)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // capLimit applies db-max-rows: a response never holds more rows than that.

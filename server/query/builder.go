@@ -9,6 +9,9 @@ import (
 type builder struct {
 	sql  strings.Builder
 	args []any
+	// aliases numbers the aliases of embeds, so each is unique in the
+	// statement.
+	aliases int
 }
 
 // newBuilder returns a builder sized for a typical read, so the statement

@@ -12,16 +12,16 @@ import (
 // to_jsonb first so `col->field` and `col->0` work on them too. Keys travel
 // as bind parameters; array indexes are integers re-rendered from their
 // parsed value.
-func (b *builder) field(rel *snapshot.Relation, f request.Field) {
+func (b *builder) field(sc *scope, f request.Field) {
 	if len(f.Path) == 0 {
-		b.ident(rel.Schema, rel.Name, f.Name)
+		b.column(sc, f.Name)
 		return
 	}
-	wrap := !isJSON(rel, f.Name)
+	wrap := !isJSON(sc.rel, f.Name)
 	if wrap {
 		b.write("pg_catalog.to_jsonb(")
 	}
-	b.ident(rel.Schema, rel.Name, f.Name)
+	b.column(sc, f.Name)
 	if wrap {
 		b.write(")")
 	}
@@ -39,6 +39,13 @@ func (b *builder) field(rel *snapshot.Relation, f request.Field) {
 		b.arg(step.Key)
 		b.write("::text")
 	}
+}
+
+// column writes a column of sc's relation, qualified as the statement
+// refers to it.
+func (b *builder) column(sc *scope, name string) {
+	b.write(sc.qual, ".")
+	b.ident(name)
 }
 
 // isJSON reports whether a column holds json or jsonb (domains resolved).

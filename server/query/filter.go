@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"github.com/svc-dev/svc/server/request"
-	"github.com/svc-dev/svc/snapshot"
 )
 
 // binaryOps maps filter operators that compare a column with one value to
@@ -27,28 +26,40 @@ var isSQL = map[string]string{
 }
 
 // where writes the WHERE clause: every filter and logic tree, ANDed.
-func where(b *builder, rel *snapshot.Relation, filters []request.Filter, trees []request.LogicTree) {
-	n := 0
-	next := func() {
-		if n == 0 {
-			b.write(" where ")
-		} else {
-			b.write(" and ")
+// The conditions of an embed's join and its inner flag come first, through
+// cond, which the caller may have already started.
+func where(b *builder, sc *scope, c *conds) {
+	n := sc.node
+	for _, f := range n.Filters {
+		c.next(b)
+		filter(b, sc, f)
+	}
+	for _, t := range n.Logic {
+		c.next(b)
+		logicTree(b, sc, t)
+	}
+	for _, e := range n.Embeds {
+		if e.Inner {
+			c.next(b)
+			b.write(sc.presence(e), " is not null")
 		}
-		n++
-	}
-	for _, f := range filters {
-		next()
-		filter(b, rel, f)
-	}
-	for _, t := range trees {
-		next()
-		logicTree(b, rel, t)
 	}
 }
 
+// conds writes " where " before the first condition and " and " between.
+type conds struct{ n int }
+
+func (c *conds) next(b *builder) {
+	if c.n == 0 {
+		b.write(" where ")
+	} else {
+		b.write(" and ")
+	}
+	c.n++
+}
+
 // logicTree writes `[not ](c1 or c2 ...)`.
-func logicTree(b *builder, rel *snapshot.Relation, t request.LogicTree) {
+func logicTree(b *builder, sc *scope, t request.LogicTree) {
 	if t.Negate {
 		b.write("not ")
 	}
@@ -62,9 +73,9 @@ func logicTree(b *builder, rel *snapshot.Relation, t request.LogicTree) {
 			b.write(sep)
 		}
 		if c.Tree != nil {
-			logicTree(b, rel, *c.Tree)
+			logicTree(b, sc, *c.Tree)
 		} else {
-			filter(b, rel, *c.Filter)
+			filter(b, sc, *c.Filter)
 		}
 	}
 	b.write(")")
@@ -72,12 +83,17 @@ func logicTree(b *builder, rel *snapshot.Relation, t request.LogicTree) {
 
 // filter writes one condition. Operands always travel as text bind
 // parameters; PostgreSQL infers their type from the column.
-func filter(b *builder, rel *snapshot.Relation, f request.Filter) {
+func filter(b *builder, sc *scope, f request.Filter) {
 	if f.Negate {
 		b.write("not ")
 	}
 	b.write("(")
-	b.field(rel, f.Field)
+	if e := sc.node.EmbedNamed(f.Field.Name); e != nil && len(f.Field.Path) == 0 {
+		// Planning allowed only `is null` on an embed: a presence test.
+		b.write(sc.presence(e), " is null)")
+		return
+	}
+	b.field(sc, f.Field)
 	switch {
 	case f.Op == "is":
 		b.write(" ", isSQL[f.Value])

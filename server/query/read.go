@@ -28,15 +28,13 @@ func Read(p *plan.Read) Statement {
 	switch p.Count {
 	case "exact":
 		b.write("(select pg_catalog.count(*) from ")
-		b.ident(p.Relation.Schema, p.Relation.Name)
-		where(b, p.Relation, p.Filters, p.Logic)
+		countedRows(b, &p.Node)
 		b.write(")")
 	case "estimated":
 		// Exact up to db-max-rows; past it the server uses the planner's
 		// estimate (PlanCount), so counting stops at max-rows + 1.
 		b.write("(select pg_catalog.count(*) from (select 1 from ")
-		b.ident(p.Relation.Schema, p.Relation.Name)
-		where(b, p.Relation, p.Filters, p.Logic)
+		countedRows(b, &p.Node)
 		if p.MaxRows > 0 {
 			b.write(" limit ")
 			b.arg(p.MaxRows + 1)
@@ -48,7 +46,7 @@ func Read(p *plan.Read) Statement {
 	b.write(" as total_count, pg_catalog.count(_svc_row) as page_count, ")
 	body(b, p)
 	b.write(" as body, ", resultColumns, " from (")
-	source(b, p)
+	source(b, topScope(&p.Node), nil, nil, nil)
 	b.write(") _svc_row")
 	return Statement{SQL: b.sql.String(), Args: b.args}
 }
@@ -61,9 +59,20 @@ func PlanCount(p *plan.Read) *Statement {
 	}
 	var b builder
 	b.write("explain (format json) select 1 from ")
-	b.ident(p.Relation.Schema, p.Relation.Name)
-	where(&b, p.Relation, p.Filters, p.Logic)
+	countedRows(&b, &p.Node)
 	return &Statement{SQL: b.sql.String(), Args: b.args}
+}
+
+// countedRows writes the relation, joins and conditions that decide which
+// rows a count counts: the read's own, without its select list, order or
+// window.
+func countedRows(b *builder, n *plan.Node) {
+	sc := topScope(n)
+	planLaterals(b, sc, true)
+	from(b, sc, nil, nil)
+	joinEmbeds(b, sc)
+	var c conds
+	where(b, sc, &c)
 }
 
 // Explain wraps stmt in EXPLAIN with the plan media type's format and
@@ -113,29 +122,82 @@ func body(b *builder, p *plan.Read) {
 	}
 }
 
-// source writes the inner select of a read: columns, relation, filters,
-// order and window.
-func source(b *builder, p *plan.Read) {
-	rel := p.Relation
+// source writes the select of one node: its columns, relation, embeds,
+// conditions, order and window. parent and r are nil at the top.
+//
+// hidden are extra columns a parent orders by, output after the node's own.
+func source(b *builder, sc, parent *scope, r *snapshot.Relationship, hidden []hiddenColumn) {
+	n := sc.node
+	planLaterals(b, sc, false)
 	b.write("select ")
-	for i, c := range p.Columns {
+	for i, c := range n.Columns {
 		if i > 0 {
 			b.write(", ")
 		}
-		if c.Star {
-			b.ident(rel.Schema, rel.Name)
-			b.write(".*")
-			continue
+		column(b, sc, c)
+	}
+	for i, h := range hidden {
+		if i > 0 || len(n.Columns) > 0 {
+			b.write(", ")
 		}
+		b.field(sc, h.field)
+		b.write(" as ", h.name)
+	}
+	b.write(" from ")
+	from(b, sc, parent, r)
+	joinEmbeds(b, sc)
+	var c conds
+	joinConditions(b, sc, parent, r, &c)
+	where(b, sc, &c)
+	for i, o := range n.Order {
+		if i == 0 {
+			b.write(" order by ")
+		} else {
+			b.write(", ")
+		}
+		orderTerm(b, sc, o)
+	}
+	if n.Limit != nil {
+		b.write(" limit ")
+		b.arg(*n.Limit)
+	}
+	if n.Offset > 0 {
+		b.write(" offset ")
+		b.arg(n.Offset)
+	}
+}
+
+// column writes one output column, always named: a cast or a path would
+// otherwise be named after the type or "?column?".
+func column(b *builder, sc *scope, c plan.Column) {
+	switch {
+	case c.Star:
+		b.write(sc.qual, ".*")
+	case c.Embed != nil && c.Embed.Spread:
+		for i, name := range c.Embed.OutputNames() {
+			if i > 0 {
+				b.write(", ")
+			}
+			b.write("(", sc.laterals[c.Embed], ".r).")
+			b.ident(name)
+			b.write(" as ")
+			b.ident(name)
+		}
+	case c.Embed != nil:
+		if c.Embed.ToOne() {
+			b.write("pg_catalog.row_to_json(", sc.laterals[c.Embed], ".r) as ")
+		} else {
+			b.write("coalesce(", sc.laterals[c.Embed], ".v, '[]') as ")
+		}
+		b.ident(c.Embed.Key)
+	default:
 		if c.Cast != "" {
 			b.write("(")
-			b.field(rel, c.Field)
+			b.field(sc, c.Field)
 			b.write(")::", c.Cast)
 		} else {
-			b.field(rel, c.Field)
+			b.field(sc, c.Field)
 		}
-		// Always name the output: a cast or a path would otherwise be named
-		// after the type or "?column?".
 		name := c.Alias
 		if name == "" {
 			name = c.Field.OutputName()
@@ -143,29 +205,14 @@ func source(b *builder, p *plan.Read) {
 		b.write(" as ")
 		b.ident(name)
 	}
-	b.write(" from ")
-	b.ident(rel.Schema, rel.Name)
-	where(b, rel, p.Filters, p.Logic)
-	for i, o := range p.Order {
-		if i == 0 {
-			b.write(" order by ")
-		} else {
-			b.write(", ")
-		}
-		orderTerm(b, rel, o)
-	}
-	if p.Limit != nil {
-		b.write(" limit ")
-		b.arg(*p.Limit)
-	}
-	if p.Offset > 0 {
-		b.write(" offset ")
-		b.arg(p.Offset)
-	}
 }
 
-func orderTerm(b *builder, rel *snapshot.Relation, o request.OrderTerm) {
-	b.field(rel, o.Field)
+func orderTerm(b *builder, sc *scope, o request.OrderTerm) {
+	if o.Relation != "" {
+		relatedOrder(b, sc, o)
+	} else {
+		b.field(sc, o.Field)
+	}
 	if o.Desc {
 		b.write(" desc")
 	} else {

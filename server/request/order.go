@@ -2,9 +2,13 @@ package request
 
 // OrderTerm is one entry of the order parameter.
 type OrderTerm struct {
-	Field Field
-	Desc  bool
-	Nulls Nulls
+	// Relation names a to-one embed (name or alias) whose column Field
+	// orders the parent rows: `rel(col)`. Empty for the relation's own
+	// columns.
+	Relation string
+	Field    Field
+	Desc     bool
+	Nulls    Nulls
 }
 
 // Nulls is an explicit nulls placement; the zero value leaves PostgreSQL's default.
@@ -17,7 +21,8 @@ const (
 	NullsLast
 )
 
-// parseOrder reads `col[.asc|.desc][.nullsfirst|.nullslast]`, comma separated.
+// parseOrder reads `col[.asc|.desc][.nullsfirst|.nullslast]`, comma separated;
+// col may be `rel(col)` for a to-one embed's column.
 func parseOrder(v string) ([]OrderTerm, error) {
 	s := &scanner{param: "order", src: v}
 	var terms []OrderTerm
@@ -27,6 +32,15 @@ func parseOrder(v string) ([]OrderTerm, error) {
 			return nil, err
 		}
 		t := OrderTerm{Field: f}
+		if len(f.Path) == 0 && s.accept("(") {
+			t.Relation = f.Name
+			if t.Field, err = s.field(); err != nil {
+				return nil, err
+			}
+			if !s.accept(")") {
+				return nil, s.fail(`")"`)
+			}
+		}
 		if s.accept(".") {
 			switch {
 			case s.accept("asc"):

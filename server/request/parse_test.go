@@ -41,6 +41,93 @@ func TestParseSelect(t *testing.T) {
 	}
 }
 
+func TestParseSelectEmbeds(t *testing.T) {
+	t.Parallel()
+	col := func(name string) SelectItem { return SelectItem{Field: Field{Name: name}} }
+	cases := []struct {
+		in   string
+		want []SelectItem
+	}{
+		{"a,rel(b,c)", []SelectItem{col("a"), {Embed: &Embed{Name: "rel", Select: []SelectItem{col("b"), col("c")}}}}},
+		{"x:rel(*)", []SelectItem{{Alias: "x", Embed: &Embed{Name: "rel", Select: []SelectItem{{Star: true}}}}}},
+		{"rel()", []SelectItem{{Embed: &Embed{Name: "rel"}}}},
+		{"rel!fk(b)", []SelectItem{{Embed: &Embed{Name: "rel", Hint: "fk", Select: []SelectItem{col("b")}}}}},
+		{"rel!inner(b)", []SelectItem{{Embed: &Embed{Name: "rel", Join: JoinInner, Select: []SelectItem{col("b")}}}}},
+		{"rel!fk!left(b)", []SelectItem{{Embed: &Embed{Name: "rel", Hint: "fk", Join: JoinLeft, Select: []SelectItem{col("b")}}}}},
+		{"...rel(b,y:c)", []SelectItem{{Embed: &Embed{Name: "rel", Spread: true,
+			Select: []SelectItem{col("b"), {Field: Field{Name: "c"}, Alias: "y"}}}}}},
+		{"r1(r2(r3(a)))", []SelectItem{{Embed: &Embed{Name: "r1", Select: []SelectItem{{Embed: &Embed{Name: "r2",
+			Select: []SelectItem{{Embed: &Embed{Name: "r3", Select: []SelectItem{col("a")}}}}}}}}}}},
+	}
+	for _, c := range cases {
+		got, err := parseSelect(c.in)
+		if err != nil {
+			t.Errorf("parseSelect(%q): %v", c.in, err)
+			continue
+		}
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("parseSelect(%q) = %+v, want %+v", c.in, got, c.want)
+		}
+	}
+}
+
+func TestParseSelectDepthBounded(t *testing.T) {
+	t.Parallel()
+	deep := ""
+	for range maxEmbedDepth + 1 {
+		deep += "r("
+	}
+	deep += "a"
+	for range maxEmbedDepth + 1 {
+		deep += ")"
+	}
+	if _, err := parseSelect(deep); err == nil {
+		t.Errorf("select nested %d deep: want an error", maxEmbedDepth+1)
+	}
+}
+
+func TestSplitEmbedPath(t *testing.T) {
+	t.Parallel()
+	cases := []struct{ key, path, rest string }{
+		{"id", "", "id"},
+		{"or", "", "or"},
+		{"not.or", "", "not.or"},
+		{"tasks.order", "tasks", "order"},
+		{"tasks.users.limit", "tasks.users", "limit"},
+		{"tasks.not.and", "tasks", "not.and"},
+		{"tasks.meta->a.b", "tasks", "meta->a.b"},
+		{"meta->a.b", "", "meta->a.b"},
+		{"trailing.", "", "trailing."},
+	}
+	for _, c := range cases {
+		path, rest := splitEmbedPath(c.key)
+		if path != c.path || rest != c.rest {
+			t.Errorf("splitEmbedPath(%q) = %q, %q; want %q, %q", c.key, path, rest, c.path, c.rest)
+		}
+	}
+}
+
+func TestParseEmbedParams(t *testing.T) {
+	t.Parallel()
+	r := httptest.NewRequest("GET", "/t?select=a,tasks(b,users(c))&tasks.order=b.desc&tasks.limit=2&tasks.offset=1"+
+		"&tasks.users.c=eq.1&tasks.or=(b.eq.1,b.eq.2)&order=clients(name).desc", nil)
+	req, err := Parse(r, KindRelation, "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tasks := req.Embedded["tasks"]
+	if tasks == nil || len(tasks.Order) != 1 || !tasks.Order[0].Desc || *tasks.Limit != 2 || *tasks.Offset != 1 || len(tasks.Logic) != 1 {
+		t.Errorf("tasks params = %+v", tasks)
+	}
+	if users := req.Embedded["tasks.users"]; users == nil || len(users.Filters) != 1 || users.Filters[0].Field.Name != "c" {
+		t.Errorf("tasks.users params = %+v", users)
+	}
+	want := []OrderTerm{{Relation: "clients", Field: Field{Name: "name"}, Desc: true}}
+	if !reflect.DeepEqual(req.Order, want) {
+		t.Errorf("order = %+v, want %+v", req.Order, want)
+	}
+}
+
 func TestParseErrors(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
@@ -59,8 +146,16 @@ func TestParseErrors(t *testing.T) {
 			"failed to parse select parameter (a::text from pg_authid) (line 1, column 4)", `unexpected "t" expecting a type name`},
 		{"cast with semicolon", func() error { _, err := parseSelect("a::int;drop"); return err },
 			"failed to parse select parameter (a::int;drop) (line 1, column 7)", `unexpected ";" expecting "," or end of input`},
-		{"embed not yet", func() error { _, err := parseSelect("a(b)"); return err },
-			"failed to parse select parameter (a(b)) (line 1, column 2)", `unexpected "(" expecting "," (embedding related resources is not available yet)`},
+		{"unclosed embed", func() error { _, err := parseSelect("a(b"); return err },
+			"failed to parse select parameter (a(b) (line 1, column 4)", `unexpected end of input expecting "," or ")"`},
+		{"embed without list", func() error { _, err := parseSelect("a!inner"); return err },
+			"failed to parse select parameter (a!inner) (line 1, column 8)", `unexpected end of input expecting "(" or "!"`},
+		{"two hints", func() error { _, err := parseSelect("a!b!c(*)"); return err },
+			"failed to parse select parameter (a!b!c(*)) (line 1, column 6)", `unexpected "(" expecting "("`},
+		{"stray parenthesis", func() error { _, err := parseSelect("a,b)"); return err },
+			"failed to parse select parameter (a,b)) (line 1, column 4)", `unexpected ")" expecting "," or end of input`},
+		{"relation order unclosed", func() error { _, err := parseOrder("a(b.desc"); return err },
+			"failed to parse order parameter (a(b.desc) (line 1, column 4)", `unexpected "." expecting ")"`},
 		{"bad order direction", func() error { _, err := parseOrder("a.up"); return err },
 			"failed to parse order parameter (a.up) (line 1, column 3)", `unexpected "u" expecting "asc", "desc", "nullsfirst" or "nullslast"`},
 		{"bad nulls", func() error { _, err := parseOrder("a.desc.nulls"); return err },

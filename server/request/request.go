@@ -35,6 +35,57 @@ type Request struct {
 	Prefer Preferences
 	// Media is the negotiated response representation.
 	Media Media
+	// Embedded holds the parameters addressed to embedded resources
+	// (`rel.order`, `rel.rel2.col=eq.1`), keyed by the embed path joined
+	// with dots.
+	Embedded map[string]*EmbedParams
+}
+
+// EmbedParams are the parameters that apply to one embedded resource.
+type EmbedParams struct {
+	Filters []Filter
+	Logic   []LogicTree
+	Order   []OrderTerm
+	Limit   *int64
+	Offset  *int64
+}
+
+// embedded returns the parameters for path, creating them on first use.
+func (r *Request) embedded(path string) *EmbedParams {
+	if r.Embedded == nil {
+		r.Embedded = map[string]*EmbedParams{}
+	}
+	p := r.Embedded[path]
+	if p == nil {
+		p = &EmbedParams{}
+		r.Embedded[path] = p
+	}
+	return p
+}
+
+// splitEmbedPath separates a parameter key into the embed path it is
+// addressed to and the parameter proper: "tasks.users.order" ->
+// ("tasks.users", "order"). Segments holding a JSON arrow or a quote belong
+// to a column, so "meta->a.b" stays whole.
+func splitEmbedPath(key string) (path, rest string) {
+	rest = key
+	for {
+		i := strings.IndexByte(rest, '.')
+		if i <= 0 || strings.Contains(rest[:i], "->") || strings.ContainsRune(rest[:i], '"') {
+			return path, rest
+		}
+		if _, _, ok := logicKey(rest); ok {
+			return path, rest
+		}
+		if i == len(rest)-1 {
+			return path, rest
+		}
+		if path != "" {
+			path += "."
+		}
+		path += rest[:i]
+		rest = rest[i+1:]
+	}
 }
 
 // Parse reads the parts of r that shape the query. Path routing (which Kind
@@ -57,27 +108,16 @@ func Parse(r *http.Request, kind Kind, target string) (*Request, error) {
 	// shape, so reordered parameters must not reorder conditions.
 	for _, key := range slices.Sorted(maps.Keys(query)) {
 		for _, v := range query[key] {
-			switch key {
-			case "select":
-				req.Select, err = parseSelect(v)
-			case "order":
-				req.Order, err = parseOrder(v)
-			case "limit":
-				limit, err = parseCount("limit", v)
-			case "offset":
-				offset, err = parseCount("offset", v)
-			default:
-				if or, negate, ok := logicKey(key); ok {
-					var t LogicTree
-					if t, err = parseLogic(key, v, or, negate); err == nil {
-						req.Logic = append(req.Logic, t)
-					}
-					break
+			if key == "select" {
+				if req.Select, err = parseSelect(v); err != nil {
+					return nil, err
 				}
-				var f Filter
-				if f, err = parseFilter(key, v); err == nil {
-					req.Filters = append(req.Filters, f)
-				}
+				continue
+			}
+			if path, param := splitEmbedPath(key); path != "" {
+				err = req.embedded(path).parse(key, param, v)
+			} else {
+				err = req.parseParam(key, v, &limit, &offset)
 			}
 			if err != nil {
 				return nil, err
@@ -90,6 +130,62 @@ func Parse(r *http.Request, kind Kind, target string) (*Request, error) {
 	}
 	req.Range = rng
 	return req, nil
+}
+
+// parseParam reads one top-level parameter other than select.
+func (r *Request) parseParam(key, v string, limit, offset **int64) error {
+	var err error
+	switch key {
+	case "order":
+		r.Order, err = parseOrder(v)
+	case "limit":
+		*limit, err = parseCount("limit", v)
+	case "offset":
+		*offset, err = parseCount("offset", v)
+	default:
+		if or, negate, ok := logicKey(key); ok {
+			var t LogicTree
+			if t, err = parseLogic(key, v, or, negate); err == nil {
+				r.Logic = append(r.Logic, t)
+			}
+			break
+		}
+		var f Filter
+		if f, err = parseFilter(key, v); err == nil {
+			r.Filters = append(r.Filters, f)
+		}
+	}
+	return err
+}
+
+// parse reads one parameter addressed to an embed; key is the full key,
+// for error messages, and param the part after the embed path.
+func (p *EmbedParams) parse(key, param, v string) error {
+	var err error
+	switch param {
+	case "order":
+		var terms []OrderTerm
+		if terms, err = parseOrder(v); err == nil {
+			p.Order = append(p.Order, terms...)
+		}
+	case "limit":
+		p.Limit, err = parseCount(key, v)
+	case "offset":
+		p.Offset, err = parseCount(key, v)
+	default:
+		if or, negate, ok := logicKey(param); ok {
+			var t LogicTree
+			if t, err = parseLogic(key, v, or, negate); err == nil {
+				p.Logic = append(p.Logic, t)
+			}
+			break
+		}
+		var f Filter
+		if f, err = parseFilter(param, v); err == nil {
+			p.Filters = append(p.Filters, f)
+		}
+	}
+	return err
 }
 
 // profile returns the schema asked for by Accept-Profile (reads) or

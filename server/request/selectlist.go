@@ -1,6 +1,9 @@
 package request
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // SelectItem is one entry of the select parameter.
 type SelectItem struct {
@@ -10,31 +13,80 @@ type SelectItem struct {
 	Alias string
 	// Cast is a type name the value is cast to in the output.
 	Cast string
+	// Embed is set when the item embeds a related resource; Field is then
+	// unused and Alias names the output key.
+	Embed *Embed
 }
 
-// parseSelect reads `*`, `col`, `alias:col` and `col::type` items,
-// comma separated.
+// Embed is an embedded resource in select: `[alias:][...]name[!hint][!inner|!left](items)`.
+type Embed struct {
+	// Name is what the embed targets: a related relation, a computed
+	// relationship's function, a foreign key column or constraint.
+	Name string
+	// Hint picks one relationship when several match.
+	Hint string
+	// Join is how rows without a related row are treated.
+	Join Join
+	// Spread lifts a to-one embed's columns into the parent.
+	Spread bool
+	// Select is the embed's own select list; empty for `name()`.
+	Select []SelectItem
+}
+
+// Join says whether parents without a related row are kept.
+type Join int
+
+// JoinDefault keeps them (a left join); JoinInner drops them.
+const (
+	JoinDefault Join = iota
+	JoinInner
+	JoinLeft
+)
+
+// parseSelect reads the select parameter: `*`, `col`, `alias:col`,
+// `col::type` and embeds, comma separated.
 func parseSelect(v string) ([]SelectItem, error) {
 	s := &scanner{param: "select", src: v}
+	items, err := s.selectList(0)
+	if err != nil {
+		return nil, err
+	}
+	if !s.eof() {
+		return nil, s.fail(`"," or end of input`)
+	}
+	return items, nil
+}
+
+// maxEmbedDepth bounds nesting so a hostile select cannot recurse without end.
+const maxEmbedDepth = 16
+
+// selectList reads items up to the end of input or a closing parenthesis,
+// which it leaves for the caller.
+func (s *scanner) selectList(depth int) ([]SelectItem, error) {
 	var items []SelectItem
 	for {
-		item, err := s.selectItem()
+		item, err := s.selectItem(depth)
 		if err != nil {
 			return nil, err
 		}
 		items = append(items, item)
-		if s.eof() {
-			return items, nil
-		}
 		if !s.accept(",") {
-			return nil, s.fail(`"," or end of input`)
+			return items, nil
 		}
 	}
 }
 
-func (s *scanner) selectItem() (SelectItem, error) {
+func (s *scanner) selectItem(depth int) (SelectItem, error) {
 	if s.accept("*") {
 		return SelectItem{Star: true}, nil
+	}
+	if s.accept("...") {
+		e, err := s.embed("", depth)
+		if err != nil {
+			return SelectItem{}, err
+		}
+		e.Spread = true
+		return SelectItem{Embed: e}, nil
 	}
 	first, err := s.field()
 	if err != nil {
@@ -48,15 +100,62 @@ func (s *scanner) selectItem() (SelectItem, error) {
 			return SelectItem{}, err
 		}
 	}
+	if len(item.Field.Path) == 0 && (s.peek() == '(' || s.peek() == '!') {
+		item.Embed, err = s.embed(item.Field.Name, depth)
+		item.Field = Field{}
+		return item, err
+	}
 	if s.accept("::") {
 		if item.Cast, err = s.typeName(); err != nil {
 			return SelectItem{}, err
 		}
 	}
-	if s.peek() == '(' {
-		return SelectItem{}, s.fail(`"," (embedding related resources is not available yet)`)
-	}
 	return item, nil
+}
+
+// embed reads the rest of an embed after its name (which it reads itself
+// when name is ""): hints, join type and the parenthesised select list.
+func (s *scanner) embed(name string, depth int) (*Embed, error) {
+	if depth >= maxEmbedDepth {
+		return nil, s.fail(fmt.Sprintf("at most %d levels of embedding", maxEmbedDepth))
+	}
+	e := &Embed{Name: name}
+	if name == "" {
+		var err error
+		if e.Name, err = s.name(); err != nil {
+			return nil, err
+		}
+	}
+	for s.accept("!") {
+		word, err := s.name()
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case word == "inner" && e.Join == JoinDefault:
+			e.Join = JoinInner
+		case word == "left" && e.Join == JoinDefault:
+			e.Join = JoinLeft
+		case e.Hint == "" && e.Join == JoinDefault:
+			e.Hint = word
+		default:
+			return nil, s.fail(`"("`)
+		}
+	}
+	if !s.accept("(") {
+		return nil, s.fail(`"(" or "!"`)
+	}
+	if s.accept(")") {
+		return e, nil
+	}
+	var err error
+	if e.Select, err = s.selectList(depth + 1); err != nil {
+		return nil, err
+	}
+	if !s.accept(")") {
+		return nil, s.fail(`"," or ")"`)
+	}
+	return e, nil
 }
 
 // multiWordTypes are the SQL-standard type names that contain spaces; any
