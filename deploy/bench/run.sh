@@ -56,7 +56,7 @@ rps_pgbench() {
   "$BIN/pgbench" -n -M "$3" -c "$2" -j 2 -T "$DURATION" -f "deploy/bench/$1.pgbench" \
     "postgres://authenticator@127.0.0.1:$PGPORT/postgres" 2>"$WORK/pgbench.err" | awk '/^tps/ {print $3; exit}'
 }
-for kind in lookup page; do
+for kind in lookup page embed; do
   curl -sf "http://127.0.0.1:$HTTPPORT/items?id=eq.1" >/dev/null
   svc=$(rps_wrk "$kind")
   echo "$kind: svc (wrk, 32 connections, pool $POOL): $svc req/s"
