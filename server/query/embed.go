@@ -188,7 +188,9 @@ func from(b *builder, sc, parent *scope, r *snapshot.Relationship) {
 		b.write(sc.qual)
 	case r.Computed():
 		b.ident(r.Function.Schema, r.Function.Name)
-		b.write("(", parent.qual, ") as ", sc.qual)
+		// qual.* is the parent's whole row; a bare schema-qualified name
+		// would be read as a column reference.
+		b.write("(", parent.qual, ".*) as ", sc.qual)
 	case r.Junction != nil:
 		b.ident(sc.rel.Schema, sc.rel.Name)
 		b.write(" as ", sc.qual, " join ")

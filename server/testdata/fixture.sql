@@ -82,3 +82,143 @@ insert into test.places values
   (2, 'Market', '[10,18)', '(60.4,5.3)', false, 'busy market square'),
   (3, 'Tower', '[20,23)', null, null, null);
 grant select on test.places to web_anon;
+
+-- Resource embedding (cases/embed_*.case). Clients own projects, projects
+-- own tasks: three levels of many-to-one / one-to-many. Umbrella has no
+-- projects; Stapler and Sandbox have no tasks; Sandbox has no client.
+create table test.clients (
+  id integer primary key,
+  name text not null
+);
+create table test.projects (
+  id integer primary key,
+  name text not null,
+  client_id integer constraint projects_client_id_fkey references test.clients(id),
+  active boolean not null default true
+);
+create table test.tasks (
+  id integer primary key,
+  name text not null,
+  project_id integer not null constraint tasks_project_id_fkey references test.projects(id)
+);
+-- One-to-one: the foreign key is the primary key.
+create table test.project_details (
+  project_id integer primary key constraint project_details_project_id_fkey references test.projects(id),
+  budget integer not null
+);
+-- Many-to-many: users_tasks joins users and tasks (key = both foreign
+-- keys); assignments joins users and projects with an extra key column
+-- (Cid holds two roles on Portal, so Portal lists Cid twice through it);
+-- project_followers is a second junction between users and projects, so a
+-- bare users <-> projects embed is ambiguous.
+create table test.users (
+  id integer primary key,
+  name text not null
+);
+create table test.users_tasks (
+  user_id integer constraint users_tasks_user_id_fkey references test.users(id),
+  task_id integer constraint users_tasks_task_id_fkey references test.tasks(id),
+  primary key (user_id, task_id)
+);
+create table test.assignments (
+  user_id integer constraint assignments_user_id_fkey references test.users(id),
+  project_id integer constraint assignments_project_id_fkey references test.projects(id),
+  role text,
+  primary key (user_id, project_id, role)
+);
+create table test.project_followers (
+  user_id integer constraint project_followers_user_id_fkey references test.users(id),
+  project_id integer constraint project_followers_project_id_fkey references test.projects(id),
+  primary key (user_id, project_id)
+);
+-- Two foreign keys between the same two tables.
+create table test.addresses (
+  id integer primary key,
+  city text not null
+);
+create table test.orders (
+  id integer primary key,
+  billing_address_id integer constraint orders_billing_fkey references test.addresses(id),
+  shipping_address_id integer constraint orders_shipping_fkey references test.addresses(id)
+);
+
+insert into test.clients values (1, 'Acme'), (2, 'Globex'), (3, 'Initech'), (4, 'Umbrella');
+insert into test.projects values
+  (1, 'Rocket', 1, true), (2, 'Anvil', 1, false), (3, 'Portal', 2, true),
+  (4, 'Stapler', 3, true), (5, 'Sandbox', null, true);
+insert into test.tasks values
+  (1, 'Design', 1), (2, 'Build', 1), (3, 'Launch', 1), (4, 'Forge', 2),
+  (5, 'Install', 3), (6, 'Patch', 3);
+insert into test.project_details values (1, 1000), (3, 500), (4, 250);
+insert into test.users values (1, 'Ann'), (2, 'Bob'), (3, 'Cid'), (4, 'Dee');
+insert into test.users_tasks values (1, 1), (1, 2), (1, 6), (2, 2), (2, 4), (3, 5), (3, 6);
+insert into test.assignments values
+  (1, 1, 'lead'), (2, 1, 'dev'), (2, 2, 'lead'), (3, 3, 'dev'), (3, 3, 'ops'), (1, 4, 'lead');
+insert into test.project_followers values (4, 1), (2, 3);
+insert into test.addresses values (1, 'Oslo'), (2, 'Bergen'), (3, 'Lima'), (4, 'Quito');
+insert into test.orders values (1, 1, 2), (2, 3, 3), (3, 1, null);
+
+-- Views keep the relationships of the table they show when they show its
+-- key and foreign key columns, also a view over a view.
+create view test.projects_v as select id, name, client_id from test.projects;
+create view test.projects_vv as select * from test.projects_v;
+
+-- A base table outside the exposed schemas, shown by a view in test: the
+-- view is one-to-one with clients. A second chain goes through a view in
+-- private, which is only followed with db-extra-search-path = private.
+create schema private;
+grant usage on schema private to web_anon;
+create table private.details (
+  id integer primary key constraint details_id_fkey references test.clients(id),
+  note text not null
+);
+insert into private.details values (1, 'pays late'), (3, 'prefers email');
+create view test.client_notes as select id, note from private.details;
+create view private.details_v as select id, note from private.details;
+create view test.scribbles as select id, note from private.details_v;
+
+-- Computed relationships: a to-one (rows 1) and a to-many one.
+create function test.project_client(test.projects) returns setof test.clients
+  rows 1 language sql stable as $$ select * from test.clients where id = $1.client_id $$;
+create function test.client_open_projects(test.clients) returns setof test.projects
+  rows 10 language sql stable as $$ select * from test.projects where client_id = $1.id and active $$;
+
+-- Self reference, embedded only through computed relationships.
+create table test.employees (
+  id integer primary key,
+  name text not null,
+  manager_id integer constraint employees_manager_id_fkey references test.employees(id)
+);
+insert into test.employees values (1, 'Grace', null), (2, 'Alan', 1), (3, 'Ada', 1), (4, 'Linus', 2);
+create function test.manager(test.employees) returns setof test.employees
+  rows 1 language sql stable as $$ select * from test.employees where id = $1.manager_id $$;
+create function test.reports(test.employees) returns setof test.employees
+  language sql stable as $$ select * from test.employees where manager_id = $1.id $$;
+
+-- A materialized view has no constraints, but its id column traces to
+-- clients.id, so it takes the clients' relationships (projects point at it).
+create materialized view test.client_totals as
+  select c.id, c.name, (select count(*) from test.projects p where p.client_id = c.id)::int as project_count
+  from test.clients c;
+
+-- A partitioned table with a foreign key, embedded both ways.
+create table test.measurements (
+  id integer not null,
+  client_id integer constraint measurements_client_id_fkey references test.clients(id),
+  at date not null,
+  value integer,
+  primary key (id, at)
+) partition by range (at);
+create table test.measurements_2024 partition of test.measurements
+  for values from ('2024-01-01') to ('2025-01-01');
+insert into test.measurements values
+  (1, 1, '2024-01-10', 5), (2, 1, '2024-02-10', 7), (3, 2, '2024-03-01', 3);
+
+grant select on test.clients, test.projects, test.tasks, test.project_details,
+  test.users, test.users_tasks, test.assignments, test.project_followers,
+  test.addresses, test.orders, test.projects_v, test.projects_vv,
+  test.client_notes, test.scribbles, test.employees, test.client_totals,
+  test.measurements, private.details, private.details_v to web_anon;
+grant execute on function test.project_client(test.projects),
+  test.client_open_projects(test.clients), test.manager(test.employees),
+  test.reports(test.employees) to web_anon;
