@@ -32,7 +32,11 @@ import (
 //
 // A file may open with configuration lines, "% key = value" (keys as in the
 // config file); its cases then run against a server of their own with those
-// settings over the shared fixture's.
+// settings over the shared fixture's. The line "% fixture = <file>" instead
+// names an SQL script under testdata run (as superuser) before the file's
+// cases, for files that write: it resets the rows of the tables they
+// change. The tables themselves belong in fixture.sql, so that every
+// server's snapshot holds them.
 type testCase struct {
 	file, name string
 	line       int

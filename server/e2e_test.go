@@ -7,12 +7,14 @@ import (
 	"io"
 	"maps"
 	"net/http"
+	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/svc-dev/svc/server/config"
 )
 
@@ -29,6 +31,10 @@ func TestCases(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Run(strings.TrimSuffix(filepath.Base(file), ".case"), func(t *testing.T) {
+			if script, ok := settings["fixture"]; ok {
+				delete(settings, "fixture")
+				runFixtureScript(t, script)
+			}
 			baseURL := fixture.url
 			if len(settings) > 0 {
 				baseURL = serverWith(t, settings)
@@ -40,6 +46,26 @@ func TestCases(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// runFixtureScript runs testdata/<name> as the superuser before a case
+// file that writes: the script resets the rows of the tables the file
+// changes, so the file starts from the same rows on every run and writes in
+// one file cannot disturb another.
+func runFixtureScript(t *testing.T, name string) {
+	t.Helper()
+	sql, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(t.Context(), fixture.superURI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(t.Context())
+	if _, err := conn.Exec(t.Context(), string(sql)); err != nil {
+		t.Fatalf("fixture script %s: %v", name, err)
 	}
 }
 

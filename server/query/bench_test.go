@@ -12,7 +12,9 @@ import (
 )
 
 // benchSnapshot holds one 12-column table among 200 others, so lookups pay
-// for a realistically sized index.
+// for a realistically sized index. orders relates to t1 (many-to-one),
+// t2 (one-to-many, and a computed to-one "latest"), t3 (twice, so a bare
+// embed is ambiguous) and t4 (many-to-many through t5); t1 relates back.
 func benchSnapshot(b testing.TB) *snapshot.Snapshot {
 	b.Helper()
 	var c snapshot.Content
@@ -28,11 +30,29 @@ func benchSnapshot(b testing.TB) *snapshot.Snapshot {
 			snapshot.Column{Name: "tags", Type: "text[]", BaseType: "text[]"})
 		c.Relations = append(c.Relations, rel)
 	}
+	c.Relationships = benchRelationships()
 	s, err := snapshot.New(snapshot.Header{}, c)
 	if err != nil {
 		b.Fatal(err)
 	}
 	return s
+}
+
+func benchRelationships() []snapshot.Relationship {
+	q := func(name string) snapshot.QualifiedName { return snapshot.QualifiedName{Schema: "api", Name: name} }
+	pair := func(col, fcol string) []snapshot.ColumnPair { return []snapshot.ColumnPair{{Column: col, ForeignColumn: fcol}} }
+	latest := q("latest")
+	return []snapshot.Relationship{
+		{Table: q("orders"), ForeignTable: q("t1"), Cardinality: snapshot.ManyToOne, Constraint: "o_t1", Columns: pair("c1", "c0")},
+		{Table: q("t1"), ForeignTable: q("orders"), Cardinality: snapshot.OneToMany, Constraint: "o_t1", Columns: pair("c0", "c1")},
+		{Table: q("orders"), ForeignTable: q("t2"), Cardinality: snapshot.OneToMany, Constraint: "t2_o", Columns: pair("c0", "c2")},
+		{Table: q("orders"), ForeignTable: q("t2"), Cardinality: snapshot.ManyToOne, Constraint: "latest", Function: &latest},
+		{Table: q("orders"), ForeignTable: q("t3"), Cardinality: snapshot.ManyToOne, Constraint: "o_t3_a", Columns: pair("c3", "c0")},
+		{Table: q("orders"), ForeignTable: q("t3"), Cardinality: snapshot.ManyToOne, Constraint: "o_t3_b", Columns: pair("c4", "c0")},
+		{Table: q("orders"), ForeignTable: q("t4"), Cardinality: snapshot.ManyToMany, Constraint: "t5_t4",
+			Junction: &snapshot.Junction{Table: q("t5"), SourceConstraint: "t5_o", SourceColumns: pair("c1", "c0"),
+				TargetConstraint: "t5_t4", TargetColumns: pair("c2", "c0")}},
+	}
 }
 
 // BenchmarkReadPipeline measures what a typical read costs SVC before the
@@ -54,6 +74,28 @@ func BenchmarkReadPipeline(b *testing.B) {
 		}
 		if st := query.Read(p); len(st.Args) != 6 {
 			b.Fatalf("statement has %d args, want 6: %s", len(st.Args), st.SQL)
+		}
+	}
+}
+
+// BenchmarkEmbedPipeline is BenchmarkReadPipeline for a read with a
+// to-one, a to-many and a nested embed with their own filters and order.
+func BenchmarkEmbedPipeline(b *testing.B) {
+	snap := benchSnapshot(b)
+	opts := plan.Options{Schemas: []string{"api"}}
+	r := httptest.NewRequest("GET", "/orders?select=c0,c1,t1(c0,c2,orders(c0)),t2(c0,c3)&c0=gt.10&t2.c3=eq.1&t2.order=c0.desc&t2.limit=5&order=t1(c2).desc&limit=25", nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		req, err := request.Parse(r, request.KindRelation, "orders")
+		if err != nil {
+			b.Fatal(err)
+		}
+		p, err := plan.BuildRead(req, snap, opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if st := query.Read(p); len(st.Args) != 4 {
+			b.Fatalf("statement has %d args, want 4: %s", len(st.Args), st.SQL)
 		}
 	}
 }
