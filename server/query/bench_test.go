@@ -40,7 +40,9 @@ func benchSnapshot(b testing.TB) *snapshot.Snapshot {
 
 func benchRelationships() []snapshot.Relationship {
 	q := func(name string) snapshot.QualifiedName { return snapshot.QualifiedName{Schema: "api", Name: name} }
-	pair := func(col, fcol string) []snapshot.ColumnPair { return []snapshot.ColumnPair{{Column: col, ForeignColumn: fcol}} }
+	pair := func(col, fcol string) []snapshot.ColumnPair {
+		return []snapshot.ColumnPair{{Column: col, ForeignColumn: fcol}}
+	}
 	latest := q("latest")
 	return []snapshot.Relationship{
 		{Table: q("orders"), ForeignTable: q("t1"), Cardinality: snapshot.ManyToOne, Constraint: "o_t1", Columns: pair("c1", "c0")},
