@@ -23,6 +23,12 @@ type txSpec struct {
 	path       string
 	// authenticated decides 401 versus 403 for privilege errors.
 	authenticated bool
+	// rollback ends the transaction with a rollback (db-tx-end, Prefer: tx).
+	rollback bool
+	// check, when set, runs on the results before the transaction ends;
+	// an error rolls back and is the request's answer. The transaction's
+	// end then takes a second round trip.
+	check func() error
 }
 
 // result is what every main statement returns (see query's result columns).
@@ -129,6 +135,14 @@ func (s *Server) execute(ctx context.Context, tx txSpec, steps ...step) error {
 
 	pc := conn.Conn().PgConn()
 	err = runPipeline(ctx, pc, tx, steps)
+	var checkErr error
+	if err == nil && tx.check != nil {
+		end := "commit"
+		if checkErr = tx.check(); checkErr != nil || tx.rollback {
+			end = "rollback"
+		}
+		_, err = conn.Exec(ctx, end)
+	}
 	if !pc.IsClosed() && pc.TxStatus() != 'I' {
 		// The failed statement left the transaction open; roll back here so
 		// the pool keeps the connection instead of discarding it.
@@ -142,7 +156,7 @@ func (s *Server) execute(ctx context.Context, tx txSpec, steps ...step) error {
 		}
 		return dbError(err, tx.authenticated)
 	}
-	return nil
+	return checkErr
 }
 
 // runPipeline sends the request transaction as one pipeline and reads its
@@ -182,13 +196,21 @@ func runPipeline(ctx context.Context, pc *pgconn.PgConn, tx txSpec, steps []step
 	for i, st := range steps {
 		send(stmtKey(tx.role, tx.searchPath, st.stmt.SQL), st.stmt.SQL, args[i])
 	}
-	pl.SendQueryParams("commit", nil, nil, nil, nil)
+	switch {
+	case tx.check != nil:
+		// The caller ends the transaction once it has seen the results.
+	case tx.rollback:
+		pl.SendQueryParams("rollback", nil, nil, nil, nil)
+	default:
+		pl.SendQueryParams("commit", nil, nil, nil, nil)
+	}
 	if err := pl.Sync(); err != nil {
 		pl.Close()
 		return err
 	}
 
-	// Result readers arrive in send order: begin, setup, the steps, commit.
+	// Result readers arrive in send order: begin, setup, the steps, and
+	// the transaction's end when it was sent.
 	reader := 0
 	for {
 		res, err := pl.GetResults()

@@ -81,16 +81,21 @@ func (s *Server) handleRead(w http.ResponseWriter, r *http.Request, target strin
 		w.WriteHeader(status)
 		return
 	}
-	body := res.body
-	if p.Media.Kind == request.MediaCSV {
-		body = csvHeader(p.OutputNames())
-		if len(res.body) > 0 {
-			body = append(append(body, '\n'), res.body...)
+	writeBody(w, status, &p.Node, p.Media, res.body)
+}
+
+// writeBody sends a body PostgreSQL built, adding the header line to CSV.
+func writeBody(w http.ResponseWriter, status int, n *plan.Node, media request.Media, body []byte) {
+	if media.Kind == request.MediaCSV {
+		csv := csvHeader(n.OutputNames())
+		if len(body) > 0 {
+			csv = append(append(csv, '\n'), body...)
 		}
+		body = csv
 	}
 	// With the length known, net/http sends the body as is rather than
 	// chunked, in fewer writes.
-	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
 	w.Write(body)
 }

@@ -43,6 +43,8 @@ func (s *Server) handleRelation(w http.ResponseWriter, r *http.Request) {
 	switch r.Method {
 	case http.MethodGet, http.MethodHead:
 		s.handleRead(w, r, target)
+	case http.MethodPost, http.MethodPatch, http.MethodPut, http.MethodDelete:
+		s.handleWrite(w, r, target)
 	default:
 		writeError(w, s.log, apierr.UnsupportedVerb(r.Method))
 	}

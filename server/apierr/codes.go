@@ -13,9 +13,15 @@ func ParseError(message, details string) *Error {
 	return &Error{Status: 400, Code: code("100"), Message: message, Details: str(details)}
 }
 
-// InvalidBody is SVC102: an empty or malformed request body.
-func InvalidBody(message string) *Error {
-	return &Error{Status: 400, Code: code("102"), Message: message}
+// InvalidBody is SVC102: an empty or malformed request body; details says
+// precisely what is wrong, or is "".
+func InvalidBody(message, details string) *Error {
+	return &Error{Status: 400, Code: code("102"), Message: message, Details: str(details)}
+}
+
+// UnsupportedContentType is SVC107 for a request body SVC cannot read.
+func UnsupportedContentType(contentType string) *Error {
+	return &Error{Status: 415, Code: code("107"), Message: "Content-Type not acceptable: " + contentType}
 }
 
 // InvalidRange is SVC103.

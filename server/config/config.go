@@ -28,6 +28,7 @@ type Config struct {
 	DBChannelEnabled         bool              // db-channel-enabled
 	DBMaxRows                int               // db-max-rows; 0 = unlimited
 	DBPlanEnabled            bool              // db-plan-enabled
+	DBTxEnd                  string            // db-tx-end
 	ServerHost               string            // server-host
 	ServerPort               int               // server-port
 	LogLevel                 string            // log-level: crit, error, warn, info or debug
@@ -183,4 +184,16 @@ func envMap(env []string) map[string]string {
 		}
 	}
 	return m
+}
+
+// TxRollback decides whether a request's transaction ends in a rollback:
+// db-tx-end sets it, and Prefer: tx= (prefer, "" when not sent) overrides
+// it only where db-tx-end allows. The second result reports whether the
+// preference was honoured.
+func (c *Config) TxRollback(prefer string) (rollback, applied bool) {
+	rollback = strings.HasPrefix(c.DBTxEnd, "rollback")
+	if prefer != "" && strings.HasSuffix(c.DBTxEnd, "-allow-override") {
+		return prefer == "rollback", true
+	}
+	return rollback, false
 }

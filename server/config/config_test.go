@@ -34,6 +34,7 @@ func TestDefault(t *testing.T) {
 		DBChannelEnabled:         true,
 		DBMaxRows:                0,
 		DBPlanEnabled:            false,
+		DBTxEnd:                  "commit",
 		ServerHost:               "!4",
 		ServerPort:               3000,
 		LogLevel:                 "error",
@@ -175,6 +176,7 @@ db-channel = "reload"
 db-channel-enabled = "false"
 db-max-rows = 1000
 db-plan-enabled = true
+db-tx-end = "rollback-allow-override"
 server-host = "localhost"
 server-port = 8080
 log-level = "INFO"
@@ -190,6 +192,7 @@ app.settings.Other = 1
 		DBURI: "postgres://bob@db/app", DBSchemas: []string{"api", "v2"}, DBAnonRole: "web_anon",
 		DBExtraSearchPath: []string{}, DBPool: 3, DBPoolAcquisitionTimeout: 7 * time.Second,
 		DBChannel: "reload", DBChannelEnabled: false, DBMaxRows: 1000, DBPlanEnabled: true,
+		DBTxEnd:    "rollback-allow-override",
 		ServerHost: "localhost", ServerPort: 8080, LogLevel: "info", Snapshot: "api.msgpack",
 		AppSettings: map[string]string{"jwt_secret": `s3cr"et`, "Other": "1"},
 	}
@@ -274,5 +277,27 @@ func TestListenAddr(t *testing.T) {
 				t.Errorf("ListenNetwork() = %q, want %q", got, tt.network)
 			}
 		})
+	}
+}
+
+func TestTxRollback(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		txEnd, prefer     string
+		rollback, applied bool
+	}{
+		{"commit", "", false, false},
+		{"commit", "rollback", false, false},
+		{"commit-allow-override", "rollback", true, true},
+		{"commit-allow-override", "commit", false, true},
+		{"rollback", "commit", true, false},
+		{"rollback-allow-override", "commit", false, true},
+		{"rollback-allow-override", "", true, false},
+	}
+	for _, c := range cases {
+		cfg := &Config{DBTxEnd: c.txEnd}
+		if rb, ap := cfg.TxRollback(c.prefer); rb != c.rollback || ap != c.applied {
+			t.Errorf("db-tx-end %s, tx=%q: rollback %v applied %v, want %v %v", c.txEnd, c.prefer, rb, ap, c.rollback, c.applied)
+		}
 	}
 }

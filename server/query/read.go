@@ -149,6 +149,12 @@ func source(b *builder, sc, parent *scope, r *snapshot.Relationship, hidden []hi
 	var c conds
 	joinConditions(b, sc, parent, r, &c)
 	where(b, sc, &c)
+	orderAndWindow(b, sc)
+}
+
+// orderAndWindow writes a node's ORDER BY, LIMIT and OFFSET.
+func orderAndWindow(b *builder, sc *scope) {
+	n := sc.node
 	for i, o := range n.Order {
 		if i == 0 {
 			b.write(" order by ")

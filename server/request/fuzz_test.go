@@ -1,6 +1,7 @@
 package request
 
 import (
+	"encoding/json"
 	"errors"
 	"net/http/httptest"
 	"testing"
@@ -31,6 +32,30 @@ func FuzzParse(f *testing.F) {
 		var e *apierr.Error
 		if !errors.As(err, &e) || e.Status < 400 || e.Status >= 500 {
 			t.Fatalf("Parse(%q) gave %v, want a 4xx apierr.Error", rawQuery, err)
+		}
+	})
+}
+
+// FuzzPayload feeds arbitrary bodies of each content type to ParsePayload:
+// it must never panic, every error must be a 4xx *apierr.Error, and what it
+// accepts must be a JSON array holding as many rows as it reports.
+func FuzzPayload(f *testing.F) {
+	f.Add("application/json", `[{"a":1},{"a":null}]`)
+	f.Add("application/json", `{"a":"x","b":[1,2]}`)
+	f.Add("text/csv", "a,b\n1,NULL\n\"x,\"\"y\",\n")
+	f.Add("application/x-www-form-urlencoded", "a=1&b=%20x")
+	f.Fuzz(func(t *testing.T, contentType, body string) {
+		p, err := ParsePayload(contentType, []byte(body), nil)
+		if err != nil {
+			var e *apierr.Error
+			if !errors.As(err, &e) || e.Status < 400 || e.Status >= 500 {
+				t.Fatalf("ParsePayload(%q, %q) gave %v, want a 4xx apierr.Error", contentType, body, err)
+			}
+			return
+		}
+		var rows []map[string]any
+		if err := json.Unmarshal(p.JSON, &rows); err != nil || len(rows) != p.Rows {
+			t.Fatalf("ParsePayload(%q, %q) = %s (%d rows): not an array of %d objects: %v", contentType, body, p.JSON, p.Rows, p.Rows, err)
 		}
 	})
 }

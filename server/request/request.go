@@ -35,6 +35,10 @@ type Request struct {
 	Prefer Preferences
 	// Media is the negotiated response representation.
 	Media Media
+	// Columns is the columns= parameter of writes, nil when absent.
+	Columns []string
+	// OnConflict is the on_conflict= parameter of upserts, nil when absent.
+	OnConflict []string
 	// Embedded holds the parameters addressed to embedded resources
 	// (`rel.order`, `rel.rel2.col=eq.1`), keyed by the embed path joined
 	// with dots.
@@ -142,6 +146,10 @@ func (r *Request) parseParam(key, v string, limit, offset **int64) error {
 		*limit, err = parseCount("limit", v)
 	case "offset":
 		*offset, err = parseCount("offset", v)
+	case "columns":
+		r.Columns, err = parseNames(key, v)
+	case "on_conflict":
+		r.OnConflict, err = parseNames(key, v)
 	default:
 		if or, negate, ok := logicKey(key); ok {
 			var t LogicTree
@@ -156,6 +164,25 @@ func (r *Request) parseParam(key, v string, limit, offset **int64) error {
 		}
 	}
 	return err
+}
+
+// parseNames reads a comma-separated list of column names.
+func parseNames(param, v string) ([]string, error) {
+	s := &scanner{param: param, src: v}
+	var names []string
+	for {
+		name, err := s.name()
+		if err != nil {
+			return nil, err
+		}
+		names = append(names, name)
+		if s.eof() {
+			return names, nil
+		}
+		if !s.accept(",") {
+			return nil, s.fail(`"," or end of input`)
+		}
+	}
 }
 
 // parse reads one parameter addressed to an embed; key is the full key,

@@ -1,0 +1,38 @@
+package apierr
+
+import "fmt"
+
+// Errors of writes (SPEC.md "Writing").
+
+// UnknownPayloadColumn is SVC204: a body key that is no column of the
+// relation.
+func UnknownPayloadColumn(relation, column string) *Error {
+	return &Error{Status: 400, Code: code("204"),
+		Message: fmt.Sprintf("Could not find the '%s' column of '%s' in the schema cache", column, relation)}
+}
+
+// LimitWithoutOrder is SVC109: a limited PATCH or DELETE needs an order to
+// say which rows.
+func LimitWithoutOrder() *Error {
+	return &Error{Status: 400, Code: code("109"), Message: "A 'limit' was applied without an explicit 'order'",
+		Hint: "Apply an 'order' using unique column(s)"}
+}
+
+// InvalidPutFilters is SVC105: PUT addresses one row by its whole primary
+// key with eq filters and nothing else.
+func InvalidPutFilters() *Error {
+	return &Error{Status: 405, Code: code("105"),
+		Message: "Filters must include all and only primary key columns with 'eq' operators"}
+}
+
+// PutMismatch is SVC115: the key in PUT's body differs from the URL's.
+func PutMismatch() *Error {
+	return &Error{Status: 400, Code: code("115"), Message: "Payload values do not match URL in primary key column(s)"}
+}
+
+// MaxAffectedExceeded is SVC124: a write touched more rows than Prefer:
+// max-affected allows; it was rolled back.
+func MaxAffectedExceeded(rows int64) *Error {
+	return &Error{Status: 400, Code: code("124"), Message: "Query result exceeds max-affected preference constraint",
+		Details: fmt.Sprintf("The query affects %d rows", rows)}
+}

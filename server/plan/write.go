@@ -1,0 +1,170 @@
+package plan
+
+import (
+	"encoding/json"
+	"slices"
+
+	"github.com/svc-dev/svc/server/apierr"
+	"github.com/svc-dev/svc/server/request"
+	"github.com/svc-dev/svc/snapshot"
+)
+
+// WriteKind is the statement a write runs.
+type WriteKind int
+
+// The writes: POST, PATCH, DELETE and PUT (a single-row upsert).
+const (
+	Insert WriteKind = iota
+	Update
+	Delete
+	Put
+)
+
+// Write is a planned POST, PATCH, PUT or DELETE.
+type Write struct {
+	Kind     WriteKind
+	Relation *snapshot.Relation
+	// Payload is the body; nil for DELETE.
+	Payload *request.Payload
+	// Columns are the payload's keys, as columns of Relation.
+	Columns []*snapshot.Column
+	// Filters and Logic choose the rows PATCH and DELETE touch.
+	Filters []request.Filter
+	Logic   []request.LogicTree
+	// Order, Limit and Offset cap the rows PATCH and DELETE touch.
+	Order  []request.OrderTerm
+	Limit  *int64
+	Offset int64
+	// Return is the return preference: minimal, headers-only or
+	// representation.
+	Return string
+	// Read shapes the representation: its root reads the written rows.
+	Read *Read
+	// Conflict is the upsert's conflict target (nil: not an upsert) and
+	// IgnoreDuplicates its resolution.
+	Conflict         []string
+	IgnoreDuplicates bool
+	// MissingDefault fills keys a row lacks with the column default.
+	MissingDefault bool
+}
+
+// BuildWrite plans a write of req's relation with payload (nil for DELETE).
+func BuildWrite(req *request.Request, payload *request.Payload, snap *snapshot.Snapshot, opts Options) (*Write, error) {
+	if req.Prefer.Handling == "strict" && len(req.Prefer.Invalid) > 0 {
+		return nil, apierr.InvalidPreferences(req.Prefer.Invalid)
+	}
+	schema, err := Schema(req, opts)
+	if err != nil {
+		return nil, err
+	}
+	name := snapshot.QualifiedName{Schema: schema, Name: req.Target}
+	rel := snap.Relation(name)
+	if rel == nil {
+		return nil, apierr.UndefinedTable(name.String())
+	}
+	w := &Write{Relation: rel, Payload: payload, Filters: req.Filters, Logic: req.Logic, Order: req.Order,
+		Limit: req.Range.Limit, Offset: req.Range.Offset, Return: req.Prefer.Return,
+		MissingDefault: req.Prefer.Missing == "default"}
+	switch req.Method {
+	case "POST":
+		w.Kind = Insert
+	case "PATCH":
+		w.Kind = Update
+	case "DELETE":
+		w.Kind = Delete
+	case "PUT":
+		w.Kind = Put
+	}
+	if w.Return == "" {
+		w.Return = "minimal"
+	}
+	w.Read = &Read{Media: req.Media, Count: req.Prefer.Count}
+	if err := buildNode(&w.Read.Node, snap, rel, req.Select); err != nil {
+		return nil, err
+	}
+	if err := applyEmbedParams(&w.Read.Node, req.Embedded); err != nil {
+		return nil, err
+	}
+	if err := checkNode(&w.Read.Node, snap); err != nil {
+		return nil, err
+	}
+	if err := w.checkRows(snap); err != nil {
+		return nil, err
+	}
+	if payload != nil {
+		for _, key := range payload.Keys {
+			col := snap.Column(rel, key)
+			if col == nil {
+				return nil, apierr.UnknownPayloadColumn(rel.Name, key)
+			}
+			w.Columns = append(w.Columns, col)
+		}
+	}
+	switch w.Kind {
+	case Insert:
+		if req.Prefer.Resolution != "" {
+			w.Conflict = req.OnConflict
+			if w.Conflict == nil {
+				w.Conflict = rel.PrimaryKey
+			}
+			w.IgnoreDuplicates = req.Prefer.Resolution == "ignore-duplicates"
+		}
+	case Put:
+		if err := w.checkPut(req); err != nil {
+			return nil, err
+		}
+	}
+	return w, nil
+}
+
+// checkRows checks the filters and order choosing the rows of a PATCH or
+// DELETE, and that a limit comes with an order.
+func (w *Write) checkRows(snap *snapshot.Snapshot) error {
+	n := &Node{Relation: w.Relation, Filters: w.Filters, Logic: w.Logic, Order: w.Order}
+	if err := checkNode(n, snap); err != nil {
+		return err
+	}
+	if (w.Kind == Update || w.Kind == Delete) && (w.Limit != nil || w.Offset > 0) && len(w.Order) == 0 {
+		return apierr.LimitWithoutOrder()
+	}
+	return nil
+}
+
+// checkPut enforces PUT's contract: the filters are exactly the primary
+// key's columns with eq, and the one row in the body carries the same key.
+func (w *Write) checkPut(req *request.Request) error {
+	pk := w.Relation.PrimaryKey
+	var filtered []string
+	for _, f := range req.Filters {
+		if f.Op != "eq" || f.Negate || len(f.Field.Path) > 0 {
+			return apierr.InvalidPutFilters()
+		}
+		filtered = append(filtered, f.Field.Name)
+	}
+	slices.Sort(filtered)
+	if len(pk) == 0 || len(req.Logic) > 0 || w.Limit != nil || w.Offset > 0 ||
+		!slices.Equal(filtered, slices.Sorted(slices.Values(pk))) {
+		return apierr.InvalidPutFilters()
+	}
+	var rows []map[string]json.RawMessage
+	if err := json.Unmarshal(w.Payload.JSON, &rows); err != nil || len(rows) != 1 {
+		return apierr.PutMismatch()
+	}
+	for _, f := range req.Filters {
+		if jsonText(rows[0][f.Field.Name]) != f.Value {
+			return apierr.PutMismatch()
+		}
+	}
+	w.Conflict = pk
+	return nil
+}
+
+// jsonText is a JSON value as PostgreSQL's ->> would give it: strings
+// unquoted, anything else as written.
+func jsonText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	return string(raw)
+}

@@ -1,0 +1,185 @@
+package query
+
+import (
+	"github.com/svc-dev/svc/server/plan"
+)
+
+// writtenRows is the CTE every write's rows come out of; the
+// representation reads it like a relation.
+const writtenRows = `"_svc_write"`
+
+// Write builds a write's one statement: the insert, update or delete in a
+// CTE, and over its rows the same result row a read returns. The body is
+// the representation, the primary key of the first row as a JSON array
+// (headers-only, for Location), or null; page_count is the number of rows
+// written.
+func Write(w *plan.Write) Statement {
+	b := newBuilder()
+	b.write("with ", writtenRows, " as (")
+	switch w.Kind {
+	case plan.Insert, plan.Put:
+		insert(b, w)
+	case plan.Update:
+		update(b, w)
+	case plan.Delete:
+		b.write("delete from ")
+		b.ident(w.Relation.Schema, w.Relation.Name)
+		rowsToWrite(b, w)
+	}
+	returning(b, w)
+	b.write(") select null::bigint as total_count, pg_catalog.count(_svc_row) as page_count, ")
+	rows := &scope{node: &w.Read.Node, rel: w.Relation, qual: writtenRows}
+	switch w.Return {
+	case "representation":
+		body(b, w.Read)
+		b.write(" as body, ", resultColumns, " from (")
+		source(b, rows, nil, nil, nil)
+	case "headers-only":
+		b.write("(pg_catalog.json_agg(pg_catalog.json_build_array(")
+		for i, k := range w.Relation.PrimaryKey {
+			if i > 0 {
+				b.write(", ")
+			}
+			b.write("_svc_row.")
+			b.ident(k)
+		}
+		b.write("))->0)::text as body, ", resultColumns, " from (select * from ", writtenRows)
+	default:
+		b.write("null::text as body, ", resultColumns, " from (select from ", writtenRows)
+	}
+	b.write(") _svc_row")
+	return Statement{SQL: b.sql.String(), Args: b.args}
+}
+
+// returning asks for what the answer needs: every column for a
+// representation, the primary key for a Location, nothing otherwise (so a
+// role may write columns it cannot read).
+func returning(b *builder, w *plan.Write) {
+	b.write(" returning ")
+	switch {
+	case w.Return == "representation":
+		b.ident(w.Relation.Schema, w.Relation.Name)
+		b.write(".*")
+	case w.Return == "headers-only" && len(w.Relation.PrimaryKey) > 0:
+		for i, k := range w.Relation.PrimaryKey {
+			if i > 0 {
+				b.write(", ")
+			}
+			b.ident(w.Relation.Schema, w.Relation.Name, k)
+		}
+	default:
+		b.write("1")
+	}
+}
+
+// insert writes the INSERT of the payload's rows: one statement whatever
+// their number, the rows read from the JSON array by PostgreSQL.
+func insert(b *builder, w *plan.Write) {
+	b.write("insert into ")
+	b.ident(w.Relation.Schema, w.Relation.Name)
+	if len(w.Columns) > 0 {
+		b.write(" (")
+		for i, c := range w.Columns {
+			if i > 0 {
+				b.write(", ")
+			}
+			b.ident(c.Name)
+		}
+		b.write(")")
+	}
+	b.write(" select ")
+	for i, c := range w.Columns {
+		if i > 0 {
+			b.write(", ")
+		}
+		if w.MissingDefault && c.Default != nil {
+			// A key the row lacks takes the column default; an explicit
+			// null stays null. The default expression comes from the
+			// catalog, not from the request.
+			b.write("case when _svc_p.j::jsonb ? ")
+			b.arg(c.Name)
+			b.write(" then (_svc_p.r).")
+			b.ident(c.Name)
+			b.write(" else ", *c.Default, " end")
+		} else {
+			b.write("(_svc_p.r).")
+			b.ident(c.Name)
+		}
+	}
+	b.write(" from (select _svc_e.j, pg_catalog.json_populate_record(null::")
+	b.ident(w.Relation.Schema, w.Relation.Name)
+	b.write(", _svc_e.j) as r from pg_catalog.json_array_elements(")
+	b.arg(string(w.Payload.JSON))
+	b.write("::json) as _svc_e(j)) _svc_p")
+	if w.Conflict == nil {
+		return
+	}
+	b.write(" on conflict (")
+	for i, c := range w.Conflict {
+		if i > 0 {
+			b.write(", ")
+		}
+		b.ident(c)
+	}
+	if w.IgnoreDuplicates || len(w.Columns) == 0 {
+		b.write(") do nothing")
+		return
+	}
+	b.write(") do update set ")
+	for i, c := range w.Columns {
+		if i > 0 {
+			b.write(", ")
+		}
+		b.ident(c.Name)
+		b.write(" = excluded.")
+		b.ident(c.Name)
+	}
+}
+
+// update writes the UPDATE setting the payload's keys on the chosen rows.
+func update(b *builder, w *plan.Write) {
+	if len(w.Columns) == 0 {
+		// Nothing to set: touch no row, as PostgREST does with {}.
+		b.write("select * from ")
+		b.ident(w.Relation.Schema, w.Relation.Name)
+		b.write(" where false")
+		return
+	}
+	b.write("update ")
+	b.ident(w.Relation.Schema, w.Relation.Name)
+	b.write(" set ")
+	for i, c := range w.Columns {
+		if i > 0 {
+			b.write(", ")
+		}
+		b.ident(c.Name)
+		b.write(" = _svc_p.")
+		b.ident(c.Name)
+	}
+	b.write(" from pg_catalog.json_populate_record(null::")
+	b.ident(w.Relation.Schema, w.Relation.Name)
+	b.write(", (")
+	b.arg(string(w.Payload.JSON))
+	b.write("::json)->0) _svc_p")
+	rowsToWrite(b, w)
+}
+
+// rowsToWrite writes the conditions choosing the rows of a PATCH or DELETE:
+// the filters, and with a limit, only the first rows in the given order.
+func rowsToWrite(b *builder, w *plan.Write) {
+	n := &plan.Node{Relation: w.Relation, Filters: w.Filters, Logic: w.Logic, Order: w.Order, Limit: w.Limit, Offset: w.Offset}
+	sc := topScope(n)
+	var c conds
+	if w.Limit == nil && w.Offset == 0 {
+		where(b, sc, &c)
+		return
+	}
+	// UPDATE and DELETE take no LIMIT: pick the rows' ctids in order.
+	c.next(b)
+	b.write(sc.qual, ".ctid = any(array(")
+	b.write("select ", sc.qual, ".ctid from ", sc.qual)
+	var inner conds
+	where(b, sc, &inner)
+	orderAndWindow(b, sc)
+	b.write("))")
+}

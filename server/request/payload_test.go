@@ -1,0 +1,79 @@
+package request
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/svc-dev/svc/server/apierr"
+)
+
+func TestParsePayload(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, contentType, body string
+		columns                 []string
+		wantJSON                string
+		wantKeys                []string
+		wantRows                int
+		wantArray               bool
+	}{
+		{"object", "", `{"b":1,"a":"x"}`, nil, `[{"b":1,"a":"x"}]`, []string{"a", "b"}, 1, false},
+		{"array", "application/json; charset=utf-8", ` [{"a":1},{"a":2}] `, nil, `[{"a":1},{"a":2}]`, []string{"a"}, 2, true},
+		{"empty array", "application/json", `[]`, nil, `[]`, nil, 0, true},
+		{"columns override keys", "", `[{"a":1},{"b":2}]`, []string{"b", "a", "b"}, `[{"a":1},{"b":2}]`, []string{"a", "b"}, 2, true},
+		{"form", "application/x-www-form-urlencoded", `name=J%C3%BCrg&qty=5&qty=6`, nil, `[{"name":"Jürg","qty":"6"}]`, []string{"name", "qty"}, 1, false},
+		{"csv", "text/csv", "name,note\nf,NULL\ng,\n\"h,\"\"i\"\"\",x\n", nil,
+			`[{"name":"f","note":null},{"name":"g","note":""},{"name":"h,\"i\"","note":"x"}]`, []string{"name", "note"}, 3, true},
+		{"csv header only", "text/csv", "name\n", nil, `[]`, []string{"name"}, 0, true},
+	}
+	for _, c := range cases {
+		p, err := ParsePayload(c.contentType, []byte(c.body), c.columns)
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if string(p.JSON) != c.wantJSON || !equalStrings(p.Keys, c.wantKeys) || p.Rows != c.wantRows || p.Array != c.wantArray {
+			t.Errorf("%s: got %s keys %v rows %d array %v; want %s %v %d %v", c.name,
+				p.JSON, p.Keys, p.Rows, p.Array, c.wantJSON, c.wantKeys, c.wantRows, c.wantArray)
+		}
+	}
+}
+
+func equalStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestParsePayloadErrors(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, contentType, body string
+		status                  int
+		code, message           string
+	}{
+		{"empty", "", "", 400, "SVC102", "Empty or invalid json"},
+		{"malformed", "", `{"a":`, 400, "SVC102", "Empty or invalid json"},
+		{"string holding json", "", `"{\"a\":1}"`, 400, "SVC102", "Empty or invalid json"},
+		{"number", "", `42`, 400, "SVC102", "Empty or invalid json"},
+		{"array of scalars", "", `[1,2]`, 400, "SVC102", "Empty or invalid json"},
+		{"non-uniform keys", "", `[{"a":1},{"b":2}]`, 400, "SVC102", "All object keys must match"},
+		{"csv ragged", "text/csv", "a,b\n1\n", 400, "SVC102", "Invalid CSV"},
+		{"csv empty", "text/csv", "", 400, "SVC102", "Invalid CSV"},
+		{"unknown type", "text/plain", "x", 415, "SVC107", "Content-Type not acceptable: text/plain"},
+		{"bad type", "a/b/c;;", "x", 415, "SVC107", "Content-Type not acceptable: a/b/c;;"},
+	}
+	for _, c := range cases {
+		_, err := ParsePayload(c.contentType, []byte(c.body), nil)
+		var e *apierr.Error
+		if !errors.As(err, &e) || e.Status != c.status || e.Code != c.code || e.Message != c.message {
+			t.Errorf("%s: got %v, want %d %s %q", c.name, err, c.status, c.code, c.message)
+		}
+	}
+}

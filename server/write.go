@@ -1,0 +1,183 @@
+package server
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/svc-dev/svc/server/apierr"
+	"github.com/svc-dev/svc/server/plan"
+	"github.com/svc-dev/svc/server/query"
+	"github.com/svc-dev/svc/server/request"
+)
+
+// maxBodyBytes bounds a write's body; a larger one is refused before it is
+// read into memory.
+const maxBodyBytes = 64 << 20
+
+// handleWrite serves POST, PATCH, PUT and DELETE on a relation.
+func (s *Server) handleWrite(w http.ResponseWriter, r *http.Request, target string) {
+	snap := s.snapshots.Current()
+	req, err := request.Parse(r, request.KindRelation, target)
+	if err != nil {
+		writeError(w, s.log, err)
+		return
+	}
+	tx, err := s.txFor(r, req)
+	if err != nil {
+		writeError(w, s.log, err)
+		return
+	}
+	var payload *request.Payload
+	if r.Method != http.MethodDelete {
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+		if err != nil {
+			writeError(w, s.log, apierr.InvalidBody("Request body too large or unreadable", err.Error()))
+			return
+		}
+		if payload, err = request.ParsePayload(r.Header.Get("Content-Type"), body, req.Columns); err != nil {
+			writeError(w, s.log, err)
+			return
+		}
+	}
+	p, err := plan.BuildWrite(req, payload, snap, s.planOptions())
+	if err != nil {
+		writeError(w, s.log, err)
+		return
+	}
+	if r.Method == http.MethodPatch && payload.Rows != 1 {
+		writeError(w, s.log, apierr.InvalidBody("Empty or invalid json", "PATCH takes one JSON object"))
+		return
+	}
+	tx.searchPath = searchPath(p.Relation.Schema, s.cfg.DBExtraSearchPath)
+	if len(s.cfg.DBSchemas) > 1 {
+		w.Header().Set("Content-Profile", p.Relation.Schema)
+	}
+	var applied []string
+	var txApplied bool
+	tx.rollback, txApplied = s.cfg.TxRollback(req.Prefer.Tx)
+	if txApplied {
+		applied = append(applied, "tx="+req.Prefer.Tx)
+	}
+
+	var res result
+	if checks := writeChecks(req, p, &res); checks != nil {
+		tx.check = checks
+	}
+	if err := s.execute(r.Context(), tx, step{query.Write(p), scanResult(&res)}); err != nil {
+		writeError(w, s.log, err)
+		return
+	}
+	applied = append(applied, appliedPreferences(req, p)...)
+	s.respondWrite(w, r, req, p, &res, applied)
+}
+
+// writeChecks returns what must hold before a write may commit, or nil:
+// Prefer: max-affected under handling=strict, and exactly one row when a
+// single object is asked for.
+func writeChecks(req *request.Request, p *plan.Write, res *result) func() error {
+	maxAffected := req.Prefer.Handling == "strict" && req.Prefer.MaxAffected != nil &&
+		(p.Kind == plan.Update || p.Kind == plan.Delete)
+	single := p.Return == "representation" && p.Read.Media.Kind == request.MediaObject
+	if !maxAffected && !single {
+		return nil
+	}
+	return func() error {
+		if maxAffected && res.pageCount > *req.Prefer.MaxAffected {
+			return apierr.MaxAffectedExceeded(res.pageCount)
+		}
+		if single && res.pageCount != 1 {
+			return apierr.SingularityError(res.pageCount)
+		}
+		return nil
+	}
+}
+
+// appliedPreferences lists the preferences the write honoured, for the
+// Preference-Applied header.
+func appliedPreferences(req *request.Request, p *plan.Write) []string {
+	var applied []string
+	pr := req.Prefer
+	if pr.Return != "" {
+		applied = append(applied, "return="+pr.Return)
+	}
+	if pr.Resolution != "" && p.Kind == plan.Insert {
+		applied = append(applied, "resolution="+pr.Resolution)
+	}
+	if pr.Missing != "" && p.Kind == plan.Insert {
+		applied = append(applied, "missing="+pr.Missing)
+	}
+	if pr.Count == "exact" {
+		applied = append(applied, "count=exact")
+	}
+	if pr.Handling == "strict" {
+		applied = append(applied, "handling=strict")
+		if pr.MaxAffected != nil && (p.Kind == plan.Update || p.Kind == plan.Delete) {
+			applied = append(applied, "max-affected="+strconv.FormatInt(*pr.MaxAffected, 10))
+		}
+	}
+	return applied
+}
+
+// respondWrite answers a write that committed (or rolled back on purpose):
+// 201 for inserts, 200 with a representation, 204 otherwise.
+func (s *Server) respondWrite(w http.ResponseWriter, r *http.Request, req *request.Request, p *plan.Write, res *result, applied []string) {
+	h := w.Header()
+	var total *int64
+	if req.Prefer.Count == "exact" {
+		total = &res.pageCount
+	}
+	if p.Kind == plan.Insert {
+		t := "*"
+		if total != nil {
+			t = strconv.FormatInt(*total, 10)
+		}
+		h.Set("Content-Range", "*/"+t)
+	} else {
+		h.Set("Content-Range", contentRange(0, res.pageCount, total))
+	}
+	if len(applied) > 0 {
+		h.Set("Preference-Applied", strings.Join(applied, ", "))
+	}
+	if p.Return == "headers-only" && p.Kind == plan.Insert && len(p.Relation.PrimaryKey) > 0 && res.body != nil {
+		if loc := location(r.URL.Path, p.Relation.PrimaryKey, res.body); loc != "" {
+			h.Set("Location", loc)
+		}
+	}
+	status := http.StatusNoContent
+	switch {
+	case p.Kind == plan.Insert:
+		status = http.StatusCreated
+	case p.Return == "representation":
+		status = http.StatusOK
+	}
+	if p.Return != "representation" {
+		w.WriteHeader(status)
+		return
+	}
+	h.Set("Content-Type", p.Read.Media.ContentType())
+	writeBody(w, status, &p.Read.Node, p.Read.Media, res.body)
+}
+
+// location renders /<relation>?<pk>=eq.<value>&... from the JSON array of
+// the first written row's key values.
+func location(path string, pk []string, values []byte) string {
+	var vals []json.RawMessage
+	if err := json.Unmarshal(values, &vals); err != nil || len(vals) != len(pk) {
+		return ""
+	}
+	parts := make([]string, len(pk))
+	for i, k := range pk {
+		// As ->> would render it: strings unquoted, the rest as written.
+		v := string(vals[i])
+		var str string
+		if json.Unmarshal(vals[i], &str) == nil {
+			v = str
+		}
+		parts[i] = url.QueryEscape(k) + "=eq." + url.QueryEscape(v)
+	}
+	return path + "?" + strings.Join(parts, "&")
+}
