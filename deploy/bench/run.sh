@@ -56,7 +56,7 @@ rps_pgbench() {
   "$BIN/pgbench" -n -M "$3" -c "$2" -j 2 -T "$DURATION" -f "deploy/bench/$1.pgbench" \
     "postgres://authenticator@127.0.0.1:$PGPORT/postgres" 2>"$WORK/pgbench.err" | awk '/^tps/ {print $3; exit}'
 }
-for kind in lookup page embed; do
+for kind in lookup page embed insert; do
   curl -sf "http://127.0.0.1:$HTTPPORT/items?id=eq.1" >/dev/null
   svc=$(rps_wrk "$kind")
   echo "$kind: svc (wrk, 32 connections, pool $POOL): $svc req/s"
@@ -68,3 +68,18 @@ for kind in lookup page embed; do
     done
   done
 done
+
+# A 10,000-row bulk insert through SVC (JSON and CSV bodies) against COPY of
+# the same rows in one psql session; best of five each.
+seq 1 10000 | awk 'BEGIN {printf "["} NR > 1 {printf ","} {printf "{\"item\":%d,\"note\":\"bulk row %d\"}", $1, $1} END {print "]"}' >"$WORK/bulk.json"
+seq 1 10000 | awk 'BEGIN {print "item,note"} {printf "%d,bulk row %d\n", $1, $1}' >"$WORK/bulk.csv"
+best_post() {
+  for _ in 1 2 3 4 5; do
+    curl -s -o /dev/null -w "%{time_total}\n" -X POST -H "Content-Type: $1" --data-binary "@$2" "http://127.0.0.1:$HTTPPORT/events"
+  done | sort -n | head -1 | awk '{printf "%.1f", $1 * 1000}'
+}
+json_ms=$(best_post application/json "$WORK/bulk.json")
+csv_ms=$(best_post text/csv "$WORK/bulk.csv")
+copy_ms=$(for _ in 1 2 3 4 5; do echo "\\copy bench.events(item, note) from '$WORK/bulk.csv' csv header"; done |
+  "$BIN/psql" -q -c '\timing on' -f - "$URI" | awk '/^Time:/ {print $2}' | sort -n | head -1)
+echo "bulk   10,000 rows: svc JSON ${json_ms} ms, svc CSV ${csv_ms} ms, COPY ${copy_ms} ms"

@@ -87,30 +87,25 @@ func insert(b *builder, w *plan.Write) {
 		}
 		b.write(")")
 	}
-	b.write(" select ")
-	for i, c := range w.Columns {
-		if i > 0 {
-			b.write(", ")
-		}
-		if w.MissingDefault && c.Default != nil {
-			// A key the row lacks takes the column default; an explicit
-			// null stays null. The default expression comes from the
-			// catalog, not from the request.
-			b.write("case when _svc_p.j::jsonb ? ")
-			b.arg(c.Name)
-			b.write(" then (_svc_p.r).")
-			b.ident(c.Name)
-			b.write(" else ", *c.Default, " end")
-		} else {
-			b.write("(_svc_p.r).")
+	if w.MissingDefault {
+		insertRowsWithDefaults(b, w)
+	} else {
+		// Keys a row lacks read as null; a single object lists only its
+		// own keys as columns, so the others take their defaults.
+		b.write(" select ")
+		for i, c := range w.Columns {
+			if i > 0 {
+				b.write(", ")
+			}
+			b.write("_svc_p.")
 			b.ident(c.Name)
 		}
+		b.write(" from pg_catalog.json_populate_recordset(null::")
+		b.ident(w.Relation.Schema, w.Relation.Name)
+		b.write(", ")
+		b.arg(string(w.Payload.JSON))
+		b.write("::json) _svc_p")
 	}
-	b.write(" from (select _svc_e.j, pg_catalog.json_populate_record(null::")
-	b.ident(w.Relation.Schema, w.Relation.Name)
-	b.write(", _svc_e.j) as r from pg_catalog.json_array_elements(")
-	b.arg(string(w.Payload.JSON))
-	b.write("::json) as _svc_e(j)) _svc_p")
 	if w.Conflict == nil {
 		return
 	}
@@ -134,6 +129,33 @@ func insert(b *builder, w *plan.Write) {
 		b.write(" = excluded.")
 		b.ident(c.Name)
 	}
+}
+
+// insertRowsWithDefaults selects the rows for missing=default: a key a row
+// lacks takes the column default, while an explicit null stays null. The
+// default expressions come from the catalog, not from the request.
+func insertRowsWithDefaults(b *builder, w *plan.Write) {
+	b.write(" select ")
+	for i, c := range w.Columns {
+		if i > 0 {
+			b.write(", ")
+		}
+		if c.Default == nil {
+			b.write("(_svc_p.r).")
+			b.ident(c.Name)
+			continue
+		}
+		b.write("case when _svc_p.j::jsonb ? ")
+		b.arg(c.Name)
+		b.write(" then (_svc_p.r).")
+		b.ident(c.Name)
+		b.write(" else ", *c.Default, " end")
+	}
+	b.write(" from (select _svc_e.j, pg_catalog.json_populate_record(null::")
+	b.ident(w.Relation.Schema, w.Relation.Name)
+	b.write(", _svc_e.j) as r from pg_catalog.json_array_elements(")
+	b.arg(string(w.Payload.JSON))
+	b.write("::json) as _svc_e(j)) _svc_p")
 }
 
 // update writes the UPDATE setting the payload's keys on the chosen rows.
