@@ -25,6 +25,8 @@ type txSpec struct {
 	authenticated bool
 	// rollback ends the transaction with a rollback (db-tx-end, Prefer: tx).
 	rollback bool
+	// timezone is the Prefer: timezone to set for the transaction, or "".
+	timezone string
 	// check, when set, runs on the results before the transaction ends;
 	// an error rolls back and is the request's answer. The transaction's
 	// end then takes a second round trip.
@@ -115,6 +117,9 @@ const (
 	// to the next request on the connection.
 	setupSQL = "select pg_catalog.set_config('role', $1, true), pg_catalog.set_config('search_path', $2, true), " +
 		"pg_catalog.set_config('request.method', $3, true), pg_catalog.set_config('request.path', $4, true)"
+	// timezoneSQL applies Prefer: timezone; a statement of its own keeps
+	// setupSQL one shape for the requests that do not ask.
+	timezoneSQL = "select pg_catalog.set_config('timezone', $1, true)"
 )
 
 // execute runs steps inside the request transaction in one round trip:
@@ -193,6 +198,11 @@ func runPipeline(ctx context.Context, pc *pgconn.PgConn, tx txSpec, steps []step
 	}
 	pl.SendQueryParams(begin, nil, nil, nil, nil)
 	send(setupSQL, setupSQL, [][]byte{[]byte(tx.role), []byte(tx.searchPath), []byte(tx.method), []byte(tx.path)})
+	setups := 2 // begin and setupSQL
+	if tx.timezone != "" {
+		send(timezoneSQL, timezoneSQL, [][]byte{[]byte(tx.timezone)})
+		setups++
+	}
 	for i, st := range steps {
 		send(stmtKey(tx.role, tx.searchPath, st.stmt.SQL), st.stmt.SQL, args[i])
 	}
@@ -209,8 +219,8 @@ func runPipeline(ctx context.Context, pc *pgconn.PgConn, tx txSpec, steps []step
 		return err
 	}
 
-	// Result readers arrive in send order: begin, setup, the steps, and
-	// the transaction's end when it was sent.
+	// Result readers arrive in send order: begin, the set-up statements,
+	// the steps, and the transaction's end when it was sent.
 	reader := 0
 	for {
 		res, err := pl.GetResults()
@@ -223,7 +233,7 @@ func runPipeline(ctx context.Context, pc *pgconn.PgConn, tx txSpec, steps []step
 			cache.add(prepared[0].key, prepared[0].name)
 			prepared = prepared[1:]
 		case *pgconn.ResultReader:
-			if i := reader - 2; i >= 0 && i < len(steps) {
+			if i := reader - setups; i >= 0 && i < len(steps) {
 				if err := readRows(res, steps[i].row); err != nil {
 					pl.Close()
 					return err

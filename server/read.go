@@ -40,6 +40,11 @@ func (s *Server) handleRead(w http.ResponseWriter, r *http.Request, target strin
 		return
 	}
 	tx.readOnly = true
+	applied, err := s.preferences(req, &tx)
+	if err != nil {
+		writeError(w, s.log, err)
+		return
+	}
 	tx.searchPath = searchPath(p.Relation.Schema, s.cfg.DBExtraSearchPath)
 	if len(s.cfg.DBSchemas) > 1 {
 		w.Header().Set("Content-Profile", p.Relation.Schema)
@@ -74,8 +79,8 @@ func (s *Server) handleRead(w http.ResponseWriter, r *http.Request, target strin
 	h.Set("Content-Type", p.Media.ContentType())
 	h.Set("Range-Unit", "items")
 	h.Set("Content-Range", contentRange(p.Offset, res.pageCount, total))
-	if p.Count != "" {
-		h.Set("Preference-Applied", "count="+p.Count)
+	if v := preferenceApplied(req.Prefer, applied); v != "" {
+		h.Set("Preference-Applied", v)
 	}
 	if r.Method == http.MethodHead {
 		w.WriteHeader(status)

@@ -3,6 +3,10 @@ package server
 import (
 	"log/slog"
 	"net/http"
+	"strconv"
+	"strings"
+	"time"
+	_ "time/tzdata" // Prefer: timezone is checked against IANA names even where the OS lacks them
 
 	"github.com/gorilla/mux"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -67,4 +71,60 @@ func (s *Server) txFor(r *http.Request, req *request.Request) (txSpec, error) {
 		return txSpec{}, apierr.AnonymousDisabled()
 	}
 	return txSpec{role: s.cfg.DBAnonRole, method: r.Method, path: r.URL.Path}, nil
+}
+
+// preferences applies the Prefer values every request kind shares: the
+// timezone (validated against the IANA database Go and PostgreSQL both
+// use; an unknown one is ignored, or refused under handling=strict) and
+// the transaction's end. It reports which of the two it applied.
+func (s *Server) preferences(req *request.Request, tx *txSpec) (applied honoured, err error) {
+	var invalid []string
+	pr := req.Prefer
+	if pr.Timezone != "" {
+		if _, err := time.LoadLocation(pr.Timezone); err == nil && pr.Timezone != "Local" {
+			tx.timezone = pr.Timezone
+			applied.timezone = true
+		} else {
+			invalid = append(invalid, "timezone="+pr.Timezone)
+		}
+	}
+	// tx is a known preference even where db-tx-end does not let it
+	// apply, so strict handling accepts it, as PostgREST does.
+	tx.rollback, applied.tx = s.cfg.TxRollback(pr.Tx)
+	if pr.Handling == "strict" && len(invalid) > 0 {
+		return honoured{}, apierr.InvalidPreferences(invalid)
+	}
+	return applied, nil
+}
+
+// honoured records which conditional preferences a request honoured.
+type honoured struct {
+	timezone, tx bool
+	// write is set for writes, whose own preferences are then echoed.
+	write *plan.Write
+}
+
+// preferenceApplied renders the Preference-Applied header in PostgREST's
+// fixed order; "" when nothing was applied.
+func preferenceApplied(pr request.Preferences, h honoured) string {
+	var out []string
+	add := func(ok bool, name, value string) {
+		if ok && value != "" {
+			out = append(out, name+"="+value)
+		}
+	}
+	w := h.write
+	insert := w != nil && (w.Kind == plan.Insert || w.Kind == plan.Put)
+	add(w != nil && w.Kind == plan.Insert, "resolution", pr.Resolution)
+	add(insert, "missing", pr.Missing)
+	add(w != nil, "return", pr.Return)
+	add(true, "params", pr.Params)
+	add(true, "count", pr.Count)
+	add(h.tx, "tx", pr.Tx)
+	add(true, "handling", pr.Handling)
+	add(h.timezone, "timezone", pr.Timezone)
+	if pr.MaxAffected != nil && pr.Handling == "strict" && w != nil && (w.Kind == plan.Update || w.Kind == plan.Delete) {
+		out = append(out, "max-affected="+strconv.FormatInt(*pr.MaxAffected, 10))
+	}
+	return strings.Join(out, ", ")
 }

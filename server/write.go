@@ -56,11 +56,10 @@ func (s *Server) handleWrite(w http.ResponseWriter, r *http.Request, target stri
 	if len(s.cfg.DBSchemas) > 1 {
 		w.Header().Set("Content-Profile", p.Relation.Schema)
 	}
-	var applied []string
-	var txApplied bool
-	tx.rollback, txApplied = s.cfg.TxRollback(req.Prefer.Tx)
-	if txApplied {
-		applied = append(applied, "tx="+req.Prefer.Tx)
+	applied, err := s.preferences(req, &tx)
+	if err != nil {
+		writeError(w, s.log, err)
+		return
 	}
 
 	var res result
@@ -71,8 +70,8 @@ func (s *Server) handleWrite(w http.ResponseWriter, r *http.Request, target stri
 		writeError(w, s.log, err)
 		return
 	}
-	applied = append(applied, appliedPreferences(req, p)...)
-	s.respondWrite(w, r, req, p, &res, applied)
+	applied.write = p
+	s.respondWrite(w, r, req, p, &res, preferenceApplied(req.Prefer, applied))
 }
 
 // writeChecks returns what must hold before a write may commit, or nil:
@@ -96,65 +95,47 @@ func writeChecks(req *request.Request, p *plan.Write, res *result) func() error 
 	}
 }
 
-// appliedPreferences lists the preferences the write honoured, for the
-// Preference-Applied header.
-func appliedPreferences(req *request.Request, p *plan.Write) []string {
-	var applied []string
-	pr := req.Prefer
-	if pr.Return != "" {
-		applied = append(applied, "return="+pr.Return)
-	}
-	if pr.Resolution != "" && p.Kind == plan.Insert {
-		applied = append(applied, "resolution="+pr.Resolution)
-	}
-	if pr.Missing != "" && p.Kind == plan.Insert {
-		applied = append(applied, "missing="+pr.Missing)
-	}
-	if pr.Count == "exact" {
-		applied = append(applied, "count=exact")
-	}
-	if pr.Handling == "strict" {
-		applied = append(applied, "handling=strict")
-		if pr.MaxAffected != nil && (p.Kind == plan.Update || p.Kind == plan.Delete) {
-			applied = append(applied, "max-affected="+strconv.FormatInt(*pr.MaxAffected, 10))
-		}
-	}
-	return applied
-}
-
 // respondWrite answers a write that committed (or rolled back on purpose):
-// 201 for inserts, 200 with a representation, 204 otherwise.
-func (s *Server) respondWrite(w http.ResponseWriter, r *http.Request, req *request.Request, p *plan.Write, res *result, applied []string) {
+// 201 when rows were created, 200 with a representation or for an upsert
+// that only updated, 204 otherwise.
+func (s *Server) respondWrite(w http.ResponseWriter, r *http.Request, req *request.Request, p *plan.Write, res *result, applied string) {
 	h := w.Header()
 	var total *int64
 	if req.Prefer.Count == "exact" {
 		total = &res.pageCount
 	}
-	if p.Kind == plan.Insert {
+	if p.Kind == plan.Update {
+		h.Set("Content-Range", contentRange(0, res.pageCount, total))
+	} else if p.Kind != plan.Put {
 		t := "*"
 		if total != nil {
 			t = strconv.FormatInt(*total, 10)
 		}
 		h.Set("Content-Range", "*/"+t)
-	} else {
-		h.Set("Content-Range", contentRange(0, res.pageCount, total))
 	}
-	if len(applied) > 0 {
-		h.Set("Preference-Applied", strings.Join(applied, ", "))
+	if applied != "" {
+		h.Set("Preference-Applied", applied)
 	}
-	if p.Return == "headers-only" && p.Kind == plan.Insert && len(p.Relation.PrimaryKey) > 0 && res.body != nil {
+	// Location names the one row created.
+	if p.Return == "headers-only" && p.Kind == plan.Insert && res.pageCount == 1 && len(p.Relation.PrimaryKey) > 0 {
 		if loc := location(r.URL.Path, p.Relation.PrimaryKey, res.body); loc != "" {
 			h.Set("Location", loc)
 		}
 	}
+	inserted := res.total == nil || *res.total > 0
+	representation := p.Return == "representation"
 	status := http.StatusNoContent
 	switch {
-	case p.Kind == plan.Insert:
+	case p.Kind == plan.Insert && (inserted || req.Prefer.Resolution != "merge-duplicates"):
 		status = http.StatusCreated
-	case p.Return == "representation":
+	case p.Kind == plan.Insert:
+		status = http.StatusOK
+	case p.Kind == plan.Put && representation && inserted:
+		status = http.StatusCreated
+	case representation:
 		status = http.StatusOK
 	}
-	if p.Return != "representation" {
+	if !representation {
 		w.WriteHeader(status)
 		return
 	}

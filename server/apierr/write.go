@@ -25,6 +25,11 @@ func InvalidPutFilters() *Error {
 		Message: "Filters must include all and only primary key columns with 'eq' operators"}
 }
 
+// PutWithLimit is SVC114: PUT addresses one row, so a window makes no sense.
+func PutWithLimit() *Error {
+	return &Error{Status: 400, Code: code("114"), Message: "limit/offset querystring parameters are not allowed for PUT"}
+}
+
 // PutMismatch is SVC115: the key in PUT's body differs from the URL's.
 func PutMismatch() *Error {
 	return &Error{Status: 400, Code: code("115"), Message: "Payload values do not match URL in primary key column(s)"}

@@ -48,6 +48,13 @@ type Write struct {
 	MissingDefault bool
 }
 
+// Upsert reports whether rows may be updated instead of inserted, so the
+// answer must tell which happened.
+func (w *Write) Upsert() bool {
+	kind := w.Relation.Kind
+	return w.Conflict != nil && (kind == snapshot.KindTable || kind == snapshot.KindPartitionedTable)
+}
+
 // BuildWrite plans a write of req's relation with payload (nil for DELETE).
 func BuildWrite(req *request.Request, payload *request.Payload, snap *snapshot.Snapshot, opts Options) (*Write, error) {
 	if req.Prefer.Handling == "strict" && len(req.Prefer.Invalid) > 0 {
@@ -133,6 +140,9 @@ func (w *Write) checkRows(snap *snapshot.Snapshot) error {
 // checkPut enforces PUT's contract: the filters are exactly the primary
 // key's columns with eq, and the one row in the body carries the same key.
 func (w *Write) checkPut(req *request.Request) error {
+	if w.Limit != nil || w.Offset > 0 {
+		return apierr.PutWithLimit()
+	}
 	pk := w.Relation.PrimaryKey
 	var filtered []string
 	for _, f := range req.Filters {
@@ -142,8 +152,7 @@ func (w *Write) checkPut(req *request.Request) error {
 		filtered = append(filtered, f.Field.Name)
 	}
 	slices.Sort(filtered)
-	if len(pk) == 0 || len(req.Logic) > 0 || w.Limit != nil || w.Offset > 0 ||
-		!slices.Equal(filtered, slices.Sorted(slices.Values(pk))) {
+	if len(pk) == 0 || len(req.Logic) > 0 || !slices.Equal(filtered, slices.Sorted(slices.Values(pk))) {
 		return apierr.InvalidPutFilters()
 	}
 	var rows []map[string]json.RawMessage

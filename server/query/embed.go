@@ -18,6 +18,9 @@ type scope struct {
 	qual string
 	// laterals holds the alias of each embed's lateral join.
 	laterals map[*plan.Embed]string
+	// explicitStar lists the relation's columns for `*`: the rows of a
+	// write carry a bookkeeping column the answer must not show.
+	explicitStar bool
 	// hidden holds, per to-one embed, the columns the node orders by that
 	// the embed does not output; its lateral carries them beside its row.
 	hidden map[*plan.Embed][]hiddenColumn

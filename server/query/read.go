@@ -177,6 +177,13 @@ func orderAndWindow(b *builder, sc *scope) {
 // otherwise be named after the type or "?column?".
 func column(b *builder, sc *scope, c plan.Column) {
 	switch {
+	case c.Star && sc.explicitStar:
+		for i, col := range sc.rel.Columns {
+			if i > 0 {
+				b.write(", ")
+			}
+			b.column(sc, col.Name)
+		}
 	case c.Star:
 		b.write(sc.qual, ".*")
 	case c.Embed != nil && c.Embed.Spread:

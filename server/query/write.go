@@ -16,19 +16,35 @@ const writtenRows = `"_svc_write"`
 func Write(w *plan.Write) Statement {
 	b := newBuilder()
 	b.write("with ", writtenRows, " as (")
-	switch w.Kind {
-	case plan.Insert, plan.Put:
+	switch {
+	case w.Kind == plan.Update && len(w.Columns) == 0:
+		// Nothing to set: touch no row, as PostgREST does with {}.
+		b.write("select ")
+		b.ident(w.Relation.Schema, w.Relation.Name)
+		b.write(".* from ")
+		b.ident(w.Relation.Schema, w.Relation.Name)
+		b.write(" where false")
+	case w.Kind == plan.Insert || w.Kind == plan.Put:
 		insert(b, w)
-	case plan.Update:
+		returning(b, w)
+	case w.Kind == plan.Update:
 		update(b, w)
-	case plan.Delete:
+		returning(b, w)
+	case w.Kind == plan.Delete:
 		b.write("delete from ")
 		b.ident(w.Relation.Schema, w.Relation.Name)
 		rowsToWrite(b, w)
+		returning(b, w)
 	}
-	returning(b, w)
-	b.write(") select null::bigint as total_count, pg_catalog.count(_svc_row) as page_count, ")
-	rows := &scope{node: &w.Read.Node, rel: w.Relation, qual: writtenRows}
+	// total_count carries the number of rows inserted by an upsert, which
+	// decides its status; the answer's count is page_count.
+	if w.Upsert() {
+		b.write(`) select (select pg_catalog.count(*) from `, writtenRows, ` where "_svc_inserted") as total_count, `)
+	} else {
+		b.write(") select null::bigint as total_count, ")
+	}
+	b.write("pg_catalog.count(_svc_row) as page_count, ")
+	rows := &scope{node: &w.Read.Node, rel: w.Relation, qual: writtenRows, explicitStar: true}
 	switch w.Return {
 	case "representation":
 		body(b, w.Read)
@@ -69,6 +85,13 @@ func returning(b *builder, w *plan.Write) {
 		}
 	default:
 		b.write("1")
+	}
+	if w.Upsert() {
+		// A row an upsert inserted has no xmax; one it updated has the
+		// updating transaction's.
+		b.write(", ")
+		b.ident(w.Relation.Schema, w.Relation.Name)
+		b.write(`.xmax = 0 as "_svc_inserted"`)
 	}
 }
 
@@ -160,13 +183,6 @@ func insertRowsWithDefaults(b *builder, w *plan.Write) {
 
 // update writes the UPDATE setting the payload's keys on the chosen rows.
 func update(b *builder, w *plan.Write) {
-	if len(w.Columns) == 0 {
-		// Nothing to set: touch no row, as PostgREST does with {}.
-		b.write("select * from ")
-		b.ident(w.Relation.Schema, w.Relation.Name)
-		b.write(" where false")
-		return
-	}
 	b.write("update ")
 	b.ident(w.Relation.Schema, w.Relation.Name)
 	b.write(" set ")

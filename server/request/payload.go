@@ -5,7 +5,6 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"mime"
 	"net/url"
@@ -93,7 +92,8 @@ func jsonPayload(body []byte, uniform bool) (*Payload, error) {
 		for i, raw := range rows {
 			var row map[string]json.RawMessage
 			if err := json.Unmarshal(raw, &row); err != nil {
-				return nil, apierr.InvalidBody(errInvalidJSON, fmt.Sprintf("element %d of the array is not an object", i))
+				// PostgREST's wording: a non-object has no keys to match.
+				return nil, apierr.InvalidBody("All object keys must match", "")
 			}
 			keys := sortedKeys(row)
 			if i == 0 {
@@ -146,10 +146,13 @@ func csvPayload(body []byte) (*Payload, error) {
 		return nil, apierr.InvalidBody("Invalid CSV", "the body needs a header line naming the columns")
 	}
 	var rows []map[string]*string
-	for line := 2; ; line++ {
+	for {
 		rec, err := r.Read()
 		if errors.Is(err, io.EOF) {
 			break
+		}
+		if errors.Is(err, csv.ErrFieldCount) {
+			return nil, apierr.InvalidBody("All lines must have same number of fields", "")
 		}
 		if err != nil {
 			return nil, apierr.InvalidBody("Invalid CSV", strings.TrimPrefix(err.Error(), "record on "))

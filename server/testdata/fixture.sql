@@ -222,3 +222,78 @@ grant select on test.clients, test.projects, test.tasks, test.project_details,
 grant execute on function test.project_client(test.projects),
   test.client_open_projects(test.clients), test.manager(test.employees),
   test.reports(test.employees) to web_anon;
+
+-- Writes (cases/write_*.case). Every table here starts with w_ and holds
+-- no rows of its own: writes_reset.sql, run before each write_* file,
+-- empties and refills them all. w_items has a serial key and defaults;
+-- w_pairs a composite key; w_users unique keys besides the primary key
+-- (for on_conflict); w_checked a check and a not-null constraint;
+-- w_children a foreign key to w_parents; w_tasks takes limited updates
+-- and deletes; w_docs a jsonb and an array column; w_bulk a large insert.
+-- web_anon may insert only some columns of w_restricted and may only read
+-- w_readonly.
+create table test.w_items (
+  id serial primary key,
+  name text not null,
+  qty integer default 1,
+  note text,
+  created date default '2026-01-01'
+);
+create table test.w_pairs (
+  a integer,
+  b text,
+  val text,
+  primary key (a, b)
+);
+create table test.w_users (
+  id integer primary key,
+  email text not null constraint w_users_email_key unique,
+  name text,
+  org text,
+  handle text,
+  constraint w_users_org_handle_key unique (org, handle)
+);
+create table test.w_checked (
+  id integer primary key,
+  label text not null,
+  amount integer constraint w_checked_amount_check check (amount >= 0)
+);
+create table test.w_parents (
+  id integer primary key,
+  name text not null
+);
+create table test.w_children (
+  id integer primary key,
+  parent_id integer not null constraint w_children_parent_id_fkey references test.w_parents(id),
+  name text
+);
+create table test.w_tasks (
+  id integer primary key,
+  title text not null,
+  done boolean not null default false,
+  priority integer
+);
+create table test.w_docs (
+  id integer primary key,
+  body jsonb,
+  tags text[] not null default '{}'
+);
+create table test.w_restricted (
+  id integer primary key,
+  name text,
+  secret text default 'hidden'
+);
+create table test.w_readonly (
+  id integer primary key,
+  name text
+);
+create table test.w_bulk (
+  id integer primary key,
+  name text not null
+);
+grant select, insert, update, delete on test.w_items, test.w_pairs, test.w_users,
+  test.w_checked, test.w_parents, test.w_children, test.w_tasks, test.w_docs,
+  test.w_bulk to web_anon;
+grant usage on sequence test.w_items_id_seq to web_anon;
+grant select on test.w_restricted, test.w_readonly to web_anon;
+grant insert (id, name) on test.w_restricted to web_anon;
