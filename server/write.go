@@ -75,18 +75,24 @@ func (s *Server) handleWrite(w http.ResponseWriter, r *http.Request, target stri
 }
 
 // writeChecks returns what must hold before a write may commit, or nil:
-// Prefer: max-affected under handling=strict, and exactly one row when a
-// single object is asked for.
+// Prefer: max-affected under handling=strict, a limited PATCH or DELETE
+// changing no more than its limit (rows picked by address cannot exceed
+// it, but triggers on the relation can), and exactly one row when a single
+// object is asked for.
 func writeChecks(req *request.Request, p *plan.Write, res *result) func() error {
-	maxAffected := req.Prefer.Handling == "strict" && req.Prefer.MaxAffected != nil &&
-		(p.Kind == plan.Update || p.Kind == plan.Delete)
+	rows := p.Kind == plan.Update || p.Kind == plan.Delete
+	maxAffected := rows && req.Prefer.Handling == "strict" && req.Prefer.MaxAffected != nil
+	limited := rows && p.Limit != nil
 	single := p.Return == "representation" && p.Read.Media.Kind == request.MediaObject
-	if !maxAffected && !single {
+	if !maxAffected && !limited && !single {
 		return nil
 	}
 	return func() error {
 		if maxAffected && res.pageCount > *req.Prefer.MaxAffected {
 			return apierr.MaxAffectedExceeded(res.pageCount)
+		}
+		if limited && res.pageCount > *p.Limit {
+			return apierr.LimitExceeded(res.pageCount, *p.Limit)
 		}
 		if single && res.pageCount != 1 {
 			return apierr.SingularityError(res.pageCount)

@@ -18,6 +18,13 @@ func LimitWithoutOrder() *Error {
 		Hint: "Apply an 'order' using unique column(s)"}
 }
 
+// LimitExceeded is SVC110: a limited PATCH or DELETE changed more rows
+// than its limit (triggers can); it was rolled back.
+func LimitExceeded(rows, limit int64) *Error {
+	return &Error{Status: 400, Code: code("110"), Message: "The maximum number of rows allowed to change was surpassed",
+		Details: fmt.Sprintf("Results contain %d rows changed but the maximum number allowed is %d", rows, limit)}
+}
+
 // InvalidPutFilters is SVC105: PUT addresses one row by its whole primary
 // key with eq filters and nothing else.
 func InvalidPutFilters() *Error {

@@ -1,7 +1,10 @@
 package query
 
 import (
+	"strings"
+
 	"github.com/svc-dev/svc/server/plan"
+	"github.com/svc-dev/svc/snapshot"
 )
 
 // writtenRows is the CTE every write's rows come out of; the
@@ -212,12 +215,28 @@ func rowsToWrite(b *builder, w *plan.Write) {
 		where(b, sc, &c)
 		return
 	}
-	// UPDATE and DELETE take no LIMIT: pick the rows' ctids in order.
+	// UPDATE and DELETE take no LIMIT: pick the rows in order, by physical
+	// address in tables (tableoid tells partitions' identical ctids
+	// apart), by the order's columns elsewhere, which PostgREST requires
+	// to be unique; if they are not, more rows change than the limit and
+	// the server answers SVC110 and rolls back.
+	ids := []string{sc.qual + ".tableoid", sc.qual + ".ctid"}
+	if k := w.Relation.Kind; k != snapshot.KindTable && k != snapshot.KindPartitionedTable {
+		ids = ids[:0]
+		for _, o := range n.Order {
+			var f builder
+			// Shares the statement's arguments: a JSON key in a path is
+			// bound once and its placeholder written twice.
+			f.args = b.args
+			f.field(sc, o.Field)
+			b.args = f.args
+			ids = append(ids, f.sql.String())
+		}
+	}
 	c.next(b)
-	b.write(sc.qual, ".ctid = any(array(")
-	b.write("select ", sc.qual, ".ctid from ", sc.qual)
+	b.write("(", strings.Join(ids, ", "), ") in (select ", strings.Join(ids, ", "), " from ", sc.qual)
 	var inner conds
 	where(b, sc, &inner)
 	orderAndWindow(b, sc)
-	b.write("))")
+	b.write(")")
 }

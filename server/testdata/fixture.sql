@@ -297,3 +297,8 @@ grant select, insert, update, delete on test.w_items, test.w_pairs, test.w_users
 grant usage on sequence test.w_items_id_seq to web_anon;
 grant select on test.w_restricted, test.w_readonly to web_anon;
 grant insert (id, name) on test.w_restricted to web_anon;
+
+-- An auto-updatable view over w_tasks: limited writes on a view pick rows by
+-- the order's columns (views have no ctid).
+create view test.w_tasks_v as select id, title, done, priority from test.w_tasks;
+grant select, update, delete on test.w_tasks_v to web_anon;
