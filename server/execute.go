@@ -123,9 +123,10 @@ const (
 )
 
 // execute runs steps inside the request transaction in one round trip:
-// begin, context set-up, the steps and commit are pipelined together, each
-// statement prepared on the connection the first time it is seen there.
-// Only when a statement fails does a second round trip roll back.
+// begin, context set-up, the steps and commit (or rollback) are pipelined
+// together, each statement prepared on the connection the first time it is
+// seen there. A second round trip ends the transaction only when a
+// statement fails or tx.check must see the results first.
 func (s *Server) execute(ctx context.Context, tx txSpec, steps ...step) error {
 	acquireCtx, cancel := context.WithTimeout(ctx, s.cfg.DBPoolAcquisitionTimeout)
 	conn, err := s.pool.Acquire(acquireCtx)

@@ -63,9 +63,7 @@ func (s *Server) handleWrite(w http.ResponseWriter, r *http.Request, target stri
 	}
 
 	var res result
-	if checks := writeChecks(req, p, &res); checks != nil {
-		tx.check = checks
-	}
+	tx.check = writeChecks(req, p, &res)
 	if err := s.execute(r.Context(), tx, step{query.Write(p), scanResult(&res)}); err != nil {
 		writeError(w, s.log, err)
 		return
@@ -76,9 +74,9 @@ func (s *Server) handleWrite(w http.ResponseWriter, r *http.Request, target stri
 
 // writeChecks returns what must hold before a write may commit, or nil:
 // Prefer: max-affected under handling=strict, a limited PATCH or DELETE
-// changing no more than its limit (rows picked by address cannot exceed
-// it, but triggers on the relation can), and exactly one row when a single
-// object is asked for.
+// changing no more than its limit (on a view, rows are picked by the
+// order's columns, which may not be unique), and exactly one row when a
+// single object is asked for.
 func writeChecks(req *request.Request, p *plan.Write, res *result) func() error {
 	rows := p.Kind == plan.Update || p.Kind == plan.Delete
 	maxAffected := rows && req.Prefer.Handling == "strict" && req.Prefer.MaxAffected != nil
@@ -158,13 +156,7 @@ func location(path string, pk []string, values []byte) string {
 	}
 	parts := make([]string, len(pk))
 	for i, k := range pk {
-		// As ->> would render it: strings unquoted, the rest as written.
-		v := string(vals[i])
-		var str string
-		if json.Unmarshal(vals[i], &str) == nil {
-			v = str
-		}
-		parts[i] = url.QueryEscape(k) + "=eq." + url.QueryEscape(v)
+		parts[i] = url.QueryEscape(k) + "=eq." + url.QueryEscape(plan.JSONText(vals[i]))
 	}
 	return path + "?" + strings.Join(parts, "&")
 }

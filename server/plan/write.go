@@ -160,7 +160,7 @@ func (w *Write) checkPut(req *request.Request) error {
 		return apierr.PutMismatch()
 	}
 	for _, f := range req.Filters {
-		if jsonText(rows[0][f.Field.Name]) != f.Value {
+		if JSONText(rows[0][f.Field.Name]) != f.Value {
 			return apierr.PutMismatch()
 		}
 	}
@@ -168,9 +168,10 @@ func (w *Write) checkPut(req *request.Request) error {
 	return nil
 }
 
-// jsonText is a JSON value as PostgreSQL's ->> would give it: strings
-// unquoted, anything else as written.
-func jsonText(raw json.RawMessage) string {
+// JSONText is a JSON value as PostgreSQL's ->> would give it: strings
+// unquoted, anything else as written. Filters compare with it, and a
+// Location header renders key values with it.
+func JSONText(raw json.RawMessage) string {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
 		return s
