@@ -129,8 +129,9 @@ func Schema(req *request.Request, opts Options) (string, error) {
 	return req.Schema, nil
 }
 
-// BuildRead plans a GET or HEAD on a relation.
-func BuildRead(req *request.Request, snap *snapshot.Snapshot, opts Options) (*Read, error) {
+// target finds the relation a request addresses, after refusing unknown
+// preferences under handling=strict.
+func target(req *request.Request, snap *snapshot.Snapshot, opts Options) (*snapshot.Relation, error) {
 	if req.Prefer.Handling == "strict" && len(req.Prefer.Invalid) > 0 {
 		return nil, apierr.InvalidPreferences(req.Prefer.Invalid)
 	}
@@ -142,6 +143,15 @@ func BuildRead(req *request.Request, snap *snapshot.Snapshot, opts Options) (*Re
 	rel := snap.Relation(name)
 	if rel == nil {
 		return nil, apierr.UndefinedTable(name.String())
+	}
+	return rel, nil
+}
+
+// BuildRead plans a GET or HEAD on a relation.
+func BuildRead(req *request.Request, snap *snapshot.Snapshot, opts Options) (*Read, error) {
+	rel, err := target(req, snap, opts)
+	if err != nil {
+		return nil, err
 	}
 	p := &Read{Head: req.Method == "HEAD", Media: req.Media, Count: req.Prefer.Count, MaxRows: opts.MaxRows}
 	if err := buildNode(&p.Node, snap, rel, req.Select); err != nil {

@@ -57,17 +57,9 @@ func (w *Write) Upsert() bool {
 
 // BuildWrite plans a write of req's relation with payload (nil for DELETE).
 func BuildWrite(req *request.Request, payload *request.Payload, snap *snapshot.Snapshot, opts Options) (*Write, error) {
-	if req.Prefer.Handling == "strict" && len(req.Prefer.Invalid) > 0 {
-		return nil, apierr.InvalidPreferences(req.Prefer.Invalid)
-	}
-	schema, err := Schema(req, opts)
+	rel, err := target(req, snap, opts)
 	if err != nil {
 		return nil, err
-	}
-	name := snapshot.QualifiedName{Schema: schema, Name: req.Target}
-	rel := snap.Relation(name)
-	if rel == nil {
-		return nil, apierr.UndefinedTable(name.String())
 	}
 	w := &Write{Relation: rel, Payload: payload, Filters: req.Filters, Logic: req.Logic, Order: req.Order,
 		Limit: req.Range.Limit, Offset: req.Range.Offset, Return: req.Prefer.Return,

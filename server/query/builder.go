@@ -65,3 +65,13 @@ func (b *builder) arg(v any) {
 	b.sql.WriteByte('$')
 	b.sql.WriteString(strconv.Itoa(len(b.args)))
 }
+
+// list writes n items with ", " between them; item writes the i-th.
+func (b *builder) list(n int, item func(i int)) {
+	for i := range n {
+		if i > 0 {
+			b.sql.WriteString(", ")
+		}
+		item(i)
+	}
+}

@@ -55,13 +55,10 @@ func Write(w *plan.Write) Statement {
 		source(b, rows, nil, nil, nil)
 	case "headers-only":
 		b.write("(pg_catalog.json_agg(pg_catalog.json_build_array(")
-		for i, k := range w.Relation.PrimaryKey {
-			if i > 0 {
-				b.write(", ")
-			}
+		b.list(len(w.Relation.PrimaryKey), func(i int) {
 			b.write("_svc_row.")
-			b.ident(k)
-		}
+			b.ident(w.Relation.PrimaryKey[i])
+		})
 		b.write("))->0)::text as body, ", resultColumns, " from (select * from ", writtenRows)
 	default:
 		b.write("null::text as body, ", resultColumns, " from (select from ", writtenRows)
@@ -80,12 +77,9 @@ func returning(b *builder, w *plan.Write) {
 		b.ident(w.Relation.Schema, w.Relation.Name)
 		b.write(".*")
 	case w.Return == "headers-only" && len(w.Relation.PrimaryKey) > 0:
-		for i, k := range w.Relation.PrimaryKey {
-			if i > 0 {
-				b.write(", ")
-			}
-			b.ident(w.Relation.Schema, w.Relation.Name, k)
-		}
+		b.list(len(w.Relation.PrimaryKey), func(i int) {
+			b.ident(w.Relation.Schema, w.Relation.Name, w.Relation.PrimaryKey[i])
+		})
 	default:
 		b.write("1")
 	}
@@ -105,12 +99,7 @@ func insert(b *builder, w *plan.Write) {
 	b.ident(w.Relation.Schema, w.Relation.Name)
 	if len(w.Columns) > 0 {
 		b.write(" (")
-		for i, c := range w.Columns {
-			if i > 0 {
-				b.write(", ")
-			}
-			b.ident(c.Name)
-		}
+		b.list(len(w.Columns), func(i int) { b.ident(w.Columns[i].Name) })
 		b.write(")")
 	}
 	if w.MissingDefault {
@@ -119,13 +108,10 @@ func insert(b *builder, w *plan.Write) {
 		// Keys a row lacks read as null; a single object lists only its
 		// own keys as columns, so the others take their defaults.
 		b.write(" select ")
-		for i, c := range w.Columns {
-			if i > 0 {
-				b.write(", ")
-			}
+		b.list(len(w.Columns), func(i int) {
 			b.write("_svc_p.")
-			b.ident(c.Name)
-		}
+			b.ident(w.Columns[i].Name)
+		})
 		b.write(" from pg_catalog.json_populate_recordset(null::")
 		b.ident(w.Relation.Schema, w.Relation.Name)
 		b.write(", ")
@@ -136,25 +122,17 @@ func insert(b *builder, w *plan.Write) {
 		return
 	}
 	b.write(" on conflict (")
-	for i, c := range w.Conflict {
-		if i > 0 {
-			b.write(", ")
-		}
-		b.ident(c)
-	}
+	b.list(len(w.Conflict), func(i int) { b.ident(w.Conflict[i]) })
 	if w.IgnoreDuplicates || len(w.Columns) == 0 {
 		b.write(") do nothing")
 		return
 	}
 	b.write(") do update set ")
-	for i, c := range w.Columns {
-		if i > 0 {
-			b.write(", ")
-		}
-		b.ident(c.Name)
+	b.list(len(w.Columns), func(i int) {
+		b.ident(w.Columns[i].Name)
 		b.write(" = excluded.")
-		b.ident(c.Name)
-	}
+		b.ident(w.Columns[i].Name)
+	})
 }
 
 // insertRowsWithDefaults selects the rows for missing=default: a key a row
@@ -189,14 +167,11 @@ func update(b *builder, w *plan.Write) {
 	b.write("update ")
 	b.ident(w.Relation.Schema, w.Relation.Name)
 	b.write(" set ")
-	for i, c := range w.Columns {
-		if i > 0 {
-			b.write(", ")
-		}
-		b.ident(c.Name)
+	b.list(len(w.Columns), func(i int) {
+		b.ident(w.Columns[i].Name)
 		b.write(" = _svc_p.")
-		b.ident(c.Name)
-	}
+		b.ident(w.Columns[i].Name)
+	})
 	b.write(" from pg_catalog.json_populate_record(null::")
 	b.ident(w.Relation.Schema, w.Relation.Name)
 	b.write(", (")
