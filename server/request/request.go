@@ -24,12 +24,11 @@ type Request struct {
 	// Target is the relation or function name from the path.
 	Target string
 	// Schema is the schema a profile header asked for; "" means the default.
-	Schema  string
-	Select  []SelectItem
-	Filters []Filter
-	// Logic holds the top-level or/and groups; they are ANDed with Filters.
-	Logic []LogicTree
-	Order []OrderTerm
+	Schema string
+	Select []SelectItem
+	// Params are the top-level filters, logic trees (ANDed with the
+	// filters), order and the raw limit and offset (see Range).
+	Params
 	Range Range
 	// Prefer holds the Prefer header's preferences.
 	Prefer Preferences
@@ -42,11 +41,12 @@ type Request struct {
 	// Embedded holds the parameters addressed to embedded resources
 	// (`rel.order`, `rel.rel2.col=eq.1`), keyed by the embed path joined
 	// with dots.
-	Embedded map[string]*EmbedParams
+	Embedded map[string]*Params
 }
 
-// EmbedParams are the parameters that apply to one embedded resource.
-type EmbedParams struct {
+// Params are the parameters that apply to one level of a read: the
+// relation itself or one embedded resource.
+type Params struct {
 	Filters []Filter
 	Logic   []LogicTree
 	Order   []OrderTerm
@@ -55,13 +55,13 @@ type EmbedParams struct {
 }
 
 // embedded returns the parameters for path, creating them on first use.
-func (r *Request) embedded(path string) *EmbedParams {
+func (r *Request) embedded(path string) *Params {
 	if r.Embedded == nil {
-		r.Embedded = map[string]*EmbedParams{}
+		r.Embedded = map[string]*Params{}
 	}
 	p := r.Embedded[path]
 	if p == nil {
-		p = &EmbedParams{}
+		p = &Params{}
 		r.Embedded[path] = p
 	}
 	return p
@@ -106,64 +106,34 @@ func Parse(r *http.Request, kind Kind, target string) (*Request, error) {
 	if err != nil {
 		return nil, err
 	}
-	var limit, offset *int64
 	query := r.URL.Query()
 	// Keys in sorted order: the SQL text must depend only on the request's
 	// shape, so reordered parameters must not reorder conditions.
 	for _, key := range slices.Sorted(maps.Keys(query)) {
 		for _, v := range query[key] {
-			if key == "select" {
-				if req.Select, err = parseSelect(v); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			if path, param := splitEmbedPath(key); path != "" {
+			switch path, param := splitEmbedPath(key); {
+			case key == "select":
+				req.Select, err = parseSelect(v)
+			case key == "columns":
+				req.Columns, err = parseNames(key, v)
+			case key == "on_conflict":
+				req.OnConflict, err = parseNames(key, v)
+			case path != "":
 				err = req.embedded(path).parse(key, param, v)
-			} else {
-				err = req.parseParam(key, v, &limit, &offset)
+			default:
+				err = req.Params.parse(key, key, v)
 			}
 			if err != nil {
 				return nil, err
 			}
 		}
 	}
-	rng, err := newRange(limit, offset, r)
+	rng, err := newRange(req.Limit, req.Offset, r)
 	if err != nil {
 		return nil, err
 	}
 	req.Range = rng
 	return req, nil
-}
-
-// parseParam reads one top-level parameter other than select.
-func (r *Request) parseParam(key, v string, limit, offset **int64) error {
-	var err error
-	switch key {
-	case "order":
-		r.Order, err = parseOrder(v)
-	case "limit":
-		*limit, err = parseCount("limit", v)
-	case "offset":
-		*offset, err = parseCount("offset", v)
-	case "columns":
-		r.Columns, err = parseNames(key, v)
-	case "on_conflict":
-		r.OnConflict, err = parseNames(key, v)
-	default:
-		if or, negate, ok := logicKey(key); ok {
-			var t LogicTree
-			if t, err = parseLogic(key, v, or, negate); err == nil {
-				r.Logic = append(r.Logic, t)
-			}
-			break
-		}
-		var f Filter
-		if f, err = parseFilter(key, v); err == nil {
-			r.Filters = append(r.Filters, f)
-		}
-	}
-	return err
 }
 
 // parseNames reads a comma-separated list of column names.
@@ -185,9 +155,10 @@ func parseNames(param, v string) ([]string, error) {
 	}
 }
 
-// parse reads one parameter addressed to an embed; key is the full key,
-// for error messages, and param the part after the embed path.
-func (p *EmbedParams) parse(key, param, v string) error {
+// parse reads one parameter of a level: the top (param is key) or an
+// embed (param is the part of key after the embed path; key names the
+// parameter in error messages).
+func (p *Params) parse(key, param, v string) error {
 	var err error
 	switch param {
 	case "order":
