@@ -65,14 +65,22 @@ func (s *Server) handleRead(w http.ResponseWriter, r *http.Request, target strin
 		writeError(w, s.log, err)
 		return
 	}
+	s.respondRows(w, r, req, p, &res, explain, applied)
+}
+
+// respondRows answers a read of rows, a relation's or a function's: the
+// range headers, the status they decide, and the body.
+func (s *Server) respondRows(w http.ResponseWriter, r *http.Request, req *request.Request, p *plan.Read, res *result, explain []byte, applied honoured) {
 	total := countTotal(p, res.total, explain)
 	status, err := rangeStatus(p.Offset, res.pageCount, total)
+	if err == nil && p.Media.Kind == request.MediaObject && res.pageCount != 1 {
+		err = apierr.SingularityError(res.pageCount)
+	}
+	if err == nil {
+		status, err = applyResponseSettings(w.Header(), res, status)
+	}
 	if err != nil {
 		writeError(w, s.log, err)
-		return
-	}
-	if p.Media.Kind == request.MediaObject && res.pageCount != 1 {
-		writeError(w, s.log, apierr.SingularityError(res.pageCount))
 		return
 	}
 	h := w.Header()

@@ -1,10 +1,12 @@
 package server
 
 import (
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/svc-dev/svc/server/apierr"
 )
@@ -42,4 +44,33 @@ func contentRange(offset, n int64, total *int64) string {
 		return "*/" + t
 	}
 	return strconv.FormatInt(offset, 10) + "-" + strconv.FormatInt(offset+n-1, 10) + "/" + t
+}
+
+// applyResponseSettings applies what functions in the statement set with
+// set_config: response.headers, a JSON array of one-key objects, and
+// response.status, which replaces status. Values that are neither are the
+// database developer's error: 500 SVC111 and SVC112.
+func applyResponseSettings(h http.Header, res *result, status int) (int, error) {
+	if res.headers != nil {
+		var list []map[string]string
+		if err := json.Unmarshal([]byte(*res.headers), &list); err != nil {
+			return 0, apierr.InvalidResponseHeaders()
+		}
+		for _, m := range list {
+			if len(m) != 1 {
+				return 0, apierr.InvalidResponseHeaders()
+			}
+			for k, v := range m {
+				h.Set(k, v)
+			}
+		}
+	}
+	if res.status != nil {
+		n, err := strconv.Atoi(strings.TrimSpace(*res.status))
+		if err != nil || n < 100 || n > 599 {
+			return 0, apierr.InvalidResponseStatus()
+		}
+		status = n
+	}
+	return status, nil
 }

@@ -54,12 +54,6 @@ func (s *Server) handleRelation(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// handleFunction answers /rpc routes; calling functions is not built yet,
-// so every function is reported absent rather than half-served.
-func (s *Server) handleFunction(w http.ResponseWriter, _ *http.Request) {
-	writeError(w, s.log, apierr.NotFound())
-}
-
 func (s *Server) planOptions() plan.Options {
 	return plan.Options{Schemas: s.cfg.DBSchemas, MaxRows: int64(s.cfg.DBMaxRows)}
 }

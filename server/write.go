@@ -139,6 +139,11 @@ func (s *Server) respondWrite(w http.ResponseWriter, r *http.Request, req *reque
 	case representation:
 		status = http.StatusOK
 	}
+	status, err := applyResponseSettings(h, res, status)
+	if err != nil {
+		writeError(w, s.log, err)
+		return
+	}
 	if !representation {
 		w.WriteHeader(status)
 		return

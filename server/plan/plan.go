@@ -78,6 +78,9 @@ type Read struct {
 	Count string
 	// MaxRows is db-max-rows, which also bounds an estimated count.
 	MaxRows int64
+	// Single renders the one row as an object whatever the media type: a
+	// function returning one composite value.
+	Single bool
 }
 
 // OutputNames lists the keys of each output row in order, expanding `*`

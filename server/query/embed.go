@@ -18,6 +18,9 @@ type scope struct {
 	qual string
 	// laterals holds the alias of each embed's lateral join.
 	laterals map[*plan.Embed]string
+	// fromItem, when set, is the FROM item of a top scope whose rows are
+	// not a relation's (a function call); qual then names its alias.
+	fromItem string
 	// explicitStar lists the relation's columns for `*`: the rows of a
 	// write carry a bookkeeping column the answer must not show.
 	explicitStar bool
@@ -187,6 +190,8 @@ func treeTests(conds []request.Condition, key string) bool {
 // function on the parent's row.
 func from(b *builder, sc, parent *scope, r *snapshot.Relationship) {
 	switch {
+	case r == nil && sc.fromItem != "":
+		b.write(sc.fromItem)
 	case r == nil:
 		b.write(sc.qual)
 	case r.Computed():

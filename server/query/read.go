@@ -24,17 +24,24 @@ const resultColumns = `nullif(pg_catalog.current_setting('response.headers', tru
 // settings, in one row.
 func Read(p *plan.Read) Statement {
 	b := newBuilder()
+	readRows(b, p, func() *scope { return topScope(&p.Node) })
+	return Statement{SQL: b.sql.String(), Args: b.args}
+}
+
+// readRows writes the read statement over the rows top's scope names;
+// top returns a fresh scope each call, as a count needs its own.
+func readRows(b *builder, p *plan.Read, top func() *scope) {
 	b.write("select ")
 	switch p.Count {
 	case "exact":
 		b.write("(select pg_catalog.count(*) from ")
-		countedRows(b, &p.Node)
+		countedRows(b, top())
 		b.write(")")
 	case "estimated":
 		// Exact up to db-max-rows; past it the server uses the planner's
 		// estimate (PlanCount), so counting stops at max-rows + 1.
 		b.write("(select pg_catalog.count(*) from (select 1 from ")
-		countedRows(b, &p.Node)
+		countedRows(b, top())
 		if p.MaxRows > 0 {
 			b.write(" limit ")
 			b.arg(p.MaxRows + 1)
@@ -46,9 +53,8 @@ func Read(p *plan.Read) Statement {
 	b.write(" as total_count, pg_catalog.count(_svc_row) as page_count, ")
 	body(b, p)
 	b.write(" as body, ", resultColumns, " from (")
-	source(b, topScope(&p.Node), nil, nil, nil)
+	source(b, top(), nil, nil, nil)
 	b.write(") _svc_row")
-	return Statement{SQL: b.sql.String(), Args: b.args}
 }
 
 // PlanCount builds the EXPLAIN whose row estimate answers count=planned
@@ -59,15 +65,14 @@ func PlanCount(p *plan.Read) *Statement {
 	}
 	var b builder
 	b.write("explain (format json) select 1 from ")
-	countedRows(&b, &p.Node)
+	countedRows(&b, topScope(&p.Node))
 	return &Statement{SQL: b.sql.String(), Args: b.args}
 }
 
 // countedRows writes the relation, joins and conditions that decide which
 // rows a count counts: the read's own, without its select list, order or
 // window.
-func countedRows(b *builder, n *plan.Node) {
-	sc := topScope(n)
+func countedRows(b *builder, sc *scope) {
 	planLaterals(b, sc, true)
 	from(b, sc, nil, nil)
 	joinEmbeds(b, sc)
@@ -101,7 +106,11 @@ func body(b *builder, p *plan.Read) {
 		b.write("null::text")
 		return
 	}
-	switch p.Media.Kind {
+	kind := p.Media.Kind
+	if p.Single && kind != request.MediaCSV {
+		kind = request.MediaObject
+	}
+	switch kind {
 	case request.MediaCSV:
 		// A row's composite text form without its parentheses is a CSV
 		// line: fields with commas or quotes are quoted, quotes doubled.

@@ -42,7 +42,14 @@ type Request struct {
 	// (`rel.order`, `rel.rel2.col=eq.1`), keyed by the embed path joined
 	// with dots.
 	Embedded map[string]*Params
+	// Unparsed holds, for function calls, the top-level parameters that
+	// are neither reserved nor logic trees: planning decides against the
+	// function's arguments which are arguments and which are filters.
+	Unparsed []Pair
 }
+
+// Pair is one query parameter.
+type Pair struct{ Key, Value string }
 
 // Params are the parameters that apply to one level of a read: the
 // relation itself or one embedded resource.
@@ -120,6 +127,8 @@ func Parse(r *http.Request, kind Kind, target string) (*Request, error) {
 				req.OnConflict, err = parseNames(key, v)
 			case path != "":
 				err = req.embedded(path).parse(key, param, v)
+			case kind == KindFunction && !reservedKey(key):
+				req.Unparsed = append(req.Unparsed, Pair{key, v})
 			default:
 				err = req.Params.parse(key, key, v)
 			}
@@ -135,6 +144,21 @@ func Parse(r *http.Request, kind Kind, target string) (*Request, error) {
 	req.Range = rng
 	return req, nil
 }
+
+// reservedKey reports a key that is never a function argument: the
+// window, order and logic-tree parameters.
+func reservedKey(key string) bool {
+	switch key {
+	case "order", "limit", "offset":
+		return true
+	}
+	_, _, logic := logicKey(key)
+	return logic
+}
+
+// ParseFilter parses one filter parameter, for keys whose meaning was left
+// to planning (see Request.Unparsed).
+func ParseFilter(key, value string) (Filter, error) { return parseFilter(key, value) }
 
 // parseNames reads a comma-separated list of column names.
 func parseNames(param, v string) ([]string, error) {

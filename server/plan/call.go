@@ -1,0 +1,253 @@
+package plan
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+
+	"github.com/svc-dev/svc/server/apierr"
+	"github.com/svc-dev/svc/server/request"
+	"github.com/svc-dev/svc/server/suggest"
+	"github.com/svc-dev/svc/snapshot"
+)
+
+// Call is a planned function call: /rpc/<function>.
+type Call struct {
+	Function *snapshot.Function
+	// Args are the arguments supplied, in the function's order.
+	Args []CallArg
+	// Body is the JSON object the arguments are read from (POST); nil when
+	// they come from the query string (GET, HEAD), as Args' Values.
+	Body []byte
+	// Read shapes the result rows: its root reads the function's rows, so
+	// filters, select, embeds, order and window apply as on a relation.
+	// Unused for scalar and void results.
+	Read *Read
+}
+
+// CallArg is one argument given to a call.
+type CallArg struct {
+	Name, Type string
+	// Value is the query-string value (GET); unused for POST.
+	Value string
+}
+
+// ReturnsRows reports whether the result is read as rows of a relation
+// (a composite or a set of them) rather than as one value.
+func (c *Call) ReturnsRows() bool {
+	r := c.Function.Returns
+	return r == snapshot.ReturnsComposite || r == snapshot.ReturnsSetOfComposite
+}
+
+// BuildCall plans a call of the function req targets. body is the JSON
+// object of a POST's arguments (nil on GET and HEAD, whose arguments are
+// query parameters naming the function's arguments).
+func BuildCall(req *request.Request, body *request.Payload, snap *snapshot.Snapshot, opts Options) (*Call, error) {
+	if req.Prefer.Handling == "strict" && len(req.Prefer.Invalid) > 0 {
+		return nil, apierr.InvalidPreferences(req.Prefer.Invalid)
+	}
+	schema, err := Schema(req, opts)
+	if err != nil {
+		return nil, err
+	}
+	name := snapshot.QualifiedName{Schema: schema, Name: req.Target}
+	candidates := snap.Functions(name)
+
+	// The names supplied: the body's keys, or the query parameters that
+	// name an argument of some overload (the others filter the result).
+	var supplied []string
+	values := map[string]string{}
+	var filters []request.Pair
+	if body != nil {
+		if body.Rows != 1 {
+			return nil, apierr.InvalidBody("Empty or invalid json", "the arguments of a function call are one JSON object")
+		}
+		supplied = body.Keys
+	} else {
+		for _, p := range req.Unparsed {
+			if isArgument(candidates, p.Key) {
+				if _, dup := values[p.Key]; !dup {
+					supplied = append(supplied, p.Key)
+				}
+				values[p.Key] = p.Value
+			} else {
+				filters = append(filters, p)
+			}
+		}
+		slices.Sort(supplied)
+	}
+	fn, err := chooseOverload(snap, name, candidates, supplied)
+	if err != nil {
+		return nil, err
+	}
+	c := &Call{Function: fn}
+	if body != nil {
+		c.Body = rowObject(body.JSON)
+	}
+	for _, a := range fn.Arguments {
+		if slices.Contains(supplied, a.Name) && a.Mode != snapshot.ArgOut && a.Mode != snapshot.ArgTable {
+			c.Args = append(c.Args, CallArg{Name: a.Name, Type: a.Type, Value: values[a.Name]})
+		}
+	}
+	for _, p := range filters {
+		f, err := request.ParseFilter(p.Key, p.Value)
+		if err != nil {
+			return nil, err
+		}
+		req.Filters = append(req.Filters, f)
+	}
+	if !c.ReturnsRows() {
+		if len(req.Filters) > 0 || len(req.Logic) > 0 || len(req.Order) > 0 || len(req.Embedded) > 0 {
+			// A bare value has no columns to filter or order by.
+			return nil, apierr.UndefinedColumn(fn.Name, firstColumnNamed(req), "")
+		}
+		return c, nil
+	}
+	rel := resultRelation(snap, fn)
+	c.Read = &Read{Head: req.Method == "HEAD", Media: req.Media, Count: req.Prefer.Count, MaxRows: opts.MaxRows,
+		Single: fn.Returns == snapshot.ReturnsComposite}
+	if c.Read.Count == "planned" || c.Read.Count == "estimated" {
+		// Estimates come from a separate EXPLAIN, which cannot see the
+		// call's arguments; a call's rows are counted exactly.
+		c.Read.Count = "exact"
+	}
+	if err := buildNode(&c.Read.Node, snap, rel, req.Select); err != nil {
+		return nil, err
+	}
+	c.Read.Filters, c.Read.Logic, c.Read.Order = req.Filters, req.Logic, req.Order
+	c.Read.Offset, c.Read.Limit = req.Range.Offset, capLimit(req.Range.Limit, opts.MaxRows)
+	if err := applyEmbedParams(&c.Read.Node, req.Embedded); err != nil {
+		return nil, err
+	}
+	if err := checkNode(&c.Read.Node, snap); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// firstColumnNamed names what a request filters or orders a scalar
+// result by, for the error.
+func firstColumnNamed(req *request.Request) string {
+	switch {
+	case len(req.Filters) > 0:
+		return req.Filters[0].Field.Name
+	case len(req.Order) > 0:
+		return req.Order[0].Field.Name
+	}
+	return "?"
+}
+
+// rowObject unwraps the one-element array a payload holds.
+func rowObject(array []byte) []byte {
+	var rows []json.RawMessage
+	if json.Unmarshal(array, &rows) != nil || len(rows) != 1 {
+		return []byte("{}")
+	}
+	return rows[0]
+}
+
+func isArgument(fns []*snapshot.Function, name string) bool {
+	for _, f := range fns {
+		for _, a := range f.Arguments {
+			if a.Name == name && a.Mode != snapshot.ArgOut && a.Mode != snapshot.ArgTable {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// chooseOverload picks the overload whose arguments the supplied names
+// fit: every name is an input argument, and every input argument without
+// a default is supplied.
+func chooseOverload(snap *snapshot.Snapshot, name snapshot.QualifiedName, fns []*snapshot.Function, supplied []string) (*snapshot.Function, error) {
+	var fits []*snapshot.Function
+	for _, f := range fns {
+		if fitsArguments(f, supplied) {
+			fits = append(fits, f)
+		}
+	}
+	switch len(fits) {
+	case 1:
+		return fits[0], nil
+	case 0:
+		return nil, apierr.NoFunction(name.String(), supplied, functionHint(snap, name, fns))
+	}
+	sigs := make([]string, len(fits))
+	for i, f := range fits {
+		sigs[i] = signature(f, true)
+	}
+	return nil, apierr.AmbiguousFunction(sigs)
+}
+
+func fitsArguments(f *snapshot.Function, supplied []string) bool {
+	inputs := 0
+	for _, a := range f.Arguments {
+		if a.Mode == snapshot.ArgOut || a.Mode == snapshot.ArgTable {
+			continue
+		}
+		inputs++
+		if a.Name == "" || !a.HasDefault && !slices.Contains(supplied, a.Name) {
+			return false
+		}
+	}
+	for _, s := range supplied {
+		found := false
+		for _, a := range f.Arguments {
+			found = found || a.Name == s && a.Mode != snapshot.ArgOut && a.Mode != snapshot.ArgTable
+		}
+		if !found {
+			return false
+		}
+	}
+	return inputs > 0 || len(supplied) == 0
+}
+
+// signature renders "schema.fn(a, b)" or, with types, "schema.fn(a => int4, ...)".
+func signature(f *snapshot.Function, types bool) string {
+	var args []string
+	for _, a := range f.Arguments {
+		if a.Mode == snapshot.ArgOut || a.Mode == snapshot.ArgTable {
+			continue
+		}
+		if types {
+			args = append(args, a.Name+" => "+a.Type)
+		} else {
+			args = append(args, a.Name)
+		}
+	}
+	return f.QualifiedName.String() + "(" + strings.Join(args, ", ") + ")"
+}
+
+// functionHint suggests an overload's signature when the name exists, or
+// the closest function name in the schema.
+func functionHint(snap *snapshot.Snapshot, name snapshot.QualifiedName, fns []*snapshot.Function) string {
+	if len(fns) > 0 {
+		return "Perhaps you meant to call the function " + signature(fns[0], false)
+	}
+	var names []string
+	for i := range snap.Content.Functions {
+		if f := &snap.Content.Functions[i]; f.Schema == name.Schema {
+			names = append(names, f.Name)
+		}
+	}
+	if best := suggest.Closest(name.Name, names, 3); best != "" {
+		return "Perhaps you meant to call the function " + name.Schema + "." + best
+	}
+	return ""
+}
+
+// resultRelation is the relation a function's rows have: the table or
+// view its return type names, or one made from its OUT/TABLE arguments.
+func resultRelation(snap *snapshot.Snapshot, fn *snapshot.Function) *snapshot.Relation {
+	if rel := snap.Relation(fn.ReturnType); rel != nil {
+		return rel
+	}
+	rel := &snapshot.Relation{QualifiedName: fn.ReturnType, Kind: snapshot.KindView}
+	for _, a := range fn.Arguments {
+		if a.Mode == snapshot.ArgOut || a.Mode == snapshot.ArgTable || a.Mode == snapshot.ArgInOut {
+			rel.Columns = append(rel.Columns, snapshot.Column{Name: a.Name, Type: a.Type, BaseType: a.Type})
+		}
+	}
+	return rel
+}
