@@ -75,8 +75,11 @@ func (f *reloadFixture) waitListening(t *testing.T, channel string) {
 	deadline := time.Now().Add(5 * time.Second)
 	for time.Now().Before(deadline) {
 		var n int
+		// The connection shows before its LISTEN has run; a NOTIFY sent in
+		// between would be lost, so wait until LISTEN is done.
 		f.db.QueryRow(context.Background(),
-			"select count(*) from pg_stat_activity where application_name = $1", "svc-listener-"+channel).Scan(&n)
+			"select count(*) from pg_stat_activity where application_name = $1 and state = 'idle' and query ilike 'listen %'",
+			"svc-listener-"+channel).Scan(&n)
 		if n > 0 {
 			return
 		}
