@@ -10,10 +10,14 @@ type Naming struct {
 	Vendor string
 	// Channel is the default NOTIFY channel.
 	Channel string
+	// RaiseState starts the SQLSTATE of a custom error raised by a function
+	// (the body and status in its message and detail). SQLSTATEs are five
+	// characters, so SVC's is "SVC" plus any two (RAISE SQLSTATE 'SVC00').
+	RaiseState string
 }
 
 // SVCNaming is the default naming, exactly as SPEC.md writes it.
-var SVCNaming = Naming{CodePrefix: "SVC", Vendor: "svc", Channel: "svc"}
+var SVCNaming = Naming{CodePrefix: "SVC", Vendor: "svc", Channel: "svc", RaiseState: "SVC"}
 
 // Names is the naming in force. It is set once at start-up, before serving.
 var Names = SVCNaming

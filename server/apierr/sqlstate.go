@@ -1,6 +1,13 @@
 package apierr
 
-import "github.com/jackc/pgx/v5/pgconn"
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5/pgconn"
+)
 
 // sqlstateStatus maps SQLSTATE codes to HTTP statuses (SPEC.md "Errors").
 // Exact codes are looked up first, then two-character classes; anything
@@ -35,7 +42,16 @@ func StatusForSQLState(state string, authenticated bool) int {
 }
 
 // FromPG forwards a database error with the database's own code and text.
+// Two kinds of SQLSTATE raised on purpose by functions choose the response
+// themselves: PTnnn answers status nnn, and SVC.. carries the whole error
+// body (message) and status and headers (detail) as JSON.
 func FromPG(e *pgconn.PgError, authenticated bool) *Error {
+	if strings.HasPrefix(e.Code, Names.RaiseState) {
+		return raised(e)
+	}
+	if status, ok := ptStatus(e.Code); ok {
+		return &Error{Status: status, Code: e.Code, Message: e.Message, Details: str(e.Detail), Hint: str(e.Hint)}
+	}
 	return &Error{
 		Status:  StatusForSQLState(e.Code, authenticated),
 		Code:    e.Code,
@@ -43,4 +59,49 @@ func FromPG(e *pgconn.PgError, authenticated bool) *Error {
 		Details: str(e.Detail),
 		Hint:    str(e.Hint),
 	}
+}
+
+// ptStatus reads the HTTP status of a PTnnn SQLSTATE.
+func ptStatus(state string) (int, bool) {
+	if len(state) != 5 || !strings.HasPrefix(state, "PT") {
+		return 0, false
+	}
+	n, err := strconv.Atoi(state[2:])
+	if err != nil || n < 100 || n > 599 {
+		return 0, false
+	}
+	return n, true
+}
+
+// raised builds the response a function specified with RAISE SQLSTATE
+// 'SVC..': the message is {code, message, details, hint}, the detail
+// {status, headers}. Either unparsable is SVC121.
+func raised(e *pgconn.PgError) *Error {
+	var body struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+		Details any    `json:"details"`
+		Hint    any    `json:"hint"`
+	}
+	var detail struct {
+		Status  int               `json:"status"`
+		Headers map[string]string `json:"headers"`
+	}
+	if err := json.Unmarshal([]byte(e.Message), &body); err != nil {
+		return unparsableRaise(err)
+	}
+	if err := json.Unmarshal([]byte(e.Detail), &detail); err != nil {
+		return unparsableRaise(err)
+	}
+	if detail.Status < 100 || detail.Status > 599 {
+		return unparsableRaise(fmt.Errorf("status %d is no HTTP status", detail.Status))
+	}
+	return &Error{Status: detail.Status, Code: body.Code, Message: body.Message, Details: body.Details,
+		Hint: body.Hint, Headers: detail.Headers}
+}
+
+// unparsableRaise is SVC121.
+func unparsableRaise(err error) *Error {
+	return &Error{Status: 500, Code: code("121"),
+		Message: "Could not parse JSON in the RAISE SQLSTATE '" + Names.RaiseState + "' error", Details: err.Error()}
 }

@@ -1,6 +1,10 @@
 package apierr
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgconn"
+)
 
 func TestStatusForSQLState(t *testing.T) {
 	t.Parallel()
@@ -32,5 +36,39 @@ func TestErrorJSON(t *testing.T) {
 	want := `{"code":"SVC100","details":"unexpected ')'","hint":null,"message":"failed to parse select"}`
 	if got != want {
 		t.Errorf("JSON() = %s, want %s", got, want)
+	}
+}
+
+func TestFromPGRaised(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name    string
+		pg      pgconn.PgError
+		status  int
+		code    string
+		message string
+		headers map[string]string
+	}{
+		{"plain", pgconn.PgError{Code: "P0001", Message: "nope", Detail: "d", Hint: "h"}, 400, "P0001", "nope", nil},
+		{"PT status", pgconn.PgError{Code: "PT402", Message: "pay up"}, 402, "PT402", "pay up", nil},
+		{"PT not a status", pgconn.PgError{Code: "PTabc", Message: "x"}, 400, "PTabc", "x", nil},
+		{"custom", pgconn.PgError{Code: "SVC00", Message: `{"code":"123","message":"Payment Required","details":"card","hint":"upgrade"}`,
+			Detail: `{"status":402,"headers":{"X-Powered-By":"Nerd Rage"}}`}, 402, "123", "Payment Required",
+			map[string]string{"X-Powered-By": "Nerd Rage"}},
+		{"custom bad message", pgconn.PgError{Code: "SVC00", Message: `not json`, Detail: `{"status":402}`}, 500, "SVC121",
+			"Could not parse JSON in the RAISE SQLSTATE 'SVC' error", nil},
+		{"custom bad status", pgconn.PgError{Code: "SVC00", Message: `{"code":"1","message":"m"}`, Detail: `{"status":42}`}, 500, "SVC121",
+			"Could not parse JSON in the RAISE SQLSTATE 'SVC' error", nil},
+	}
+	for _, c := range cases {
+		e := FromPG(&c.pg, false)
+		if e.Status != c.status || e.Code != c.code || e.Message != c.message || len(e.Headers) != len(c.headers) {
+			t.Errorf("%s: got %d %s %q %v, want %d %s %q %v", c.name, e.Status, e.Code, e.Message, e.Headers, c.status, c.code, c.message, c.headers)
+		}
+		for k, v := range c.headers {
+			if e.Headers[k] != v {
+				t.Errorf("%s: header %s = %q, want %q", c.name, k, e.Headers[k], v)
+			}
+		}
 	}
 }
