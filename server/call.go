@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"io"
+	"mime"
 	"net/http"
 
 	"github.com/gorilla/mux"
@@ -29,28 +30,42 @@ func (s *Server) handleFunction(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var args *request.Payload
+	var raw []byte
+	media := "application/json"
 	switch r.Method {
 	case http.MethodGet, http.MethodHead:
 		tx.readOnly = true
 	case http.MethodPost:
-		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
-		if err != nil {
+		if raw, err = io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes)); err != nil {
 			writeError(w, s.log, apierr.InvalidBody("Request body too large or unreadable", err.Error()))
 			return
 		}
-		if len(bytes.TrimSpace(body)) == 0 {
+		if ct := r.Header.Get("Content-Type"); ct != "" {
+			if media, _, err = mime.ParseMediaType(ct); err != nil {
+				writeError(w, s.log, apierr.UnsupportedContentType(ct))
+				return
+			}
+		}
+		body := raw
+		if len(bytes.TrimSpace(body)) == 0 && media == "application/json" {
 			// No body calls a function without arguments.
 			body = []byte("{}")
 		}
-		if args, err = request.ParsePayload(r.Header.Get("Content-Type"), body, nil); err != nil {
+		switch {
+		case media == "application/x-www-form-urlencoded":
+			args, err = request.ParseCallForm(body)
+		case !rawBodyTypes[media]:
+			args, err = request.ParsePayload(r.Header.Get("Content-Type"), body, nil)
+		}
+		if err != nil {
 			writeError(w, s.log, err)
 			return
 		}
 	default:
-		writeError(w, s.log, apierr.UnsupportedVerb(r.Method))
+		writeError(w, s.log, apierr.UnsupportedRPCMethod(r.Method))
 		return
 	}
-	c, err := plan.BuildCall(req, args, snap, s.planOptions())
+	c, err := plan.BuildCall(req, args, raw, media, snap, s.planOptions())
 	if err != nil {
 		writeError(w, s.log, err)
 		return
@@ -76,6 +91,10 @@ func (s *Server) handleFunction(w http.ResponseWriter, r *http.Request) {
 	}
 	s.respondValue(w, r, req, c, &res, applied)
 }
+
+// rawBodyTypes are the body types only a function taking the whole body
+// as its one argument can accept.
+var rawBodyTypes = map[string]bool{"application/octet-stream": true, "text/plain": true, "text/xml": true}
 
 // callChecks returns what must hold before a call's transaction may
 // commit: Prefer: max-affected under handling=strict bounds the rows a
@@ -110,10 +129,19 @@ func (s *Server) respondValue(w http.ResponseWriter, r *http.Request, req *reque
 	if v := preferenceApplied(req.Prefer, applied); v != "" {
 		h.Set("Preference-Applied", v)
 	}
-	if status == http.StatusNoContent || r.Method == http.MethodHead {
+	if status == http.StatusNoContent {
 		w.WriteHeader(status)
 		return
 	}
+	var total *int64
+	if req.Prefer.Count == "exact" {
+		total = &res.pageCount
+	}
+	h.Set("Content-Range", contentRange(0, res.pageCount, total))
 	h.Set("Content-Type", jsonType)
+	if r.Method == http.MethodHead {
+		w.WriteHeader(status)
+		return
+	}
 	writeBody(w, status, nil, request.Media{}, res.body)
 }

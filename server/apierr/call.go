@@ -40,3 +40,9 @@ func InvalidResponseHeaders() *Error {
 func InvalidResponseStatus() *Error {
 	return &Error{Status: 500, Code: code("112"), Message: "response.status guc must be a valid status code"}
 }
+
+// UnsupportedRPCMethod is SVC101: functions are called with GET, HEAD or
+// POST only.
+func UnsupportedRPCMethod(method string) *Error {
+	return &Error{Status: 405, Code: code("101"), Message: "Cannot use the " + method + " method on RPC"}
+}

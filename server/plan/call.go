@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"encoding/hex"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -27,9 +28,14 @@ type Call struct {
 
 // CallArg is one argument given to a call.
 type CallArg struct {
+	// Name is "" for a function's single unnamed argument, passed by
+	// position.
 	Name, Type string
-	// Value is the query-string value (GET); unused for POST.
+	// Value is the query-string value (GET), or the whole body when it is
+	// the argument; unused when the arguments come from a JSON object.
 	Value string
+	// Variadic marks the variadic argument, passed as an array.
+	Variadic bool
 }
 
 // ReturnsRows reports whether the result is read as rows of a relation
@@ -41,8 +47,10 @@ func (c *Call) ReturnsRows() bool {
 
 // BuildCall plans a call of the function req targets. body is the JSON
 // object of a POST's arguments (nil on GET and HEAD, whose arguments are
-// query parameters naming the function's arguments).
-func BuildCall(req *request.Request, body *request.Payload, snap *snapshot.Snapshot, opts Options) (*Call, error) {
+// query parameters naming the function's arguments). raw is a POST's body
+// as sent and media its type, for functions that take the whole body as
+// their one argument.
+func BuildCall(req *request.Request, body *request.Payload, raw []byte, media string, snap *snapshot.Snapshot, opts Options) (*Call, error) {
 	if req.Prefer.Handling == "strict" && len(req.Prefer.Invalid) > 0 {
 		return nil, apierr.InvalidPreferences(req.Prefer.Invalid)
 	}
@@ -52,16 +60,27 @@ func BuildCall(req *request.Request, body *request.Payload, snap *snapshot.Snaps
 	}
 	name := snapshot.QualifiedName{Schema: schema, Name: req.Target}
 	candidates := snap.Functions(name)
+	if raw != nil {
+		if fn, arg := wholeBodyArgument(candidates, media, req.Prefer.Params == "single-object"); fn != nil {
+			if media == "application/octet-stream" {
+				// bytea's text input: hex after \x.
+				raw = []byte(`\x` + hex.EncodeToString(raw))
+			}
+			arg.Value = string(raw)
+			return finishCall(req, &Call{Function: fn, Args: []CallArg{arg}}, nil, snap, opts)
+		}
+		if body == nil {
+			return nil, apierr.NoFunction(name.String(), nil, functionHint(snap, name, candidates))
+		}
+	}
 
 	// The names supplied: the body's keys, or the query parameters that
 	// name an argument of some overload (the others filter the result).
 	var supplied []string
-	values := map[string]string{}
+	values := map[string][]string{}
 	var filters []request.Pair
 	if body != nil {
-		if body.Rows != 1 {
-			return nil, apierr.InvalidBody("Empty or invalid json", "the arguments of a function call are one JSON object")
-		}
+		// Of an array of objects, the first is the arguments (PostgREST).
 		supplied = body.Keys
 	} else {
 		for _, p := range req.Unparsed {
@@ -69,7 +88,7 @@ func BuildCall(req *request.Request, body *request.Payload, snap *snapshot.Snaps
 				if _, dup := values[p.Key]; !dup {
 					supplied = append(supplied, p.Key)
 				}
-				values[p.Key] = p.Value
+				values[p.Key] = append(values[p.Key], p.Value)
 			} else {
 				filters = append(filters, p)
 			}
@@ -86,9 +105,25 @@ func BuildCall(req *request.Request, body *request.Payload, snap *snapshot.Snaps
 	}
 	for _, a := range fn.Arguments {
 		if slices.Contains(supplied, a.Name) && a.Mode != snapshot.ArgOut && a.Mode != snapshot.ArgTable {
-			c.Args = append(c.Args, CallArg{Name: a.Name, Type: a.Type, Value: values[a.Name]})
+			arg := CallArg{Name: a.Name, Type: a.Type, Variadic: a.Mode == snapshot.ArgVariadic}
+			if vs := values[a.Name]; len(vs) > 0 {
+				arg.Value = vs[len(vs)-1]
+				if arg.Variadic {
+					// Repeated query parameters are the variadic array.
+					arg.Value = arrayLiteral(vs)
+				}
+			}
+			c.Args = append(c.Args, arg)
 		}
 	}
+	return finishCall(req, c, filters, snap, opts)
+}
+
+// finishCall adds the result's handling to a call whose function and
+// arguments are chosen: the query parameters left over are filters, and
+// rows get a read tree.
+func finishCall(req *request.Request, c *Call, filters []request.Pair, snap *snapshot.Snapshot, opts Options) (*Call, error) {
+	fn := c.Function
 	for _, p := range filters {
 		f, err := request.ParseFilter(p.Key, p.Value)
 		if err != nil {
@@ -125,6 +160,50 @@ func BuildCall(req *request.Request, body *request.Payload, snap *snapshot.Snaps
 	return c, nil
 }
 
+// wholeBodyArgument finds the overload taking a POST's whole body as its
+// one argument: a single unnamed json or jsonb argument for JSON, bytea for
+// application/octet-stream, text for text/plain, xml for text/xml; or,
+// with Prefer: params=single-object, a single json or jsonb argument of
+// any name.
+func wholeBodyArgument(fns []*snapshot.Function, media string, singleObject bool) (*snapshot.Function, CallArg) {
+	wants := map[string][]string{
+		"application/json": {"json", "jsonb"}, "application/octet-stream": {"bytea"},
+		"text/plain": {"text"}, "text/xml": {"xml"},
+	}[media]
+	for _, f := range fns {
+		var in []snapshot.Argument
+		for _, a := range f.Arguments {
+			if a.Mode != snapshot.ArgOut && a.Mode != snapshot.ArgTable {
+				in = append(in, a)
+			}
+		}
+		if len(in) != 1 || !slices.Contains(wants, in[0].Type) {
+			continue
+		}
+		if in[0].Name == "" || singleObject && media == "application/json" {
+			return f, CallArg{Name: in[0].Name, Type: in[0].Type}
+		}
+	}
+	return nil, CallArg{}
+}
+
+// arrayLiteral renders values as a PostgreSQL array literal, each element
+// quoted so commas, braces and quotes stay data.
+func arrayLiteral(values []string) string {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, v := range values {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('"')
+		b.WriteString(strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(v))
+		b.WriteByte('"')
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
 // firstColumnNamed names what a request filters or orders a scalar
 // result by, for the error.
 func firstColumnNamed(req *request.Request) string {
@@ -137,10 +216,10 @@ func firstColumnNamed(req *request.Request) string {
 	return "?"
 }
 
-// rowObject unwraps the one-element array a payload holds.
+// rowObject is the first object of the array a payload holds, or {}.
 func rowObject(array []byte) []byte {
 	var rows []json.RawMessage
-	if json.Unmarshal(array, &rows) != nil || len(rows) != 1 {
+	if json.Unmarshal(array, &rows) != nil || len(rows) == 0 {
 		return []byte("{}")
 	}
 	return rows[0]

@@ -57,6 +57,11 @@ func arguments(b *builder, c *plan.Call) {
 	switch {
 	case len(c.Args) == 0:
 		b.write("(select) _svc_a")
+	case c.Args[0].Name == "":
+		// The whole body is the one unnamed argument.
+		b.write("(select ")
+		b.arg(c.Args[0].Value)
+		b.write("::", c.Args[0].Type, " as v) _svc_a")
 	case c.Body != nil:
 		b.write("pg_catalog.json_to_record(")
 		b.arg(string(c.Body))
@@ -83,7 +88,14 @@ func arguments(b *builder, c *plan.Call) {
 func invoke(b *builder, c *plan.Call) {
 	b.ident(c.Function.Schema, c.Function.Name)
 	b.write("(")
+	if len(c.Args) == 1 && c.Args[0].Name == "" {
+		b.write("_svc_a.v)")
+		return
+	}
 	b.list(len(c.Args), func(i int) {
+		if c.Args[i].Variadic {
+			b.write("variadic ")
+		}
 		b.ident(c.Args[i].Name)
 		b.write(" := _svc_a.")
 		b.ident(c.Args[i].Name)

@@ -118,17 +118,30 @@ func sortedKeys(m map[string]json.RawMessage) []string {
 }
 
 // formPayload turns application/x-www-form-urlencoded into one row of
-// strings.
+// strings; a repeated key keeps its last value.
 func formPayload(body []byte) (*Payload, error) {
+	return formRow(body, false)
+}
+
+// ParseCallForm reads a function call's form body: as a row, except that
+// a repeated key gives an array, as a variadic argument needs.
+func ParseCallForm(body []byte) (*Payload, error) {
+	return formRow(body, true)
+}
+
+func formRow(body []byte, repeatedAsArray bool) (*Payload, error) {
 	values, err := url.ParseQuery(string(body))
 	if err != nil {
 		return nil, apierr.InvalidBody("Invalid form data", err.Error())
 	}
-	row := make(map[string]string, len(values))
+	row := make(map[string]any, len(values))
 	for k, vs := range values {
 		row[k] = vs[len(vs)-1]
+		if repeatedAsArray && len(vs) > 1 {
+			row[k] = vs
+		}
 	}
-	js, _ := json.Marshal([]map[string]string{row})
+	js, _ := json.Marshal([]map[string]any{row})
 	keys := make([]string, 0, len(row))
 	for k := range row {
 		keys = append(keys, k)

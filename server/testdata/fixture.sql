@@ -302,3 +302,96 @@ grant insert (id, name) on test.w_restricted to web_anon;
 -- the order's columns (views have no ctid).
 create view test.w_tasks_v as select id, title, done, priority from test.w_tasks;
 grant select, update, delete on test.w_tasks_v to web_anon;
+
+-- Function calls (cases/rpc_*.case). Scalars: add, greet (a default
+-- argument), now_fixed (no arguments). over is overloaded by argument
+-- names; clash by argument types only (same names, so ambiguous).
+-- author_of and shelf_of return one composite (a table's row type and a
+-- type of their own); books_by returns rows of books (so they embed
+-- authors), tiny_table returns a table of its own. touch returns void;
+-- add_author writes (to rpc_log), so only POST may call it; fail_plain
+-- raises an error with a detail and a hint.
+create function test.add(a integer, b integer) returns integer
+  language sql immutable as $$ select a + b $$;
+create function test.greet(name text default 'world') returns text
+  language sql stable as $$ select 'hello ' || name $$;
+create function test.now_fixed() returns date
+  language sql immutable as $$ select date '2024-02-29' $$;
+create function test.over(a integer) returns text
+  language sql immutable as $$ select 'one: ' || a $$;
+create function test.over(a integer, b integer) returns text
+  language sql immutable as $$ select 'two: ' || (a + b) $$;
+create function test.clash(x integer) returns text
+  language sql immutable as $$ select 'integer' $$;
+create function test.clash(x text) returns text
+  language sql immutable as $$ select 'text' $$;
+create function test.author_of(book_id integer) returns test.authors
+  language sql stable as $$
+    select a.* from test.authors a join test.books b on b.author_id = a.id
+    where b.id = book_id $$;
+create type test.shelf as (author text, books integer, pages bigint, newest integer);
+create function test.shelf_of(author integer) returns test.shelf
+  language sql stable as $$
+    select a.name, count(b.id)::integer, sum(b.pages), max(b.year)
+    from test.authors a left join test.books b on b.author_id = a.id
+    where a.id = author group by a.name $$;
+create function test.books_by(author integer) returns setof test.books
+  language sql stable as $$ select * from test.books where author_id = author $$;
+create function test.tiny_table() returns table (n integer, sq integer)
+  language sql stable as $$ select g, g * g from generate_series(1, 3) g $$;
+create function test.touch() returns void
+  language plpgsql volatile as $$ begin null; end $$;
+create table test.rpc_log (
+  id serial primary key,
+  name text not null
+);
+create function test.add_author(name text) returns integer
+  language plpgsql volatile as $$
+  begin
+    insert into test.rpc_log (name) values (add_author.name);
+    return length(add_author.name);
+  end $$;
+create function test.fail_plain() returns integer
+  language plpgsql as $$
+  begin
+    raise exception 'nope' using detail = 'd', hint = 'h';
+  end $$;
+grant select, insert on test.rpc_log to web_anon;
+grant usage on sequence test.rpc_log_id_seq to web_anon;
+grant execute on function test.add(integer, integer), test.greet(text),
+  test.now_fixed(), test.over(integer), test.over(integer, integer),
+  test.clash(integer), test.clash(text), test.author_of(integer),
+  test.shelf_of(integer), test.books_by(integer), test.tiny_table(),
+  test.touch(), test.add_author(text), test.fail_plain() to web_anon;
+
+-- Function bodies and function-controlled responses (cases/rpc_bodies.case,
+-- rpc_responses.case).
+create function test.echo_json(json) returns json immutable language sql as $$ select $1 $$;
+create function test.shout(text) returns text immutable language sql as $$ select upper($1) $$;
+create function test.byte_count(bytea) returns int immutable language sql as $$ select length($1) $$;
+create function test.xml_text(xml) returns text immutable language sql as $$ select $1::text $$;
+create function test.keys_of(payload jsonb) returns text[] immutable language sql as
+  $$ select array(select jsonb_object_keys(payload) order by 1) $$;
+create function test.total(variadic v int[]) returns int immutable language sql as
+  $$ select sum(x)::int from unnest(v) x $$;
+create function test.array_len(a int[]) returns int immutable language sql as $$ select array_length(a, 1) $$;
+create function test.custom_error() returns int language plpgsql as $$
+begin
+  raise sqlstate 'SVC00' using message = '{"code":"123","message":"Payment Required","details":"card declined","hint":"upgrade"}',
+    detail = '{"status":402,"headers":{"X-Powered-By":"Nerd Rage"}}';
+end $$;
+create function test.bad_custom_error() returns int language plpgsql as $$
+begin raise sqlstate 'SVC00' using message = 'not json', detail = '{"status":402}'; end $$;
+create function test.teapot() returns int language plpgsql as $$
+begin raise sqlstate 'PT418' using message = 'I am a teapot'; end $$;
+create function test.with_headers() returns int stable language plpgsql as $$
+begin
+  perform set_config('response.headers', '[{"X-Answer":"42"},{"Cache-Control":"no-store"}]', true);
+  perform set_config('response.status', '202', true);
+  return 42;
+end $$;
+create function test.bad_headers() returns int stable language plpgsql as $$
+begin perform set_config('response.headers', '{"not":"an array"}', true); return 1; end $$;
+create function test.bad_status() returns int stable language plpgsql as $$
+begin perform set_config('response.status', 'teapot', true); return 1; end $$;
+create function test.numbers(n int) returns setof int stable language sql as $$ select generate_series(1, n) $$;
