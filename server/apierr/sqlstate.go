@@ -52,13 +52,19 @@ func FromPG(e *pgconn.PgError, authenticated bool) *Error {
 	if status, ok := ptStatus(e.Code); ok {
 		return &Error{Status: status, Code: e.Code, Message: e.Message, Details: str(e.Detail), Hint: str(e.Hint)}
 	}
-	return &Error{
+	out := &Error{
 		Status:  StatusForSQLState(e.Code, authenticated),
 		Code:    e.Code,
 		Message: e.Message,
 		Details: str(e.Detail),
 		Hint:    str(e.Hint),
 	}
+	if out.Status == 401 {
+		// An anonymous caller refused a privilege is told to authenticate
+		// (RFC 7235: a 401 carries a challenge).
+		out.Headers = map[string]string{"WWW-Authenticate": "Bearer"}
+	}
+	return out
 }
 
 // ptStatus reads the HTTP status of a PTnnn SQLSTATE.

@@ -57,6 +57,8 @@ func TestFromPGRaised(t *testing.T) {
 			map[string]string{"X-Powered-By": "Nerd Rage"}},
 		{"custom bad message", pgconn.PgError{Code: "SVC00", Message: `not json`, Detail: `{"status":402}`}, 500, "SVC121",
 			"Could not parse JSON in the RAISE SQLSTATE 'SVC' error", nil},
+		{"privilege, anonymous", pgconn.PgError{Code: "42501", Message: "permission denied"}, 401, "42501", "permission denied",
+			map[string]string{"WWW-Authenticate": "Bearer"}},
 		{"custom bad status", pgconn.PgError{Code: "SVC00", Message: `{"code":"1","message":"m"}`, Detail: `{"status":42}`}, 500, "SVC121",
 			"Could not parse JSON in the RAISE SQLSTATE 'SVC' error", nil},
 	}

@@ -395,3 +395,13 @@ begin perform set_config('response.headers', '{"not":"an array"}', true); return
 create function test.bad_status() returns int stable language plpgsql as $$
 begin perform set_config('response.status', 'teapot', true); return 1; end $$;
 create function test.numbers(n int) returns setof int stable language sql as $$ select generate_series(1, n) $$;
+
+-- Standard conditions raised on purpose take the status of their SQLSTATE
+-- (cases/rpc_errors.case); locked_fn is not executable by web_anon.
+create function test.not_allowed() returns int language plpgsql as $$
+begin raise insufficient_privilege using message = 'members only'; end $$;
+create function test.bad_login() returns int language plpgsql as $$
+begin raise invalid_authorization_specification using message = 'who are you'; end $$;
+create function test.locked_fn() returns int language sql as $$ select 1 $$;
+revoke execute on function test.locked_fn() from public;
+grant execute on function test.not_allowed(), test.bad_login() to web_anon;
