@@ -4,6 +4,7 @@
 #
 #   deploy/bench/run.sh            # 20 s per run
 #   DURATION=60 deploy/bench/run.sh
+#   KINDS="rpc lookup" BULK=0 deploy/bench/run.sh   # some workloads only
 #
 # Needs the PostgreSQL server binaries (postgresql-15) and wrk (apt-get
 # install wrk). Prints requests per second for each run and the ratios to
@@ -56,7 +57,7 @@ rps_pgbench() {
   "$BIN/pgbench" -n -M "$3" -c "$2" -j 2 -T "$DURATION" -f "deploy/bench/$1.pgbench" \
     "postgres://authenticator@127.0.0.1:$PGPORT/postgres" 2>"$WORK/pgbench.err" | awk '/^tps/ {print $3; exit}'
 }
-for kind in lookup page embed insert; do
+for kind in ${KINDS:-lookup page embed insert rpc}; do
   curl -sf "http://127.0.0.1:$HTTPPORT/items?id=eq.1" >/dev/null
   svc=$(rps_wrk "$kind")
   echo "$kind: svc (wrk, 32 connections, pool $POOL): $svc req/s"
@@ -71,6 +72,7 @@ done
 
 # A 10,000-row bulk insert through SVC (JSON and CSV bodies) against COPY of
 # the same rows in one psql session; best of five each.
+[ "${BULK:-1}" = 0 ] && exit 0
 seq 1 10000 | awk 'BEGIN {printf "["} NR > 1 {printf ","} {printf "{\"item\":%d,\"note\":\"bulk row %d\"}", $1, $1} END {print "]"}' >"$WORK/bulk.json"
 seq 1 10000 | awk 'BEGIN {print "item,note"} {printf "%d,bulk row %d\n", $1, $1}' >"$WORK/bulk.csv"
 best_post() {
