@@ -24,7 +24,7 @@ func (s *Server) handleFunction(w http.ResponseWriter, r *http.Request) {
 		writeError(w, s.log, err)
 		return
 	}
-	tx, err := s.txFor(r, req)
+	tx, err := s.txFor(r, snap)
 	if err != nil {
 		writeError(w, s.log, err)
 		return

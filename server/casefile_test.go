@@ -30,6 +30,9 @@ import (
 // written as "~ <regexp>" must match that regular expression instead, for
 // output whose numbers vary from run to run (query plans).
 //
+// A request header may carry {{jwt <claims JSON>}}, replaced by a token
+// with those claims signed (HS256) with the file's "% jwt-secret".
+//
 // A file may open with configuration lines, "% key = value" (keys as in the
 // config file); its cases then run against a server of their own with those
 // settings over the shared fixture's. The line "% fixture = <file>" instead

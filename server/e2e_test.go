@@ -11,9 +11,12 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/golang-jwt/jwt/v5"
 	"github.com/jackc/pgx/v5"
 	"github.com/svc-dev/svc/server/config"
 )
@@ -36,11 +39,12 @@ func TestCases(t *testing.T) {
 				runFixtureScript(t, script)
 			}
 			baseURL := fixture.url
+			secret := settings["jwt-secret"]
 			if len(settings) > 0 {
 				baseURL = serverWith(t, settings)
 			}
 			for _, c := range cases {
-				if !runCase(t, baseURL, c) {
+				if !runCase(t, baseURL, c, secret) {
 					// Later cases in a file may depend on earlier ones.
 					return
 				}
@@ -91,7 +95,7 @@ func serverWith(t *testing.T, settings map[string]string) string {
 	return srv.URL
 }
 
-func runCase(t *testing.T, baseURL string, c testCase) bool {
+func runCase(t *testing.T, baseURL string, c testCase, jwtSecret string) bool {
 	t.Helper()
 	where := fmt.Sprintf("%s:%d (%s)", c.file, c.line, c.name)
 	var body io.Reader
@@ -104,7 +108,12 @@ func runCase(t *testing.T, baseURL string, c testCase) bool {
 		return false
 	}
 	for _, h := range c.reqHeader {
-		req.Header.Add(h[0], h[1])
+		v, err := mintTokens(h[1], jwtSecret)
+		if err != nil {
+			t.Errorf("%s: %v", where, err)
+			return false
+		}
+		req.Header.Add(h[0], v)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -150,4 +159,38 @@ func sameBody(got []byte, want string) bool {
 		return false
 	}
 	return reflect.DeepEqual(gv, wv)
+}
+
+// tokenTemplate is how a case file writes a token: {{jwt <claims>}} stands
+// for the claims (a JSON object, where $now stands for the current time,
+// see nowTemplate) signed with HS256 and the file's
+// jwt-secret, so cases show the claims rather than opaque tokens.
+var tokenTemplate = regexp.MustCompile(`\{\{jwt (.*)\}\}`)
+
+// nowTemplate in the claims stands for the current Unix time, with an
+// optional offset in seconds: "exp": $now-10.
+var nowTemplate = regexp.MustCompile(`\$now([+-][0-9]+)?`)
+
+// mintTokens replaces a token template in a header value.
+func mintTokens(value, secret string) (string, error) {
+	m := tokenTemplate.FindStringSubmatchIndex(value)
+	if m == nil {
+		return value, nil
+	}
+	if secret == "" {
+		return "", fmt.Errorf("{{jwt ...}} needs %% jwt-secret in the case file")
+	}
+	text := nowTemplate.ReplaceAllStringFunc(value[m[2]:m[3]], func(v string) string {
+		offset, _ := strconv.ParseInt(strings.TrimPrefix(v, "$now"), 10, 64)
+		return strconv.FormatInt(time.Now().Unix()+offset, 10)
+	})
+	var claims jwt.MapClaims
+	if err := json.Unmarshal([]byte(text), &claims); err != nil {
+		return "", fmt.Errorf("{{jwt ...}} claims: %w", err)
+	}
+	token, err := jwt.NewWithClaims(jwt.SigningMethodHS256, claims).SignedString([]byte(secret))
+	if err != nil {
+		return "", err
+	}
+	return value[:m[0]] + token + value[m[1]:], nil
 }

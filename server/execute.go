@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -21,6 +22,17 @@ type txSpec struct {
 	searchPath string
 	method     string
 	path       string
+	// claims, headers and cookies are JSON objects for request.jwt.claims,
+	// request.headers and request.cookies.
+	claims, headers, cookies string
+	// settings are set_config name/value pairs applied after the role
+	// switch: the role's own settings, then app.settings.*.
+	settings [][2]string
+	// isolation is the role's default_transaction_isolation, or "" for
+	// read committed.
+	isolation string
+	// preRequest is db-pre-request's call, run before the steps; nil for none.
+	preRequest *query.Statement
 	// authenticated decides 401 versus 403 for privilege errors.
 	authenticated bool
 	// rollback ends the transaction with a rollback (db-tx-end, Prefer: tx).
@@ -110,17 +122,63 @@ func scanText(v []byte, dest any) error {
 }
 
 const (
-	beginReadOnly  = "begin isolation level read committed read only"
-	beginReadWrite = "begin isolation level read committed"
-	// setupSQL sets the transaction-local context in one statement:
-	// set_config(..., true) is SET LOCAL, undone at commit, so nothing leaks
-	// to the next request on the connection.
-	setupSQL = "select pg_catalog.set_config('role', $1, true), pg_catalog.set_config('search_path', $2, true), " +
-		"pg_catalog.set_config('request.method', $3, true), pg_catalog.set_config('request.path', $4, true)"
+	// setupFixed sets the transaction-local context every request has in
+	// one statement: set_config(..., true) is SET LOCAL, undone at commit,
+	// so nothing leaks to the next request on the connection. The role
+	// comes first, so the settings after it are checked against it.
+	setupRole  = "select pg_catalog.set_config('role', $1, true)"
+	setupFixed = ", pg_catalog.set_config('search_path', $2, true), pg_catalog.set_config('request.method', $3, true), " +
+		"pg_catalog.set_config('request.path', $4, true), pg_catalog.set_config('request.headers', $5, true), " +
+		"pg_catalog.set_config('request.cookies', $6, true), pg_catalog.set_config('request.jwt.claims', $7, true)"
+	setupFixedArgs = 7
 	// timezoneSQL applies Prefer: timezone; a statement of its own keeps
-	// setupSQL one shape for the requests that do not ask.
+	// the set-up one shape for the requests that do not ask.
 	timezoneSQL = "select pg_catalog.set_config('timezone', $1, true)"
 )
+
+// setupStatements caches the set-up statement by its number of extra
+// settings: its text depends only on that count, so it is prepared once
+// per connection and shape.
+var setupStatements sync.Map // int -> string
+
+// setupSQL returns the set-up statement with n extra name/value settings.
+func setupSQL(n int) string {
+	if sql, ok := setupStatements.Load(n); ok {
+		return sql.(string)
+	}
+	var b strings.Builder
+	b.WriteString(setupRole)
+	b.WriteString(setupFixed)
+	for i := range n {
+		p := setupFixedArgs + 2*i + 1
+		fmt.Fprintf(&b, ", pg_catalog.set_config($%d, $%d, true)", p, p+1)
+	}
+	sql, _ := setupStatements.LoadOrStore(n, b.String())
+	return sql.(string)
+}
+
+// setupArgs are setupSQL's bind values for tx.
+func setupArgs(tx *txSpec) [][]byte {
+	args := make([][]byte, 0, setupFixedArgs+2*len(tx.settings))
+	args = append(args, []byte(tx.role), []byte(tx.searchPath), []byte(tx.method), []byte(tx.path),
+		[]byte(tx.headers), []byte(tx.cookies), []byte(tx.claims))
+	for _, kv := range tx.settings {
+		args = append(args, []byte(kv[0]), []byte(kv[1]))
+	}
+	return args
+}
+
+// beginSQL opens the request transaction.
+func beginSQL(tx *txSpec) string {
+	level := tx.isolation
+	if level == "" {
+		level = "read committed"
+	}
+	if tx.readOnly {
+		return "begin isolation level " + level + " read only"
+	}
+	return "begin isolation level " + level
+}
 
 // execute runs steps inside the request transaction in one round trip:
 // begin, context set-up, the steps and commit (or rollback) are pipelined
@@ -193,15 +251,16 @@ func runPipeline(ctx context.Context, pc *pgconn.PgConn, tx txSpec, steps []step
 		pl.SendQueryPrepared(name, args, nil, nil)
 	}
 
-	begin := beginReadWrite
-	if tx.readOnly {
-		begin = beginReadOnly
-	}
-	pl.SendQueryParams(begin, nil, nil, nil, nil)
-	send(setupSQL, setupSQL, [][]byte{[]byte(tx.role), []byte(tx.searchPath), []byte(tx.method), []byte(tx.path)})
-	setups := 2 // begin and setupSQL
+	pl.SendQueryParams(beginSQL(&tx), nil, nil, nil, nil)
+	setup := setupSQL(len(tx.settings))
+	send(setup, setup, setupArgs(&tx))
+	setups := 2 // begin and the set-up statement
 	if tx.timezone != "" {
 		send(timezoneSQL, timezoneSQL, [][]byte{[]byte(tx.timezone)})
+		setups++
+	}
+	if pr := tx.preRequest; pr != nil {
+		send(stmtKey(tx.role, tx.searchPath, pr.SQL), pr.SQL, nil)
 		setups++
 	}
 	for i, st := range steps {

@@ -92,5 +92,9 @@ func startServer(ctx context.Context, cfg *config.Config, source server.Source) 
 	if err := snaps.Reload(ctx); err != nil {
 		return nil, nil, err
 	}
-	return httptest.NewServer(server.New(cfg, pool, snaps, log)), snaps, nil
+	jwt, err := server.NewVerifier(ctx, cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	return httptest.NewServer(server.New(cfg, pool, snaps, jwt, log)), snaps, nil
 }

@@ -29,7 +29,7 @@ func (s *Server) handleRead(w http.ResponseWriter, r *http.Request, target strin
 		writeError(w, s.log, apierr.UnsupportedMediaType(strings.Join(r.Header.Values("Accept"), ", ")))
 		return
 	}
-	tx, err := s.txFor(r, req)
+	tx, err := s.txFor(r, snap)
 	if err != nil {
 		writeError(w, s.log, err)
 		return

@@ -11,8 +11,10 @@ import (
 	"github.com/gorilla/mux"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/svc-dev/svc/server/apierr"
+	"github.com/svc-dev/svc/server/auth"
 	"github.com/svc-dev/svc/server/config"
 	"github.com/svc-dev/svc/server/plan"
+	"github.com/svc-dev/svc/server/query"
 	"github.com/svc-dev/svc/server/request"
 )
 
@@ -23,11 +25,19 @@ type Server struct {
 	snapshots *Snapshots
 	log       *slog.Logger
 	router    *mux.Router
+	// jwt verifies bearer tokens; nil when no JWT key is configured.
+	jwt *auth.Verifier
+	// appSettings are the app.settings.* keys, set in every transaction.
+	appSettings [][2]string
+	// preRequest calls db-pre-request; nil when none is configured.
+	preRequest *query.Statement
 }
 
-// New returns a server; snapshots must have loaded before it serves.
-func New(cfg *config.Config, pool *pgxpool.Pool, snapshots *Snapshots, log *slog.Logger) *Server {
-	s := &Server{cfg: cfg, pool: pool, snapshots: snapshots, log: log}
+// New returns a server; snapshots must have loaded before it serves. jwt
+// may be nil: requests carrying a token are then refused (SVC300).
+func New(cfg *config.Config, pool *pgxpool.Pool, snapshots *Snapshots, jwt *auth.Verifier, log *slog.Logger) *Server {
+	s := &Server{cfg: cfg, pool: pool, snapshots: snapshots, log: log, jwt: jwt,
+		appSettings: appSettingsOf(cfg), preRequest: preRequestCall(cfg.DBPreRequest)}
 	r := mux.NewRouter()
 	r.HandleFunc("/", s.handleRoot)
 	r.HandleFunc("/rpc/{function}", s.handleFunction)
@@ -56,15 +66,6 @@ func (s *Server) handleRelation(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) planOptions() plan.Options {
 	return plan.Options{Schemas: s.cfg.DBSchemas, MaxRows: int64(s.cfg.DBMaxRows)}
-}
-
-// txFor decides the role a request runs as. Until JWT authentication lands,
-// every request is anonymous.
-func (s *Server) txFor(r *http.Request, req *request.Request) (txSpec, error) {
-	if s.cfg.DBAnonRole == "" {
-		return txSpec{}, apierr.AnonymousDisabled()
-	}
-	return txSpec{role: s.cfg.DBAnonRole, method: r.Method, path: r.URL.Path}, nil
 }
 
 // preferences applies the Prefer values every request kind shares: the

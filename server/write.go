@@ -26,7 +26,7 @@ func (s *Server) handleWrite(w http.ResponseWriter, r *http.Request, target stri
 		writeError(w, s.log, err)
 		return
 	}
-	tx, err := s.txFor(r, req)
+	tx, err := s.txFor(r, snap)
 	if err != nil {
 		writeError(w, s.log, err)
 		return

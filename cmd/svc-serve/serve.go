@@ -42,11 +42,19 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, ready func
 		go l.Run(ctx)
 	}
 
+	jwt, err := server.NewVerifier(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	if jwt != nil {
+		defer jwt.Close()
+	}
+
 	ln, err := net.Listen(cfg.ListenNetwork(), cfg.ListenAddr())
 	if err != nil {
 		return err
 	}
-	httpServer := &http.Server{Handler: server.New(cfg, pool, snaps, log), ReadHeaderTimeout: 10 * time.Second}
+	httpServer := &http.Server{Handler: server.New(cfg, pool, snaps, jwt, log), ReadHeaderTimeout: 10 * time.Second}
 	log.Info("listening", "address", ln.Addr().String())
 	if ready != nil {
 		ready(ln.Addr().String())

@@ -52,8 +52,14 @@ func FromPG(e *pgconn.PgError, authenticated bool) *Error {
 	if status, ok := ptStatus(e.Code); ok {
 		return &Error{Status: status, Code: e.Code, Message: e.Message, Details: str(e.Detail), Hint: str(e.Hint)}
 	}
+	status := StatusForSQLState(e.Code, authenticated)
+	if e.Code == "22023" && strings.HasPrefix(e.Message, "role ") && strings.HasSuffix(e.Message, " does not exist") {
+		// The role a token names is unknown to the database: the token is
+		// at fault, not the request (PostgREST answers the same).
+		status = 401
+	}
 	out := &Error{
-		Status:  StatusForSQLState(e.Code, authenticated),
+		Status:  status,
 		Code:    e.Code,
 		Message: e.Message,
 		Details: str(e.Detail),

@@ -59,6 +59,9 @@ func TestFromPGRaised(t *testing.T) {
 			"Could not parse JSON in the RAISE SQLSTATE 'SVC' error", nil},
 		{"privilege, anonymous", pgconn.PgError{Code: "42501", Message: "permission denied"}, 401, "42501", "permission denied",
 			map[string]string{"WWW-Authenticate": "Bearer"}},
+		{"unknown role", pgconn.PgError{Code: "22023", Message: `role "ghost" does not exist`}, 401, "22023", `role "ghost" does not exist`,
+			map[string]string{"WWW-Authenticate": "Bearer"}},
+		{"other invalid parameter", pgconn.PgError{Code: "22023", Message: "bad value"}, 400, "22023", "bad value", nil},
 		{"custom bad status", pgconn.PgError{Code: "SVC00", Message: `{"code":"1","message":"m"}`, Detail: `{"status":42}`}, 500, "SVC121",
 			"Could not parse JSON in the RAISE SQLSTATE 'SVC' error", nil},
 	}

@@ -29,6 +29,13 @@ type Config struct {
 	DBMaxRows                int               // db-max-rows; 0 = unlimited
 	DBPlanEnabled            bool              // db-plan-enabled
 	DBTxEnd                  string            // db-tx-end
+	DBPreRequest             string            // db-pre-request; "" for none
+	JWTSecret                string            // jwt-secret
+	JWTSecretIsBase64        bool              // jwt-secret-is-base64
+	JWTAud                   string            // jwt-aud
+	JWTRoleClaimKey          string            // jwt-role-claim-key
+	JWTJWKSURL               string            // jwt-jwks-url (SVC's addition)
+	JWTCacheMaxEntries       int               // jwt-cache-max-entries; 0 disables the cache
 	ServerHost               string            // server-host
 	ServerPort               int               // server-port
 	LogLevel                 string            // log-level: crit, error, warn, info or debug

@@ -35,6 +35,8 @@ func TestDefault(t *testing.T) {
 		DBMaxRows:                0,
 		DBPlanEnabled:            false,
 		DBTxEnd:                  "commit",
+		JWTRoleClaimKey:          ".role",
+		JWTCacheMaxEntries:       1000,
 		ServerHost:               "!4",
 		ServerPort:               3000,
 		LogLevel:                 "error",
@@ -74,8 +76,8 @@ func TestKeyTable(t *testing.T) {
 	if doc, def, ok := Describe("db-pool"); !ok || def != "10" || doc == "" {
 		t.Errorf("Describe(db-pool) = %q, %q, %v", doc, def, ok)
 	}
-	if _, _, ok := Describe("jwt-secret"); ok {
-		t.Error("Describe(jwt-secret) found an unimplemented key")
+	if _, _, ok := Describe("db-pre-config"); ok {
+		t.Error("Describe(db-pre-config) found an unimplemented key")
 	}
 }
 
@@ -177,6 +179,13 @@ db-channel-enabled = "false"
 db-max-rows = 1000
 db-plan-enabled = true
 db-tx-end = "rollback-allow-override"
+db-pre-request = "api.check_request"
+jwt-secret = "a-secret-of-at-least-thirty-two-characters"
+jwt-secret-is-base64 = false
+jwt-aud = "svc"
+jwt-role-claim-key = ".app_metadata.role"
+jwt-jwks-url = "https://issuer.example/jwks.json"
+jwt-cache-max-entries = 50
 server-host = "localhost"
 server-port = 8080
 log-level = "INFO"
@@ -192,7 +201,9 @@ app.settings.Other = 1
 		DBURI: "postgres://bob@db/app", DBSchemas: []string{"api", "v2"}, DBAnonRole: "web_anon",
 		DBExtraSearchPath: []string{}, DBPool: 3, DBPoolAcquisitionTimeout: 7 * time.Second,
 		DBChannel: "reload", DBChannelEnabled: false, DBMaxRows: 1000, DBPlanEnabled: true,
-		DBTxEnd:    "rollback-allow-override",
+		DBTxEnd: "rollback-allow-override", DBPreRequest: "api.check_request",
+		JWTSecret: "a-secret-of-at-least-thirty-two-characters", JWTAud: "svc",
+		JWTRoleClaimKey: ".app_metadata.role", JWTJWKSURL: "https://issuer.example/jwks.json", JWTCacheMaxEntries: 50,
 		ServerHost: "localhost", ServerPort: 8080, LogLevel: "info", Snapshot: "api.msgpack",
 		AppSettings: map[string]string{"jwt_secret": `s3cr"et`, "Other": "1"},
 	}

@@ -405,3 +405,43 @@ begin raise invalid_authorization_specification using message = 'who are you'; e
 create function test.locked_fn() returns int language sql as $$ select 1 $$;
 revoke execute on function test.locked_fn() from public;
 grant execute on function test.not_allowed(), test.bad_login() to web_anon;
+
+-- Authentication (cases/auth_*.case, auth_test.go). web_user is the role
+-- tokens name; its own settings (statement_timeout, isolation) apply to its
+-- requests. members is readable by web_user only, vault by no API role.
+-- request_context shows SQL what the server set for the request.
+create role web_user nologin;
+grant web_user to authenticator;
+grant usage on schema test to web_user;
+alter role web_user set statement_timeout = '4s';
+alter role web_user set default_transaction_isolation = 'repeatable read';
+create table test.members (id int primary key, name text not null);
+insert into test.members values (1, 'Ada'), (2, 'Grace');
+grant select on test.members to web_user;
+create table test.vault (id int primary key);
+create function test.whoami() returns text stable language sql as $$ select current_user::text $$;
+create function test.request_context() returns json stable language sql as $$
+  select json_build_object(
+    'role', current_user,
+    'claims', current_setting('request.jwt.claims', true)::json,
+    'method', current_setting('request.method', true),
+    'path', current_setting('request.path', true),
+    'custom_header', current_setting('request.headers', true)::json->>'x-custom',
+    'cookies', current_setting('request.cookies', true)::json,
+    'statement_timeout', current_setting('statement_timeout'),
+    'isolation', current_setting('transaction_isolation'),
+    'greeting', current_setting('app.settings.greeting', true))
+$$;
+-- db-pre-request in cases/auth_pre_request.case: marks every response, and
+-- refuses requests that carry X-Block.
+create function test.check_request() returns void language plpgsql as $$
+begin
+  perform set_config('response.headers', '[{"X-Checked":"yes"}]', true);
+  if current_setting('request.headers', true)::json->>'x-block' = 'pay' then
+    raise sqlstate 'PT402' using message = 'payment required';
+  elsif current_setting('request.headers', true)::json->>'x-block' = 'deny' then
+    raise insufficient_privilege using message = 'blocked by pre-request';
+  end if;
+end $$;
+grant execute on function test.whoami(), test.request_context(), test.check_request() to web_anon, web_user;
+grant select on test.authors, test.books to web_user;
