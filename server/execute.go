@@ -251,7 +251,11 @@ func runPipeline(ctx context.Context, pc *pgconn.PgConn, tx txSpec, steps []step
 		pl.SendQueryPrepared(name, args, nil, nil)
 	}
 
-	pl.SendQueryParams(beginSQL(&tx), nil, nil, nil, nil)
+	// BEGIN and COMMIT are prepared like the rest: transaction control
+	// resolves no names, so one statement serves every role, and the
+	// server then skips parsing them on each request.
+	begin := beginSQL(&tx)
+	send(begin, begin, nil)
 	setup := setupSQL(len(tx.settings))
 	send(setup, setup, setupArgs(&tx))
 	setups := 2 // begin and the set-up statement
@@ -270,9 +274,9 @@ func runPipeline(ctx context.Context, pc *pgconn.PgConn, tx txSpec, steps []step
 	case tx.check != nil:
 		// The caller ends the transaction once it has seen the results.
 	case tx.rollback:
-		pl.SendQueryParams("rollback", nil, nil, nil, nil)
+		send("rollback", "rollback", nil)
 	default:
-		pl.SendQueryParams("commit", nil, nil, nil, nil)
+		send("commit", "commit", nil)
 	}
 	if err := pl.Sync(); err != nil {
 		pl.Close()
