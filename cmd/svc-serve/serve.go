@@ -22,6 +22,14 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, ready func
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
+	// The JWT settings are checked first: a mistyped key should not wait
+	// for the database to be reachable to be reported.
+	jwt, err := server.NewVerifier(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer jwt.Close()
+
 	pool, err := server.NewPool(ctx, cfg)
 	if err != nil {
 		return err
@@ -40,14 +48,6 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, ready func
 	if cfg.DBChannelEnabled {
 		l := &server.Listener{URI: cfg.DBURI, Channel: cfg.DBChannel, Snapshots: snaps, Log: log}
 		go l.Run(ctx)
-	}
-
-	jwt, err := server.NewVerifier(ctx, cfg)
-	if err != nil {
-		return err
-	}
-	if jwt != nil {
-		defer jwt.Close()
 	}
 
 	ln, err := net.Listen(cfg.ListenNetwork(), cfg.ListenAddr())
