@@ -18,6 +18,10 @@ import (
 // body, GET and HEAD with them in the query string, in a read-only
 // transaction (a function that writes then fails as in PostgREST, 405).
 func (s *Server) handleFunction(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodOptions {
+		s.handleOptions(w, r, request.KindFunction, mux.Vars(r)["function"])
+		return
+	}
 	snap := s.snapshots.Current()
 	req, err := request.Parse(r, request.KindFunction, mux.Vars(r)["function"])
 	if err != nil {

@@ -24,7 +24,8 @@ type Server struct {
 	pool      *pgxpool.Pool
 	snapshots *Snapshots
 	log       *slog.Logger
-	router    *mux.Router
+	// handler is the router behind the CORS middleware.
+	handler http.Handler
 	// jwt verifies bearer tokens; nil when no JWT key is configured.
 	jwt *auth.Verifier
 	// appSettings are the app.settings.* keys, set in every transaction.
@@ -39,18 +40,22 @@ func New(cfg *config.Config, pool *pgxpool.Pool, snapshots *Snapshots, jwt *auth
 	s := &Server{cfg: cfg, pool: pool, snapshots: snapshots, log: log, jwt: jwt,
 		appSettings: appSettingsOf(cfg), preRequest: preRequestCall(cfg.DBPreRequest)}
 	r := mux.NewRouter()
+	r.Methods(http.MethodOptions).Path("/").HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Allow", "OPTIONS,GET,HEAD")
+		w.WriteHeader(http.StatusOK)
+	})
 	r.HandleFunc("/", s.handleRoot)
 	r.HandleFunc("/rpc/{function}", s.handleFunction)
 	r.HandleFunc("/{relation}", s.handleRelation)
 	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		writeError(w, s.log, apierr.NotFound())
 	})
-	s.router = r
+	s.handler = cors(cfg.ServerCORSAllowedOrigins, r)
 	return s
 }
 
 // ServeHTTP dispatches to the route handlers.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.router.ServeHTTP(w, r) }
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
 
 func (s *Server) handleRelation(w http.ResponseWriter, r *http.Request) {
 	target := mux.Vars(r)["relation"]
@@ -59,6 +64,8 @@ func (s *Server) handleRelation(w http.ResponseWriter, r *http.Request) {
 		s.handleRead(w, r, target)
 	case http.MethodPost, http.MethodPatch, http.MethodPut, http.MethodDelete:
 		s.handleWrite(w, r, target)
+	case http.MethodOptions:
+		s.handleOptions(w, r, request.KindRelation, target)
 	default:
 		writeError(w, s.log, apierr.UnsupportedVerb(r.Method))
 	}

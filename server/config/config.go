@@ -38,6 +38,7 @@ type Config struct {
 	JWTCacheMaxEntries       int               // jwt-cache-max-entries; 0 disables the cache
 	ServerHost               string            // server-host
 	ServerPort               int               // server-port
+	ServerCORSAllowedOrigins []string          // server-cors-allowed-origins; empty allows any origin
 	LogLevel                 string            // log-level: crit, error, warn, info or debug
 	Snapshot                 string            // snapshot; "" introspects the live database
 	AppSettings              map[string]string // app.settings.<name>, keyed by <name>

@@ -39,6 +39,7 @@ func TestDefault(t *testing.T) {
 		JWTCacheMaxEntries:       1000,
 		ServerHost:               "!4",
 		ServerPort:               3000,
+		ServerCORSAllowedOrigins: []string{},
 		LogLevel:                 "error",
 		Snapshot:                 "",
 		AppSettings:              map[string]string{},
@@ -188,6 +189,7 @@ jwt-jwks-url = "https://issuer.example/jwks.json"
 jwt-cache-max-entries = 50
 server-host = "localhost"
 server-port = 8080
+server-cors-allowed-origins = "https://app.example, http://localhost:5173"
 log-level = "INFO"
 snapshot = "api.msgpack"
 app.settings.jwt_secret = "s3cr\"et"
@@ -204,7 +206,8 @@ app.settings.Other = 1
 		DBTxEnd: "rollback-allow-override", DBPreRequest: "api.check_request",
 		JWTSecret: "a-secret-of-at-least-thirty-two-characters", JWTAud: "svc",
 		JWTRoleClaimKey: ".app_metadata.role", JWTJWKSURL: "https://issuer.example/jwks.json", JWTCacheMaxEntries: 50,
-		ServerHost: "localhost", ServerPort: 8080, LogLevel: "info", Snapshot: "api.msgpack",
+		ServerHost: "localhost", ServerPort: 8080,
+		ServerCORSAllowedOrigins: []string{"https://app.example", "http://localhost:5173"}, LogLevel: "info", Snapshot: "api.msgpack",
 		AppSettings: map[string]string{"jwt_secret": `s3cr"et`, "Other": "1"},
 	}
 	if !reflect.DeepEqual(got, want) {

@@ -1,0 +1,68 @@
+package server
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+)
+
+// CORS as PostgREST answers it: any origin unless server-cors-allowed-origins
+// lists some, preflights answered before routing, and the response headers
+// a browser script needs (Content-Range, Location, ...) exposed.
+const (
+	corsAllowMethods  = "GET, POST, PATCH, PUT, DELETE, OPTIONS"
+	corsExposeHeaders = "Content-Encoding, Content-Location, Content-Range, Content-Type, Date, Location, " +
+		"Server, Transfer-Encoding, Range-Unit, Preference-Applied, Content-Profile"
+	corsMaxAge = "86400" // a day, so a page does not preflight every request
+)
+
+// cors wraps next with CORS handling. allowed is the configured origin
+// list; empty allows any origin.
+func cors(allowed []string, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		origin := r.Header.Get("Origin")
+		if origin == "" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		h := w.Header()
+		allowedOrigin := "*"
+		if len(allowed) > 0 {
+			// A listed origin is echoed, with credentials allowed; an
+			// unlisted one gets no CORS headers and the browser refuses
+			// the response, while the request itself is served as usual.
+			h.Add("Vary", "Origin")
+			if !slices.Contains(allowed, origin) {
+				next.ServeHTTP(w, r)
+				return
+			}
+			allowedOrigin = origin
+			h.Set("Access-Control-Allow-Credentials", "true")
+		}
+		h.Set("Access-Control-Allow-Origin", allowedOrigin)
+		if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
+			h.Set("Access-Control-Allow-Methods", corsAllowMethods)
+			h.Set("Access-Control-Allow-Headers", preflightHeaders(r.Header.Values("Access-Control-Request-Headers")))
+			h.Set("Access-Control-Max-Age", corsMaxAge)
+			w.WriteHeader(http.StatusOK)
+			return
+		}
+		h.Set("Access-Control-Expose-Headers", corsExposeHeaders)
+		next.ServeHTTP(w, r)
+	})
+}
+
+// preflightHeaders allows Authorization plus whatever headers the page
+// asked for: SVC reads its own headers (Prefer, Accept-Profile, ...) and
+// ignores the rest, so refusing any would only break clients.
+func preflightHeaders(requested []string) string {
+	out := []string{"Authorization"}
+	for _, list := range requested {
+		for _, name := range strings.Split(list, ",") {
+			if name = strings.TrimSpace(name); name != "" && !strings.EqualFold(name, "Authorization") {
+				out = append(out, name)
+			}
+		}
+	}
+	return strings.Join(out, ", ")
+}

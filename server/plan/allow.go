@@ -1,0 +1,55 @@
+package plan
+
+import (
+	"strings"
+
+	"github.com/svc-dev/svc/server/apierr"
+	"github.com/svc-dev/svc/server/request"
+	"github.com/svc-dev/svc/snapshot"
+)
+
+// AllowRelation lists, for OPTIONS, the methods a relation's route
+// answers, as PostgREST words its Allow header: reads always, POST when
+// the relation takes inserts, PUT when it takes inserts and updates and has
+// a primary key, PATCH and DELETE as it takes them. A view that is not
+// auto-updatable thus offers reads only.
+func AllowRelation(req *request.Request, snap *snapshot.Snapshot, opts Options) (string, error) {
+	schema, err := Schema(req, opts)
+	if err != nil {
+		return "", err
+	}
+	name := snapshot.QualifiedName{Schema: schema, Name: req.Target}
+	rel := snap.Relation(name)
+	if rel == nil {
+		return "", apierr.UndefinedTable(name.String())
+	}
+	methods := []string{"OPTIONS", "GET", "HEAD"}
+	if rel.Insertable {
+		methods = append(methods, "POST")
+	}
+	if rel.Insertable && rel.Updatable && len(rel.PrimaryKey) > 0 {
+		methods = append(methods, "PUT")
+	}
+	if rel.Updatable {
+		methods = append(methods, "PATCH")
+	}
+	if rel.Deletable {
+		methods = append(methods, "DELETE")
+	}
+	return strings.Join(methods, ","), nil
+}
+
+// AllowFunction lists, for OPTIONS, the methods a function's route
+// answers. GET runs in a read-only transaction, so it serves any function
+// that writes nothing, whatever its declared volatility.
+func AllowFunction(req *request.Request, snap *snapshot.Snapshot, opts Options) (string, error) {
+	schema, err := Schema(req, opts)
+	if err != nil {
+		return "", err
+	}
+	name := snapshot.QualifiedName{Schema: schema, Name: req.Target}
+	if len(snap.Functions(name)) == 0 {
+		return "", apierr.NoFunction(name.String(), nil, "")
+	}
+	return "OPTIONS,GET,HEAD,POST", nil
+}
