@@ -116,6 +116,13 @@ func body(b *builder, p *plan.Read) {
 		// line: fields with commas or quotes are quoted, quotes doubled.
 		// The header line is added by the server from the plan.
 		b.write("coalesce(pg_catalog.string_agg(pg_catalog.substr(_svc_row::text, 2, pg_catalog.length(_svc_row::text) - 2), e'\\n'), '')")
+	case request.MediaGeoJSON:
+		// PostGIS turns each row into a Feature: its first geometry column
+		// becomes the geometry, the other columns the properties. The
+		// function is found through the search_path (db-extra-search-path
+		// holds PostGIS's schema), as in PostgREST.
+		b.write("pg_catalog.json_build_object('type', 'FeatureCollection', 'features', ",
+			"coalesce(pg_catalog.json_agg(st_asgeojson(_svc_row)::json), '[]'))::text")
 	case request.MediaObject:
 		if p.Media.StripNulls {
 			b.write("coalesce(pg_catalog.json_strip_nulls(pg_catalog.json_agg(_svc_row)->0)::text, 'null')")
