@@ -72,7 +72,8 @@ func (s *Server) handleRelation(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) planOptions() plan.Options {
-	return plan.Options{Schemas: s.cfg.DBSchemas, MaxRows: int64(s.cfg.DBMaxRows)}
+	return plan.Options{Schemas: s.cfg.DBSchemas, MaxRows: int64(s.cfg.DBMaxRows),
+		Aggregates: s.cfg.DBAggregatesEnabled}
 }
 
 // preferences applies the Prefer values every request kind shares: the

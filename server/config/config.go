@@ -28,7 +28,10 @@ type Config struct {
 	DBChannelEnabled         bool              // db-channel-enabled
 	DBMaxRows                int               // db-max-rows; 0 = unlimited
 	DBPlanEnabled            bool              // db-plan-enabled
+	DBAggregatesEnabled      bool              // db-aggregates-enabled
 	DBTxEnd                  string            // db-tx-end
+	DBConfig                 bool              // db-config: read svc.* settings of the authenticator role
+	DBPreConfig              string            // db-pre-config; "" for none
 	DBPreRequest             string            // db-pre-request; "" for none
 	JWTSecret                string            // jwt-secret
 	JWTSecretIsBase64        bool              // jwt-secret-is-base64
@@ -57,6 +60,12 @@ type Sources struct {
 	File  string            // path of the config file, "" for none
 	Env   []string          // os.Environ()-style "K=V" entries
 	Flags map[string]string // key (e.g. "db-uri") -> value, only for flags the user set
+	// Database holds in-database configuration (key -> value), read by the
+	// server when db-config is on. It overrides the file and environment,
+	// as in PostgREST; flags, given explicitly to this process, win over it.
+	Database map[string]string
+	// DatabasePrefix names database settings in messages, e.g. "svc.".
+	DatabasePrefix string
 }
 
 // Default returns the configuration used when nothing is set.
@@ -86,6 +95,7 @@ func Load(src Sources) (*Config, []Warning, error) {
 		l.readFile(src.File, entries)
 	}
 	l.readEnv(env)
+	l.readDatabase(src.Database, src.DatabasePrefix)
 	for _, name := range slices.Sorted(maps.Keys(src.Flags)) {
 		l.assign(name, src.Flags[name], "flag --"+name)
 	}

@@ -35,6 +35,7 @@ func TestDefault(t *testing.T) {
 		DBMaxRows:                0,
 		DBPlanEnabled:            false,
 		DBTxEnd:                  "commit",
+		DBConfig:                 true,
 		JWTRoleClaimKey:          ".role",
 		JWTCacheMaxEntries:       1000,
 		ServerHost:               "!4",
@@ -71,14 +72,14 @@ func TestKeyTable(t *testing.T) {
 		}
 	}
 	got := Keys()
-	if len(got) != len(keys) || !strings.HasPrefix(strings.Join(got, " "), "db-anon-role db-channel db-channel-enabled") {
+	if len(got) != len(keys) || !strings.HasPrefix(strings.Join(got, " "), "db-aggregates-enabled db-anon-role db-channel") {
 		t.Errorf("Keys() = %v", got)
 	}
 	if doc, def, ok := Describe("db-pool"); !ok || def != "10" || doc == "" {
 		t.Errorf("Describe(db-pool) = %q, %q, %v", doc, def, ok)
 	}
-	if _, _, ok := Describe("db-pre-config"); ok {
-		t.Error("Describe(db-pre-config) found an unimplemented key")
+	if _, _, ok := Describe("admin-server-port"); ok {
+		t.Error("Describe(admin-server-port) found an unimplemented key")
 	}
 }
 
@@ -181,6 +182,8 @@ db-max-rows = 1000
 db-plan-enabled = true
 db-tx-end = "rollback-allow-override"
 db-pre-request = "api.check_request"
+db-config = true
+db-pre-config = "api.pre_config"
 jwt-secret = "a-secret-of-at-least-thirty-two-characters"
 jwt-secret-is-base64 = false
 jwt-aud = "svc"
@@ -203,7 +206,7 @@ app.settings.Other = 1
 		DBURI: "postgres://bob@db/app", DBSchemas: []string{"api", "v2"}, DBAnonRole: "web_anon",
 		DBExtraSearchPath: []string{}, DBPool: 3, DBPoolAcquisitionTimeout: 7 * time.Second,
 		DBChannel: "reload", DBChannelEnabled: false, DBMaxRows: 1000, DBPlanEnabled: true,
-		DBTxEnd: "rollback-allow-override", DBPreRequest: "api.check_request",
+		DBTxEnd: "rollback-allow-override", DBPreRequest: "api.check_request", DBConfig: true, DBPreConfig: "api.pre_config",
 		JWTSecret: "a-secret-of-at-least-thirty-two-characters", JWTAud: "svc",
 		JWTRoleClaimKey: ".app_metadata.role", JWTJWKSURL: "https://issuer.example/jwks.json", JWTCacheMaxEntries: 50,
 		ServerHost: "localhost", ServerPort: 8080,
@@ -313,5 +316,33 @@ func TestTxRollback(t *testing.T) {
 		if rb, ap := cfg.TxRollback(c.prefer); rb != c.rollback || ap != c.applied {
 			t.Errorf("db-tx-end %s, tx=%q: rollback %v applied %v, want %v %v", c.txEnd, c.prefer, rb, ap, c.rollback, c.applied)
 		}
+	}
+}
+
+func TestDatabaseSettings(t *testing.T) {
+	t.Parallel()
+	path := writeConf(t, "db-max-rows = 1\ndb-anon-role = file_anon\ndb-schemas = file\n")
+	src := Sources{File: path, Env: []string{"SVC_DB_SCHEMAS=env"},
+		Database:       map[string]string{"db-max-rows": "5", "db-schemas": "db1,db2", "db-uri": "postgres://elsewhere", "db-anon-role": "db_anon"},
+		DatabasePrefix: "svc.",
+		Flags:          map[string]string{"db-anon-role": "flag_anon"}}
+	c, warnings, err := Load(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The database overrides the file and the environment; flags win over it.
+	if c.DBMaxRows != 5 || !reflect.DeepEqual(c.DBSchemas, []string{"db1", "db2"}) || c.DBAnonRole != "flag_anon" {
+		t.Errorf("got max-rows %d, schemas %v, anon %q", c.DBMaxRows, c.DBSchemas, c.DBAnonRole)
+	}
+	if c.DBURI != "postgresql://" {
+		t.Errorf("db-uri came from the database: %q", c.DBURI)
+	}
+	want := `configuration key "db-uri" cannot be set from the database and is ignored (database setting svc.db_uri)`
+	if len(warnings) != 1 || warnings[0].Message != want {
+		t.Errorf("warnings %v, want one: %s", warnings, want)
+	}
+	names := DatabaseSettings()
+	if names["db_schemas"] != "db-schemas" || names["jwt_secret"] != "jwt-secret" || names["db_uri"] != "" {
+		t.Errorf("DatabaseSettings() = %v", names)
 	}
 }

@@ -149,6 +149,9 @@ func finishCall(req *request.Request, c *Call, filters []request.Pair, snap *sna
 	if err := buildNode(&c.Read.Node, snap, rel, req.Select); err != nil {
 		return nil, err
 	}
+	if err := checkAggregates(req.Select, opts); err != nil {
+		return nil, err
+	}
 	c.Read.Filters, c.Read.Logic, c.Read.Order = req.Filters, req.Logic, req.Order
 	c.Read.Offset, c.Read.Limit = req.Range.Offset, capLimit(req.Range.Limit, opts.MaxRows)
 	if err := applyEmbedParams(&c.Read.Node, req.Embedded); err != nil {

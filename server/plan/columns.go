@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"slices"
+
 	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/suggest"
 	"github.com/svc-dev/svc/snapshot"
@@ -12,6 +14,9 @@ import (
 type columnChecker struct {
 	snap *snapshot.Snapshot
 	rel  *snapshot.Relation
+	// aggregates are the output keys of the node's aggregates, which a
+	// filter or an order may name by mistake.
+	aggregates []string
 }
 
 func (c columnChecker) check(name string) error {
@@ -19,7 +24,9 @@ func (c columnChecker) check(name string) error {
 		return nil
 	}
 	hint := ""
-	if best := closest(name, c.rel.Columns); best != "" {
+	if slices.Contains(c.aggregates, name) {
+		hint = "\"" + name + "\" is an aggregate: filtering on aggregates (HAVING) and ordering by them are not supported."
+	} else if best := closest(name, c.rel.Columns); best != "" {
 		hint = "Perhaps you meant to reference the column \"" + c.rel.Name + "." + best + "\"."
 	}
 	return apierr.UndefinedColumn(c.rel.Name, name, hint)

@@ -16,6 +16,9 @@ type Options struct {
 	Schemas []string
 	// MaxRows is db-max-rows; 0 means no cap.
 	MaxRows int64
+	// Aggregates is db-aggregates-enabled: whether select may use
+	// aggregate functions.
+	Aggregates bool
 }
 
 // Node is one relation of a read tree: the relation read, or an embed.
@@ -98,13 +101,23 @@ func (n *Node) OutputNames() []string {
 			names = append(names, c.Embed.OutputNames()...)
 		case c.Embed != nil:
 			names = append(names, c.Embed.Key)
-		case c.Alias != "":
-			names = append(names, c.Alias)
 		default:
-			names = append(names, c.Field.OutputName())
+			names = append(names, c.OutputName())
 		}
 	}
 	return names
+}
+
+// OutputName is the key a field or aggregate column appears under: the
+// alias, the aggregate function's name, or the field's own name.
+func (c Column) OutputName() string {
+	switch {
+	case c.Alias != "":
+		return c.Alias
+	case c.Aggregate != "":
+		return c.Aggregate
+	}
+	return c.Field.OutputName()
 }
 
 // Column is one output column of a node: `*`, a field, or an embed.
@@ -112,9 +125,15 @@ type Column struct {
 	// Star outputs every column of the relation.
 	Star  bool
 	Field request.Field
-	// Alias is the output key; empty means the field's own name.
+	// Alias is the output key; empty means the field's own name (or the
+	// aggregate function's).
 	Alias string
-	Cast  string
+	// Cast applies to the field; with an aggregate, before aggregating.
+	Cast string
+	// Aggregate is avg, count, max, min or sum, or "" for none; count
+	// without a field counts rows. AggregateCast applies to its result.
+	Aggregate     string
+	AggregateCast string
 	// Embed is set for an embed's output (an object, an array, or its
 	// spread columns).
 	Embed *Embed
@@ -160,6 +179,9 @@ func BuildRead(req *request.Request, snap *snapshot.Snapshot, opts Options) (*Re
 	if err := buildNode(&p.Node, snap, rel, req.Select); err != nil {
 		return nil, err
 	}
+	if err := checkAggregates(req.Select, opts); err != nil {
+		return nil, err
+	}
 	p.Filters, p.Logic, p.Order = req.Filters, req.Logic, req.Order
 	p.Offset, p.Limit = req.Range.Offset, capLimit(req.Range.Limit, opts.MaxRows)
 	if err := applyEmbedParams(&p.Node, req.Embedded); err != nil {
@@ -188,11 +210,16 @@ func buildNode(n *Node, snap *snapshot.Snapshot, rel *snapshot.Relation, items [
 			if e.Outputs() {
 				n.Columns = append(n.Columns, Column{Embed: e})
 			}
+		case item.Aggregate == "count" && item.Field.Name == "":
+			n.Columns = append(n.Columns, Column{Alias: item.Alias, Aggregate: "count", AggregateCast: item.AggregateCast})
+		case legacyCount(snap, rel, item):
+			n.Columns = append(n.Columns, Column{Alias: item.Alias, Aggregate: "count", AggregateCast: item.Cast})
 		default:
 			if err := cols.check(item.Field.Name); err != nil {
 				return err
 			}
-			n.Columns = append(n.Columns, Column{Field: item.Field, Alias: item.Alias, Cast: item.Cast})
+			n.Columns = append(n.Columns, Column{Field: item.Field, Alias: item.Alias, Cast: item.Cast,
+				Aggregate: item.Aggregate, AggregateCast: item.AggregateCast})
 		}
 	}
 	if len(items) == 0 {
@@ -260,7 +287,7 @@ func applyEmbedParams(root *Node, params map[string]*request.Params) error {
 // the snapshot: columns exist, embeds are tested only for presence, and
 // related orders name to-one embeds.
 func checkNode(n *Node, snap *snapshot.Snapshot) error {
-	cols := columnChecker{snap: snap, rel: n.Relation}
+	cols := columnChecker{snap: snap, rel: n.Relation, aggregates: n.aggregateKeys()}
 	for _, f := range n.Filters {
 		if err := checkFilter(n, cols, f); err != nil {
 			return err
@@ -285,7 +312,7 @@ func checkNode(n *Node, snap *snapshot.Snapshot) error {
 		if !e.ToOne() {
 			return apierr.RelatedOrderNotToOne(n.Relation.Name, o.Relation)
 		}
-		if err := (columnChecker{snap: snap, rel: e.Relation}).check(o.Field.Name); err != nil {
+		if err := (columnChecker{snap: snap, rel: e.Relation, aggregates: e.aggregateKeys()}).check(o.Field.Name); err != nil {
 			return err
 		}
 	}

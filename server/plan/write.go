@@ -81,6 +81,9 @@ func BuildWrite(req *request.Request, payload *request.Payload, snap *snapshot.S
 	if err := buildNode(&w.Read.Node, snap, rel, req.Select); err != nil {
 		return nil, err
 	}
+	if err := checkAggregates(req.Select, opts); err != nil {
+		return nil, err
+	}
 	if err := applyEmbedParams(&w.Read.Node, req.Embedded); err != nil {
 		return nil, err
 	}

@@ -27,6 +27,11 @@ type scope struct {
 	// hidden holds, per to-one embed, the columns the node orders by that
 	// the embed does not output; its lateral carries them beside its row.
 	hidden map[*plan.Embed][]hiddenColumn
+	// spread marks a spread embed, whose aggregates its parent computes.
+	spread bool
+	// grouped lists, in an aggregating node, the JSON-path fields output
+	// (uncast) as grouping columns, with their positions.
+	grouped []groupedField
 }
 
 // hiddenColumn is an order term's field carried out of an embed under a
@@ -154,7 +159,7 @@ func joinEmbeds(b *builder, sc *scope) {
 }
 
 func embedScope(b *builder, e *plan.Embed) *scope {
-	return &scope{node: &e.Node, rel: e.Relation, qual: b.alias("")}
+	return &scope{node: &e.Node, rel: e.Relation, qual: b.alias(""), spread: e.Spread}
 }
 
 // testsPresence reports whether a filter of n, at top level or in a logic

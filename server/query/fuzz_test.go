@@ -26,13 +26,15 @@ func FuzzReadPipeline(f *testing.F) {
 		"select=c0,t1(c0,orders(*)),x:t2!inner(c3)&x.c3=eq.1&x.order=c0&x.limit=2&order=t1(c2).desc",
 		"select=...t1(c2),t3!o_t3_a(*),t4(c0),latest(c1),t2()&t2=is.null&or=(t2.is.null,c0.eq.1)",
 		"select=t3(c0)&t1.c0=eq.1",
+		"select=c0,n:c1.count(),doc->>k::int.sum()::text,t1(c2,c3.max()),...t3!o_t3_a(c0,c1.avg())&order=c0,doc->>k",
+		"select=count(),t2(count),*&order=t3(c1)",
 	} {
 		f.Add(seed, "application/json")
 	}
 	f.Add("select=c0", "text/csv")
 	f.Add("c0=eq.1", "application/vnd.svc.object+json")
 	snap := benchSnapshot(f)
-	opts := plan.Options{Schemas: []string{"api"}, MaxRows: 100}
+	opts := plan.Options{Schemas: []string{"api"}, MaxRows: 100, Aggregates: true}
 	f.Fuzz(func(t *testing.T, rawQuery, accept string) {
 		r := httptest.NewRequest("GET", "/orders", nil)
 		r.URL.RawQuery = rawQuery

@@ -146,12 +146,7 @@ func source(b *builder, sc, parent *scope, r *snapshot.Relationship, hidden []hi
 	n := sc.node
 	planLaterals(b, sc, false)
 	b.write("select ")
-	for i, c := range n.Columns {
-		if i > 0 {
-			b.write(", ")
-		}
-		column(b, sc, c)
-	}
+	groups := selectList(b, sc)
 	for i, h := range hidden {
 		if i > 0 || len(n.Columns) > 0 {
 			b.write(", ")
@@ -165,6 +160,7 @@ func source(b *builder, sc, parent *scope, r *snapshot.Relationship, hidden []hi
 	var c conds
 	joinConditions(b, sc, parent, r, &c)
 	where(b, sc, &c)
+	groupBy(b, groups)
 	orderAndWindow(b, sc)
 }
 
@@ -237,9 +233,10 @@ func column(b *builder, sc *scope, c plan.Column) {
 }
 
 func orderTerm(b *builder, sc *scope, o request.OrderTerm) {
-	if o.Relation != "" {
+	switch {
+	case o.Relation != "":
 		relatedOrder(b, sc, o)
-	} else {
+	case !groupedOrder(b, sc, o.Field):
 		b.field(sc, o.Field)
 	}
 	if o.Desc {

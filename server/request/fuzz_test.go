@@ -18,6 +18,7 @@ func FuzzParse(f *testing.F) {
 		`select="a\"b"&x=not.is.null`,
 		"select=a::double precision,*",
 		"order=a,b.asc&x=eq.",
+		"select=c,n:count(),a::int.sum()::text,j->>k::int.avg(),r(x.max()),...s(count())",
 	} {
 		f.Add(seed, "0-9")
 	}

@@ -11,8 +11,14 @@ type SelectItem struct {
 	Star  bool
 	Field Field
 	Alias string
-	// Cast is a type name the value is cast to in the output.
+	// Cast is a type name the value is cast to in the output; with an
+	// aggregate it is the input cast, applied before aggregating.
 	Cast string
+	// Aggregate is the aggregate function applied to Field: avg, count,
+	// max, min or sum; "" for none. `count()` has an empty Field.
+	Aggregate string
+	// AggregateCast is a type name the aggregate's result is cast to.
+	AggregateCast string
 	// Embed is set when the item embeds a related resource; Field is then
 	// unused and Alias names the output key.
 	Embed *Embed
@@ -44,7 +50,8 @@ const (
 )
 
 // parseSelect reads the select parameter: `*`, `col`, `alias:col`,
-// `col::type` and embeds, comma separated.
+// `col::type`, aggregates (`col.sum()`, `count()`) and embeds, comma
+// separated.
 func parseSelect(v string) ([]SelectItem, error) {
 	s := &scanner{param: "select", src: v}
 	items, err := s.selectList(0)
@@ -100,6 +107,11 @@ func (s *scanner) selectItem(depth int) (SelectItem, error) {
 			return SelectItem{}, err
 		}
 	}
+	// "count()" counts rows; it is never an embed of a relation "count".
+	if len(item.Field.Path) == 0 && item.Field.Name == "count" && s.accept("()") {
+		item.Field, item.Aggregate = Field{}, "count"
+		return s.aggregateCast(item)
+	}
 	if len(item.Field.Path) == 0 && (s.peek() == '(' || s.peek() == '!') {
 		item.Embed, err = s.embed(item.Field.Name, depth)
 		item.Field = Field{}
@@ -107,6 +119,52 @@ func (s *scanner) selectItem(depth int) (SelectItem, error) {
 	}
 	if s.accept("::") {
 		if item.Cast, err = s.typeName(); err != nil {
+			return SelectItem{}, err
+		}
+	}
+	if s.accept(".") {
+		if item.Aggregate = s.aggregateName(); item.Aggregate == "" {
+			return SelectItem{}, s.fail(`an aggregate function "avg()", "count()", "max()", "min()" or "sum()"`)
+		}
+		return s.aggregateCast(item)
+	}
+	return item, nil
+}
+
+// aggregates are the aggregate functions select may apply to a column.
+var aggregates = []string{"avg", "count", "max", "min", "sum"}
+
+// aggregateName reads `<agg>()` and returns the function's name, or ""
+// (consuming nothing) when the input is not one.
+func (s *scanner) aggregateName() string {
+	for _, name := range aggregates {
+		if s.startsWith(name + "()") {
+			s.pos += len(name) + 2
+			return name
+		}
+	}
+	return ""
+}
+
+// aggregateAhead reports whether the input continues with `.<agg>()`, which
+// ends a cast's type name rather than qualifying it.
+func (s *scanner) aggregateAhead() bool {
+	if s.peek() != '.' {
+		return false
+	}
+	for _, name := range aggregates {
+		if strings.HasPrefix(s.src[s.pos+1:], name+"()") {
+			return true
+		}
+	}
+	return false
+}
+
+// aggregateCast reads the optional `::type` after an aggregate.
+func (s *scanner) aggregateCast(item SelectItem) (SelectItem, error) {
+	if s.accept("::") {
+		var err error
+		if item.AggregateCast, err = s.typeName(); err != nil {
 			return SelectItem{}, err
 		}
 	}
@@ -171,7 +229,7 @@ var multiWordTypes = map[string]bool{
 // type itself.
 func (s *scanner) typeName() (string, error) {
 	start := s.pos
-	for !s.eof() {
+	for !s.eof() && !s.aggregateAhead() {
 		c := s.src[s.pos]
 		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == ' ' || c == '.' {
 			s.pos++

@@ -445,3 +445,37 @@ begin
 end $$;
 grant execute on function test.whoami(), test.request_context(), test.check_request() to web_anon, web_user;
 grant select on test.authors, test.books to web_user;
+
+-- Aggregates (cases/aggregates*.case). Customers place orders, orders hold
+-- lines: agg_orders is many-to-one to agg_customers and one-to-many to
+-- agg_lines. Dee has no orders; order 5 has no amount, order 6 no
+-- customer; orders 3, 5 and 6 have no lines.
+create table test.agg_customers (
+  id integer primary key,
+  name text not null,
+  city text not null
+);
+create table test.agg_orders (
+  id integer primary key,
+  customer_id integer constraint agg_orders_customer_id_fkey references test.agg_customers(id),
+  amount numeric(10,2),
+  quantity integer not null,
+  ordered date not null,
+  meta jsonb not null
+);
+create table test.agg_lines (
+  id integer primary key,
+  order_id integer not null constraint agg_lines_order_id_fkey references test.agg_orders(id),
+  product text not null,
+  qty integer not null
+);
+insert into test.agg_customers values (1, 'Ann', 'Oslo'), (2, 'Bob', 'Lima'), (3, 'Cid', 'Oslo'), (4, 'Dee', 'Quito');
+insert into test.agg_orders values
+  (1, 1, 10.00, 2, '2024-01-05', '{"channel": "web", "score": 3}'),
+  (2, 1, 25.50, 1, '2024-01-20', '{"channel": "shop", "score": 5}'),
+  (3, 2, 7.25, 4, '2024-02-03', '{"channel": "web", "score": 1}'),
+  (4, 3, 40.00, 3, '2024-02-03', '{"channel": "web", "score": 4}'),
+  (5, 3, null, 1, '2024-03-15', '{"channel": "shop"}'),
+  (6, null, 12.00, 2, '2024-03-15', '{"channel": "phone", "score": 2}');
+insert into test.agg_lines values (1, 1, 'pen', 2), (2, 1, 'ink', 1), (3, 2, 'pad', 5), (4, 4, 'pen', 3);
+grant select on test.agg_customers, test.agg_orders, test.agg_lines to web_anon;
