@@ -94,8 +94,13 @@ func preRequestCall(name string) *query.Statement {
 	if name == "" {
 		return nil
 	}
-	parts := strings.SplitN(name, ".", 2)
-	return &query.Statement{SQL: "select " + pgx.Identifier(parts).Sanitize() + "()"}
+	return &query.Statement{SQL: callSQL(name)}
+}
+
+// callSQL calls the function a configuration key names, "schema.name" or
+// "name", without arguments.
+func callSQL(name string) string {
+	return "select " + pgx.Identifier(strings.SplitN(name, ".", 2)).Sanitize() + "()"
 }
 
 // appSettingsOf renders app.settings.* configuration keys as settings.

@@ -47,6 +47,10 @@ func (l *Listener) Run(ctx context.Context) {
 		backoff = 100 * time.Millisecond
 		l.Log.Info("listening for notifications", "channel", l.Channel)
 		if !first {
+			// Notifications sent while away are lost: reload both.
+			if l.OnConfigReload != nil {
+				l.OnConfigReload(ctx)
+			}
 			l.Snapshots.Reload(ctx)
 		}
 		first = false

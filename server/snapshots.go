@@ -72,6 +72,21 @@ func NewSnapshots(source Source, log *slog.Logger) *Snapshots {
 	return &Snapshots{source: source, log: log}
 }
 
+// Source returns where snapshots are loaded from.
+func (s *Snapshots) Source() Source {
+	s.reloading.Lock()
+	defer s.reloading.Unlock()
+	return s.source
+}
+
+// SetSource changes where the next Reload loads from (a configuration
+// reload that exposes other schemas).
+func (s *Snapshots) SetSource(src Source) {
+	s.reloading.Lock()
+	defer s.reloading.Unlock()
+	s.source = src
+}
+
 // Current returns the snapshot in force, or nil before the first load.
 func (s *Snapshots) Current() *snapshot.Snapshot { return s.current.Load() }
 

@@ -51,14 +51,14 @@ func demo(ctx context.Context, port int, logLevel string) error {
 	u, _ := url.Parse(cluster.URI)
 	u.User = url.User("authenticator")
 
-	cfg := config.Default()
-	cfg.DBURI = u.String()
-	cfg.DBSchemas = []string{"api"}
-	cfg.DBAnonRole = "web_anon"
-	cfg.ServerHost = "127.0.0.1"
-	cfg.ServerPort = port
-	cfg.LogLevel = logLevel
-	return serve(ctx, cfg, newLogger(logLevel), func(addr string) {
+	sources := config.Sources{Flags: map[string]string{
+		"db-uri": u.String(), "db-schemas": "api", "db-anon-role": "web_anon",
+		"server-host": "127.0.0.1", "server-port": strconv.Itoa(port), "log-level": logLevel}}
+	cfg, _, err := config.Load(sources)
+	if err != nil {
+		return err
+	}
+	return serve(ctx, sources, cfg, newLogger(logLevel), func(addr string) {
 		base := "http://" + addr
 		fmt.Printf("\nSVC demo is serving schema \"api\" at %s (Ctrl-C stops it and removes the database)\n\n", base)
 		for _, ex := range []string{

@@ -31,7 +31,8 @@ func main() {
 					set[k] = c.String(k)
 				}
 			}
-			cfg, warnings, err := config.Load(config.Sources{File: c.String("config"), Env: os.Environ(), Flags: set})
+			sources := config.Sources{File: c.String("config"), Env: os.Environ(), Flags: set}
+			cfg, warnings, err := config.Load(sources)
 			// Configuration warnings go to stderr whatever log-level says
 			// (its default, error, would hide them), and before a loading
 			// error, which a misspelt key often explains.
@@ -41,7 +42,7 @@ func main() {
 			if err != nil {
 				return err
 			}
-			return serve(c.Context, cfg, newLogger(cfg.LogLevel), nil)
+			return serve(c.Context, sources, cfg, newLogger(cfg.LogLevel), nil)
 		},
 		Commands: []*cli.Command{demoCommand()},
 	}

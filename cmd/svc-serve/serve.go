@@ -13,12 +13,13 @@ import (
 
 	"github.com/svc-dev/svc/server"
 	"github.com/svc-dev/svc/server/config"
-	"github.com/svc-dev/svc/sql/catalog"
 )
 
-// serve runs the server until SIGINT or SIGTERM. ready, when not nil, is
-// called with the listening address once requests can be served.
-func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, ready func(addr string)) error {
+// serve runs the server until SIGINT or SIGTERM, with the configuration
+// sources produce (re-read on `reload config`) and cfg, their result
+// without the database's part. ready, when not nil, is called with the
+// listening address once requests can be served.
+func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log *slog.Logger, ready func(addr string)) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
@@ -28,7 +29,11 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, ready func
 	if err != nil {
 		return err
 	}
-	defer jwt.Close()
+	jwt.Close()
+	cfg, err = server.ResolveConfig(ctx, sources, log)
+	if err != nil {
+		return err
+	}
 
 	pool, err := server.NewPool(ctx, cfg)
 	if err != nil {
@@ -36,17 +41,18 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, ready func
 	}
 	defer pool.Close()
 
-	var source server.Source = server.FileSource{Path: cfg.Snapshot}
-	if cfg.Snapshot == "" {
-		source = server.LiveSource{URI: cfg.DBURI, Options: catalog.Options{
-			Schemas: cfg.DBSchemas, ExtraSearchPath: cfg.DBExtraSearchPath}}
-	}
-	snaps := server.NewSnapshots(source, log)
+	snaps := server.NewSnapshots(server.SourceFor(cfg), log)
 	if err := snaps.Reload(ctx); err != nil {
 		return err
 	}
+	rt, err := server.NewRuntime(ctx, sources, cfg, pool, snaps, log)
+	if err != nil {
+		return err
+	}
+	defer rt.Close()
 	if cfg.DBChannelEnabled {
-		l := &server.Listener{URI: cfg.DBURI, Channel: cfg.DBChannel, Snapshots: snaps, Log: log}
+		l := &server.Listener{URI: cfg.DBURI, Channel: cfg.DBChannel, Snapshots: snaps, Log: log,
+			OnConfigReload: func(ctx context.Context) { rt.ReloadConfig(ctx) }}
 		go l.Run(ctx)
 	}
 
@@ -54,7 +60,7 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, ready func
 	if err != nil {
 		return err
 	}
-	httpServer := &http.Server{Handler: server.New(cfg, pool, snaps, jwt, log), ReadHeaderTimeout: 10 * time.Second}
+	httpServer := &http.Server{Handler: rt, ReadHeaderTimeout: 10 * time.Second}
 	log.Info("listening", "address", ln.Addr().String())
 	if ready != nil {
 		ready(ln.Addr().String())

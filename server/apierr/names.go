@@ -14,10 +14,13 @@ type Naming struct {
 	// (the body and status in its message and detail). SQLSTATEs are five
 	// characters, so SVC's is "SVC" plus any two (RAISE SQLSTATE 'SVC00').
 	RaiseState string
+	// SettingPrefix starts the in-database configuration settings of the
+	// authenticator role ("svc." -> ALTER ROLE ... SET svc.db_schemas).
+	SettingPrefix string
 }
 
 // SVCNaming is the default naming, exactly as SPEC.md writes it.
-var SVCNaming = Naming{CodePrefix: "SVC", Vendor: "svc", Channel: "svc", RaiseState: "SVC"}
+var SVCNaming = Naming{CodePrefix: "SVC", Vendor: "svc", Channel: "svc", RaiseState: "SVC", SettingPrefix: "svc."}
 
 // Names is the naming in force. It is set once at start-up, before serving.
 var Names = SVCNaming

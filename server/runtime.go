@@ -1,0 +1,154 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/svc-dev/svc/server/apierr"
+	"github.com/svc-dev/svc/server/config"
+	"github.com/svc-dev/svc/sql/catalog"
+)
+
+// Runtime serves requests with the configuration in force and swaps in a
+// new one on `reload config`, the way snapshots are swapped: the new
+// Server is built completely beside the old, then replaces it atomically;
+// a request keeps the Server it started with. A reload that fails keeps
+// the old configuration and says why. The pool is shared, so db-uri and
+// db-pool changes need a restart.
+type Runtime struct {
+	sources config.Sources
+	pool    *pgxpool.Pool
+	snaps   *Snapshots
+	log     *slog.Logger
+	// reloading serialises configuration reloads.
+	reloading sync.Mutex
+	current   atomic.Pointer[Server]
+}
+
+// ResolveConfig loads the configuration from sources and, when db-config
+// is on, adds the in-database settings (ReadDatabaseConfig). A database
+// that cannot be read is logged and skipped, so a server can start while
+// the database is away; the next reload reads it again.
+func ResolveConfig(ctx context.Context, sources config.Sources, log *slog.Logger) (*config.Config, error) {
+	cfg, _, err := config.Load(sources)
+	if err != nil || !cfg.DBConfig {
+		return cfg, err
+	}
+	settings, err := ReadDatabaseConfig(ctx, cfg.DBURI, cfg.DBPreConfig)
+	if err != nil {
+		log.Warn("in-database configuration not read; using the file, environment and flags", "error", err)
+		return cfg, nil
+	}
+	sources.Database, sources.DatabasePrefix = settings, apierr.Names.SettingPrefix
+	cfg, warnings, err := config.Load(sources)
+	for _, w := range warnings {
+		if strings.HasPrefix(w.Source, "database setting") {
+			log.Warn(w.Message)
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("in-database configuration: %w", err)
+	}
+	return cfg, nil
+}
+
+// SourceFor is the snapshot source cfg names: its snapshot file, or live
+// introspection of its schemas.
+func SourceFor(cfg *config.Config) Source {
+	if cfg.Snapshot != "" {
+		return FileSource{Path: cfg.Snapshot}
+	}
+	return LiveSource{URI: cfg.DBURI, Options: catalog.Options{Schemas: cfg.DBSchemas, ExtraSearchPath: cfg.DBExtraSearchPath}}
+}
+
+// NewRuntime builds the first Server for cfg, which sources (re-read on
+// every reload) produced. snaps must have loaded.
+func NewRuntime(ctx context.Context, sources config.Sources, cfg *config.Config, pool *pgxpool.Pool, snaps *Snapshots, log *slog.Logger) (*Runtime, error) {
+	rt := &Runtime{sources: sources, pool: pool, snaps: snaps, log: log}
+	srv, err := rt.build(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	rt.current.Store(srv)
+	return rt, nil
+}
+
+// ServeHTTP serves with the Server in force.
+func (rt *Runtime) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	rt.current.Load().ServeHTTP(w, r)
+}
+
+// Config returns the configuration in force.
+func (rt *Runtime) Config() *config.Config { return rt.current.Load().cfg }
+
+// Close stops what the Server in force runs in the background.
+func (rt *Runtime) Close() { rt.current.Load().jwt.Close() }
+
+// ReloadConfig re-reads the configuration (file, environment, database,
+// flags) and swaps it in. When the exposed schemas change in live mode the
+// snapshot is introspected again first; a snapshot file must already
+// cover them.
+func (rt *Runtime) ReloadConfig(ctx context.Context) error {
+	rt.reloading.Lock()
+	defer rt.reloading.Unlock()
+	err := rt.reload(ctx)
+	if err != nil {
+		rt.log.Error("configuration reload failed; keeping the current configuration", "error", err)
+		return err
+	}
+	rt.log.Info("configuration reloaded")
+	return nil
+}
+
+func (rt *Runtime) reload(ctx context.Context) error {
+	cfg, err := ResolveConfig(ctx, rt.sources, rt.log)
+	if err != nil {
+		return err
+	}
+	old := rt.current.Load()
+	if sourceChanged(old.cfg, cfg) {
+		previous := rt.snaps.Source()
+		rt.snaps.SetSource(SourceFor(cfg))
+		if err := rt.snaps.Reload(ctx); err != nil {
+			rt.snaps.SetSource(previous)
+			return err
+		}
+	}
+	srv, err := rt.build(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	rt.current.Store(srv)
+	// In-flight requests may still verify with the old verifier; closing
+	// only stops its JWKS refresh.
+	old.jwt.Close()
+	return nil
+}
+
+// build makes a Server for cfg over the shared pool and snapshots.
+func (rt *Runtime) build(ctx context.Context, cfg *config.Config) (*Server, error) {
+	if _, file := rt.snaps.Source().(FileSource); file {
+		if err := CheckSnapshotCovers(rt.snaps.Current(), cfg); err != nil {
+			return nil, err
+		}
+	}
+	jwt, err := NewVerifier(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return New(cfg, rt.pool, rt.snaps, jwt, rt.log), nil
+}
+
+// sourceChanged reports whether b's snapshot comes from elsewhere than
+// a's: another file, or live introspection of other schemas.
+func sourceChanged(a, b *config.Config) bool {
+	return a.Snapshot != b.Snapshot || a.DBURI != b.DBURI ||
+		(b.Snapshot == "" && (!slices.Equal(a.DBSchemas, b.DBSchemas) || !slices.Equal(a.DBExtraSearchPath, b.DBExtraSearchPath)))
+}
