@@ -29,6 +29,8 @@ type Cluster struct {
 	dir  string
 	cmd  *exec.Cmd
 	done chan struct{}
+	// launch starts the server process on the initialised data directory.
+	launch func(ctx context.Context) error
 }
 
 // Options tune a cluster. The zero value is fine for tests.
@@ -97,20 +99,37 @@ func (c *Cluster) start(ctx context.Context, binDir string, opts Options) error 
 	if err != nil {
 		return err
 	}
-	c.cmd = exec.Command(filepath.Join(binDir, "postgres"), "-D", data)
-	// Pdeathsig makes the kernel stop the server (immediate shutdown) if this
-	// process dies without calling Stop; Go sets it after the uid switch, so
-	// the switch does not clear it.
-	c.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Pdeathsig: syscall.SIGQUIT, Setpgid: true}
-	if opts.Log != nil {
-		c.cmd.Stdout, c.cmd.Stderr = opts.Log, opts.Log
-	}
-	if err := c.cmd.Start(); err != nil {
-		return fmt.Errorf("start postgres: %w", err)
-	}
-	go func() { c.cmd.Wait(); close(c.done) }()
 	c.URI = fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port)
-	return c.waitReady(ctx)
+	c.launch = func(ctx context.Context) error {
+		c.cmd = exec.Command(filepath.Join(binDir, "postgres"), "-D", data)
+		// Pdeathsig makes the kernel stop the server (immediate shutdown) if
+		// this process dies without calling Stop; Go sets it after the uid
+		// switch, so the switch does not clear it.
+		c.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Pdeathsig: syscall.SIGQUIT, Setpgid: true}
+		if opts.Log != nil {
+			c.cmd.Stdout, c.cmd.Stderr = opts.Log, opts.Log
+		}
+		if err := c.cmd.Start(); err != nil {
+			return fmt.Errorf("start postgres: %w", err)
+		}
+		done := make(chan struct{})
+		c.done = done
+		go func() { c.cmd.Wait(); close(done) }()
+		return c.waitReady(ctx)
+	}
+	return c.launch(ctx)
+}
+
+// Halt stops the server (fast shutdown, so sessions are cut) but keeps its
+// data, for tests of a database that goes away; Resume brings it back.
+func (c *Cluster) Halt() {
+	c.stopServer()
+}
+
+// Resume starts a halted server again on the same port and waits until it
+// accepts connections.
+func (c *Cluster) Resume(ctx context.Context) error {
+	return c.launch(ctx)
 }
 
 func (c *Cluster) waitReady(ctx context.Context) error {
@@ -137,6 +156,14 @@ func (c *Cluster) waitReady(ctx context.Context) error {
 // Stop shuts the server down (fast mode) and removes its directory. It is
 // safe to call more than once.
 func (c *Cluster) Stop() {
+	c.stopServer()
+	if c.dir != "" {
+		os.RemoveAll(c.dir)
+	}
+}
+
+// stopServer stops the server process, if it runs.
+func (c *Cluster) stopServer() {
 	if c.cmd != nil && c.cmd.Process != nil {
 		select {
 		case <-c.done:
@@ -149,9 +176,6 @@ func (c *Cluster) Stop() {
 				<-c.done
 			}
 		}
-	}
-	if c.dir != "" {
-		os.RemoveAll(c.dir)
 	}
 }
 

@@ -82,3 +82,37 @@ func TestAbandonedDirectoryRemoved(t *testing.T) {
 		t.Errorf("directory of a live process was removed: %v", err)
 	}
 }
+
+func TestHaltResume(t *testing.T) {
+	ctx := context.Background()
+	c, err := Start(ctx, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Stop()
+	conn, err := pgx.Connect(ctx, c.URI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, "create table kept (id int); insert into kept values (7)"); err != nil {
+		t.Fatal(err)
+	}
+	conn.Close(ctx)
+	c.Halt()
+	if conn, err := pgx.Connect(ctx, c.URI); err == nil {
+		conn.Close(ctx)
+		t.Fatal("connected to a halted cluster")
+	}
+	if err := c.Resume(ctx); err != nil {
+		t.Fatal(err)
+	}
+	conn, err = pgx.Connect(ctx, c.URI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var id int
+	if err := conn.QueryRow(ctx, "select id from kept").Scan(&id); err != nil || id != 7 {
+		t.Errorf("after resume: %d, %v; want the row written before", id, err)
+	}
+}
