@@ -193,7 +193,10 @@ func (s *Server) execute(ctx context.Context, tx txSpec, steps ...step) error {
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
 			return apierr.PoolTimeout()
 		}
-		return apierr.ConnectionFailed(err)
+		if ctx.Err() != nil {
+			return errClientGone
+		}
+		return apierr.ConnectionRefused(err)
 	}
 	defer conn.Release()
 

@@ -25,6 +25,8 @@ func NewPool(ctx context.Context, cfg *config.Config) (*pgxpool.Pool, error) {
 		return nil, fmt.Errorf("db-uri: %w", err)
 	}
 	poolCfg.MaxConns = int32(cfg.DBPool)
+	poolCfg.MaxConnLifetime = cfg.DBPoolMaxLifetime
+	poolCfg.MaxConnIdleTime = cfg.DBPoolMaxIdletime
 	poolCfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeExec
 	return pgxpool.NewWithConfig(ctx, poolCfg)
 }

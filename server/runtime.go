@@ -134,7 +134,7 @@ func (rt *Runtime) reload(ctx context.Context) error {
 
 // build makes a Server for cfg over the shared pool and snapshots.
 func (rt *Runtime) build(ctx context.Context, cfg *config.Config) (*Server, error) {
-	if _, file := rt.snaps.Source().(FileSource); file {
+	if _, file := rt.snaps.Source().(FileSource); file && rt.snaps.Current() != nil {
 		if err := CheckSnapshotCovers(rt.snaps.Current(), cfg); err != nil {
 			return nil, err
 		}

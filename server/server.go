@@ -55,7 +55,15 @@ func New(cfg *config.Config, pool *pgxpool.Pool, snapshots *Snapshots, jwt *auth
 }
 
 // ServeHTTP dispatches to the route handlers.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.snapshots.Current() == nil {
+		// The database was away when the server started; the loader keeps
+		// trying, and until it succeeds there is no schema to serve.
+		writeError(w, s.log, apierr.SnapshotUnavailable())
+		return
+	}
+	s.handler.ServeHTTP(w, r)
+}
 
 func (s *Server) handleRelation(w http.ResponseWriter, r *http.Request) {
 	target := mux.Vars(r)["relation"]

@@ -112,6 +112,23 @@ func (s *Snapshots) Reload(ctx context.Context) error {
 	return nil
 }
 
+// LoadRetrying loads the first snapshot, retrying with backoff (up to
+// maxBackoff between attempts) until it succeeds or ctx ends, so a server
+// started while the database is away serves as soon as it is back.
+func (s *Snapshots) LoadRetrying(ctx context.Context, maxBackoff time.Duration) {
+	backoff := 100 * time.Millisecond
+	for s.Current() == nil && ctx.Err() == nil {
+		if s.Reload(ctx) == nil {
+			return
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(backoff):
+		}
+		backoff = min(backoff*2, maxBackoff)
+	}
+}
+
 func short(fp string) string {
 	if len(fp) > 12 {
 		return fp[:12]

@@ -43,7 +43,13 @@ func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log 
 
 	snaps := server.NewSnapshots(server.SourceFor(cfg), log)
 	if err := snaps.Reload(ctx); err != nil {
-		return err
+		if _, file := snaps.Source().(server.FileSource); file {
+			return err
+		}
+		// The database is away: serve 503 (SVC002) until a snapshot loads,
+		// rather than exit and leave the restart to a supervisor.
+		log.Error("no schema snapshot yet; answering 503 and retrying", "error", err)
+		go snaps.LoadRetrying(ctx, 10*time.Second)
 	}
 	rt, err := server.NewRuntime(ctx, sources, cfg, pool, snaps, log)
 	if err != nil {

@@ -64,10 +64,28 @@ func UndefinedColumn(relation, column, hint string) *Error {
 		Message: fmt.Sprintf("column %s.%s does not exist", relation, column), Hint: str(hint)}
 }
 
-// ConnectionFailed is SVC000/SVC001: the database cannot be reached.
+// retryAfter tells clients of a 503 when to try again: the pool and the
+// snapshot loader retry on their own within about that long.
+var retryAfter = map[string]string{"Retry-After": "1"}
+
+// ConnectionRefused is SVC000: no connection to the database could be made
+// (wrong db-uri, or the database is not running).
+func ConnectionRefused(err error) *Error {
+	return &Error{Status: 503, Code: code("000"), Message: "Database connection error. Retrying the connection.",
+		Details: err.Error(), Headers: retryAfter}
+}
+
+// ConnectionFailed is SVC001: a connection broke while in use.
 func ConnectionFailed(err error) *Error {
 	return &Error{Status: 503, Code: code("001"), Message: "Database client error. Retrying the connection.",
-		Details: err.Error(), Headers: map[string]string{"Retry-After": "1"}}
+		Details: err.Error(), Headers: retryAfter}
+}
+
+// SnapshotUnavailable is SVC002: no schema snapshot could be loaded yet
+// (the database was unreachable at start); the loader keeps retrying.
+func SnapshotUnavailable() *Error {
+	return &Error{Status: 503, Code: code("002"), Message: "Could not query the database for the schema cache. Retrying.",
+		Headers: retryAfter}
 }
 
 // PoolTimeout is SVC003: no free connection within db-pool-acquisition-timeout.

@@ -15,7 +15,9 @@ import (
 var sqlstateStatus = map[string]int{
 	"23503": 409, "23505": 409, "25006": 405, "53400": 500,
 	"42883": 404, "42P01": 404, "42P17": 500,
-	"08": 503, "09": 500, "0L": 403, "0P": 403, "25": 500, "28": 403, "2D": 500,
+	// The server shut down under the connection: the pool reconnects.
+	"57P01": 503,
+	"08":    503, "09": 500, "0L": 403, "0P": 403, "25": 500, "28": 403, "2D": 500,
 	"38": 500, "39": 500, "3B": 500, "40": 500, "53": 503, "54": 500, "55": 500,
 	"57": 500, "58": 500, "F0": 500, "HV": 500, "P0": 500, "XX": 500,
 	"P0001": 400,
@@ -65,10 +67,13 @@ func FromPG(e *pgconn.PgError, authenticated bool) *Error {
 		Details: str(e.Detail),
 		Hint:    str(e.Hint),
 	}
-	if out.Status == 401 {
+	switch out.Status {
+	case 401:
 		// An anonymous caller refused a privilege is told to authenticate
 		// (RFC 7235: a 401 carries a challenge).
 		out.Headers = map[string]string{"WWW-Authenticate": "Bearer"}
+	case 503:
+		out.Headers = retryAfter
 	}
 	return out
 }

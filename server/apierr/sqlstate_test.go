@@ -61,6 +61,8 @@ func TestFromPGRaised(t *testing.T) {
 			map[string]string{"WWW-Authenticate": "Bearer"}},
 		{"unknown role", pgconn.PgError{Code: "22023", Message: `role "ghost" does not exist`}, 401, "22023", `role "ghost" does not exist`,
 			map[string]string{"WWW-Authenticate": "Bearer"}},
+		{"server shut down", pgconn.PgError{Code: "57P01", Message: "terminating connection due to administrator command"}, 503, "57P01",
+			"terminating connection due to administrator command", map[string]string{"Retry-After": "1"}},
 		{"other invalid parameter", pgconn.PgError{Code: "22023", Message: "bad value"}, 400, "22023", "bad value", nil},
 		{"custom bad status", pgconn.PgError{Code: "SVC00", Message: `{"code":"1","message":"m"}`, Detail: `{"status":42}`}, 500, "SVC121",
 			"Could not parse JSON in the RAISE SQLSTATE 'SVC' error", nil},

@@ -24,6 +24,8 @@ type Config struct {
 	DBExtraSearchPath        []string          // db-extra-search-path
 	DBPool                   int               // db-pool
 	DBPoolAcquisitionTimeout time.Duration     // db-pool-acquisition-timeout (whole seconds)
+	DBPoolMaxLifetime        time.Duration     // db-pool-max-lifetime (whole seconds)
+	DBPoolMaxIdletime        time.Duration     // db-pool-max-idletime (whole seconds)
 	DBChannel                string            // db-channel
 	DBChannelEnabled         bool              // db-channel-enabled
 	DBMaxRows                int               // db-max-rows; 0 = unlimited

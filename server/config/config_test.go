@@ -30,6 +30,8 @@ func TestDefault(t *testing.T) {
 		DBExtraSearchPath:        []string{"public"},
 		DBPool:                   10,
 		DBPoolAcquisitionTimeout: 10 * time.Second,
+		DBPoolMaxLifetime:        1800 * time.Second,
+		DBPoolMaxIdletime:        30 * time.Second,
 		DBChannel:                "svc",
 		DBChannelEnabled:         true,
 		DBMaxRows:                0,
@@ -176,6 +178,8 @@ db-anon-role = "web_anon"
 db-extra-search-path = ""
 db-pool = 3
 db-pool-acquisition-timeout = "7"
+db-pool-max-lifetime = 600
+db-pool-max-idletime = 5
 db-channel = "reload"
 db-channel-enabled = "false"
 db-max-rows = 1000
@@ -204,7 +208,7 @@ app.settings.Other = 1
 	}
 	want := &Config{
 		DBURI: "postgres://bob@db/app", DBSchemas: []string{"api", "v2"}, DBAnonRole: "web_anon",
-		DBExtraSearchPath: []string{}, DBPool: 3, DBPoolAcquisitionTimeout: 7 * time.Second,
+		DBExtraSearchPath: []string{}, DBPool: 3, DBPoolAcquisitionTimeout: 7 * time.Second, DBPoolMaxLifetime: 600 * time.Second, DBPoolMaxIdletime: 5 * time.Second,
 		DBChannel: "reload", DBChannelEnabled: false, DBMaxRows: 1000, DBPlanEnabled: true,
 		DBTxEnd: "rollback-allow-override", DBPreRequest: "api.check_request", DBConfig: true, DBPreConfig: "api.pre_config",
 		JWTSecret: "a-secret-of-at-least-thirty-two-characters", JWTAud: "svc",

@@ -1,0 +1,168 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/svc-dev/svc/server"
+	"github.com/svc-dev/svc/server/config"
+	"github.com/svc-dev/svc/sql/pgtest"
+)
+
+// faultCluster is a cluster of its own, so a test can take it away
+// without disturbing the shared fixture. It returns the cluster and the
+// authenticator's URI.
+func faultCluster(t *testing.T) (*pgtest.Cluster, string) {
+	t.Helper()
+	c, err := pgtest.Start(context.Background(), pgtest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Stop)
+	conn, err := pgx.Connect(context.Background(), c.URI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(context.Background(), `
+		create role web_anon nologin;
+		create role authenticator login noinherit;
+		grant web_anon to authenticator;
+		create schema api;
+		grant usage on schema api to web_anon;
+		create table api.items (id int primary key);
+		insert into api.items values (1), (2);
+		grant select on api.items to web_anon;`); err != nil {
+		t.Fatal(err)
+	}
+	u, _ := url.Parse(c.URI)
+	u.User = url.User("authenticator")
+	return c, u.String()
+}
+
+// faultServer serves api over uri as svc-serve does, including its
+// behaviour when the first snapshot cannot be loaded.
+func faultServer(t *testing.T, uri string) (string, *server.Snapshots) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	sources := config.Sources{Flags: map[string]string{"db-uri": uri, "db-schemas": "api", "db-anon-role": "web_anon",
+		"db-pool-acquisition-timeout": "2"}}
+	cfg, err := server.ResolveConfig(ctx, sources, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool, err := server.NewPool(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	snaps := server.NewSnapshots(server.SourceFor(cfg), log)
+	if snaps.Reload(ctx) != nil {
+		go snaps.LoadRetrying(ctx, 200*time.Millisecond)
+	}
+	rt, err := server.NewRuntime(ctx, sources, cfg, pool, snaps, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(rt)
+	t.Cleanup(srv.Close)
+	return srv.URL, snaps
+}
+
+// getItems returns the status, SVC code (for errors) and Retry-After of GET /items.
+func getItems(t *testing.T, baseURL string) (status int, code, retryAfter string) {
+	t.Helper()
+	resp, err := http.Get(baseURL + "/items?order=id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body struct {
+		Code string `json:"code"`
+	}
+	raw, _ := io.ReadAll(resp.Body)
+	json.Unmarshal(raw, &body)
+	return resp.StatusCode, body.Code, resp.Header.Get("Retry-After")
+}
+
+// waitStatus polls GET /items until it answers want.
+func waitStatus(t *testing.T, baseURL string, want int, within time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		status, code, _ := getItems(t, baseURL)
+		if status == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("GET /items still answers %d %s after %s, want %d", status, code, within, want)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestDatabaseGoesAway takes the database away under a running server:
+// requests answer 503 with Retry-After, a schema reload keeps the snapshot
+// in force, and once the database is back the server serves again without
+// a restart.
+func TestDatabaseGoesAway(t *testing.T) {
+	cluster, uri := faultCluster(t)
+	url, snaps := faultServer(t, uri)
+	if status, _, _ := getItems(t, url); status != 200 {
+		t.Fatalf("before: %d", status)
+	}
+	before := snaps.Current().Header.Fingerprint
+
+	cluster.Halt()
+	// A connection idle in the pool first reports the server's shutdown
+	// notice (57P01, forwarded as the database's own error); after that no
+	// connection can be made (SVC000).
+	codes := map[string]bool{}
+	for range 3 {
+		status, code, retry := getItems(t, url)
+		codes[code] = true
+		if status != 503 || retry != "1" || !map[string]bool{"57P01": true, "SVC000": true, "SVC001": true}[code] {
+			t.Errorf("database down: %d %s Retry-After %q, want 503 (57P01, SVC000 or SVC001) and Retry-After 1", status, code, retry)
+		}
+	}
+	if !codes["SVC000"] {
+		t.Errorf("codes %v: a request with no connection to be had should answer SVC000", codes)
+	}
+	if err := snaps.Reload(context.Background()); err == nil {
+		t.Error("reload succeeded with the database down")
+	}
+	if snaps.Current() == nil || snaps.Current().Header.Fingerprint != before {
+		t.Error("a failed reload replaced the snapshot in force")
+	}
+
+	if err := cluster.Resume(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	waitStatus(t, url, 200, 10*time.Second)
+}
+
+// TestDatabaseAwayAtStart starts a server while its database is down: it
+// answers 503 SVC002 until it can load a snapshot, then serves.
+func TestDatabaseAwayAtStart(t *testing.T) {
+	cluster, uri := faultCluster(t)
+	cluster.Halt()
+	url, _ := faultServer(t, uri)
+	status, code, retry := getItems(t, url)
+	if status != 503 || code != "SVC002" || retry != "1" {
+		t.Errorf("no snapshot yet: %d %s Retry-After %q, want 503 SVC002 and Retry-After 1", status, code, retry)
+	}
+	if err := cluster.Resume(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	waitStatus(t, url, 200, 10*time.Second)
+}
