@@ -201,7 +201,7 @@ func (s *Server) execute(ctx context.Context, tx txSpec, steps ...step) error {
 	defer conn.Release()
 
 	pc := conn.Conn().PgConn()
-	err = runPipeline(ctx, pc, tx, steps)
+	err = runPipeline(ctx, pc, tx, steps, s.cfg.DBPreparedStatements)
 	var checkErr error
 	if err == nil && tx.check != nil {
 		end := "commit"
@@ -227,8 +227,10 @@ func (s *Server) execute(ctx context.Context, tx txSpec, steps ...step) error {
 }
 
 // runPipeline sends the request transaction as one pipeline and reads its
-// results in order.
-func runPipeline(ctx context.Context, pc *pgconn.PgConn, tx txSpec, steps []step) error {
+// results in order. Without prepare (db-prepared-statements off, for a
+// transaction pooler that cannot keep named statements) every statement
+// is parsed each time as an unnamed one.
+func runPipeline(ctx context.Context, pc *pgconn.PgConn, tx txSpec, steps []step, prepare bool) error {
 	args := make([][][]byte, len(steps))
 	for i, st := range steps {
 		a, err := textArgs(st.stmt.Args)
@@ -245,6 +247,10 @@ func runPipeline(ctx context.Context, pc *pgconn.PgConn, tx txSpec, steps []step
 	}
 	cache.evicted = cache.evicted[:0]
 	send := func(key, sql string, args [][]byte) {
+		if !prepare {
+			pl.SendQueryParams(sql, args, nil, nil, nil)
+			return
+		}
 		name, ok := cache.lookup(key)
 		if !ok {
 			name = cache.newName()

@@ -17,5 +17,5 @@ const StmtCacheSize = stmtCacheSize
 // another's (a difference would make PostgreSQL re-parse by itself).
 func RunStatement(ctx context.Context, pc *pgconn.PgConn, role, sql string, args []any, row func([][]byte) error) error {
 	tx := txSpec{readOnly: true, role: role, searchPath: `"public"`, method: "GET", path: "/"}
-	return runPipeline(ctx, pc, tx, []step{{query.Statement{SQL: sql, Args: args}, row}})
+	return runPipeline(ctx, pc, tx, []step{{query.Statement{SQL: sql, Args: args}, row}}, true)
 }

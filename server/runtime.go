@@ -41,7 +41,7 @@ func ResolveConfig(ctx context.Context, sources config.Sources, log *slog.Logger
 	if err != nil || !cfg.DBConfig {
 		return cfg, err
 	}
-	settings, err := ReadDatabaseConfig(ctx, cfg.DBURI, cfg.DBPreConfig)
+	settings, err := ReadDatabaseConfig(ctx, cfg.DirectURI(), cfg.DBPreConfig)
 	if err != nil {
 		log.Warn("in-database configuration not read; using the file, environment and flags", "error", err)
 		return cfg, nil
@@ -65,7 +65,7 @@ func SourceFor(cfg *config.Config) Source {
 	if cfg.Snapshot != "" {
 		return FileSource{Path: cfg.Snapshot}
 	}
-	return LiveSource{URI: cfg.DBURI, Options: catalog.Options{Schemas: cfg.DBSchemas, ExtraSearchPath: cfg.DBExtraSearchPath}}
+	return LiveSource{URI: cfg.DirectURI(), Options: catalog.Options{Schemas: cfg.DBSchemas, ExtraSearchPath: cfg.DBExtraSearchPath}}
 }
 
 // NewRuntime builds the first Server for cfg, which sources (re-read on
@@ -149,6 +149,6 @@ func (rt *Runtime) build(ctx context.Context, cfg *config.Config) (*Server, erro
 // sourceChanged reports whether b's snapshot comes from elsewhere than
 // a's: another file, or live introspection of other schemas.
 func sourceChanged(a, b *config.Config) bool {
-	return a.Snapshot != b.Snapshot || a.DBURI != b.DBURI ||
+	return a.Snapshot != b.Snapshot || a.DirectURI() != b.DirectURI() ||
 		(b.Snapshot == "" && (!slices.Equal(a.DBSchemas, b.DBSchemas) || !slices.Equal(a.DBExtraSearchPath, b.DBExtraSearchPath)))
 }

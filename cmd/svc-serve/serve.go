@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -57,12 +56,12 @@ func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log 
 	}
 	defer rt.Close()
 	if cfg.DBChannelEnabled {
-		l := &server.Listener{URI: cfg.DBURI, Channel: cfg.DBChannel, Snapshots: snaps, Log: log,
+		l := &server.Listener{URI: cfg.DirectURI(), Channel: cfg.DBChannel, Snapshots: snaps, Log: log,
 			OnConfigReload: func(ctx context.Context) { rt.ReloadConfig(ctx) }}
 		go l.Run(ctx)
 	}
 
-	ln, err := net.Listen(cfg.ListenNetwork(), cfg.ListenAddr())
+	ln, err := listen(ctx, cfg)
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -44,6 +45,11 @@ type Config struct {
 	ServerHost               string            // server-host
 	ServerPort               int               // server-port
 	ServerCORSAllowedOrigins []string          // server-cors-allowed-origins; empty allows any origin
+	ServerUnixSocket         string            // server-unix-socket; "" listens on TCP
+	ServerUnixSocketMode     os.FileMode       // server-unix-socket-mode
+	ServerReuseport          bool              // server-reuseport (SVC's addition)
+	DBChannelURI             string            // db-channel-uri (SVC's addition); "" uses db-uri
+	DBPreparedStatements     bool              // db-prepared-statements
 	LogLevel                 string            // log-level: crit, error, warn, info or debug
 	Snapshot                 string            // snapshot; "" introspects the live database
 	AppSettings              map[string]string // app.settings.<name>, keyed by <name>

@@ -43,6 +43,8 @@ func TestDefault(t *testing.T) {
 		ServerHost:               "!4",
 		ServerPort:               3000,
 		ServerCORSAllowedOrigins: []string{},
+		ServerUnixSocketMode:     0o660,
+		DBPreparedStatements:     true,
 		LogLevel:                 "error",
 		Snapshot:                 "",
 		AppSettings:              map[string]string{},
@@ -197,6 +199,11 @@ jwt-cache-max-entries = 50
 server-host = "localhost"
 server-port = 8080
 server-cors-allowed-origins = "https://app.example, http://localhost:5173"
+server-unix-socket = "/run/svc/svc.sock"
+server-unix-socket-mode = "0600"
+server-reuseport = true
+db-channel-uri = "postgres://bob@db-direct/app"
+db-prepared-statements = false
 log-level = "INFO"
 snapshot = "api.msgpack"
 app.settings.jwt_secret = "s3cr\"et"
@@ -214,7 +221,9 @@ app.settings.Other = 1
 		JWTSecret: "a-secret-of-at-least-thirty-two-characters", JWTAud: "svc",
 		JWTRoleClaimKey: ".app_metadata.role", JWTJWKSURL: "https://issuer.example/jwks.json", JWTCacheMaxEntries: 50,
 		ServerHost: "localhost", ServerPort: 8080,
-		ServerCORSAllowedOrigins: []string{"https://app.example", "http://localhost:5173"}, LogLevel: "info", Snapshot: "api.msgpack",
+		ServerCORSAllowedOrigins: []string{"https://app.example", "http://localhost:5173"},
+		ServerUnixSocket:         "/run/svc/svc.sock", ServerUnixSocketMode: 0o600, ServerReuseport: true,
+		DBChannelURI: "postgres://bob@db-direct/app", DBPreparedStatements: false, LogLevel: "info", Snapshot: "api.msgpack",
 		AppSettings: map[string]string{"jwt_secret": `s3cr"et`, "Other": "1"},
 	}
 	if !reflect.DeepEqual(got, want) {

@@ -13,6 +13,7 @@ import (
 var notFromDatabase = []string{
 	"db-uri", "db-config", "db-pre-config", "db-pool", "db-channel", "db-channel-enabled",
 	"server-host", "server-port", "snapshot", "log-level",
+	"server-unix-socket", "server-unix-socket-mode", "server-reuseport", "db-channel-uri",
 }
 
 // DatabaseSettings maps the in-database setting names (without their

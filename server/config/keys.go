@@ -2,6 +2,7 @@ package config
 
 import (
 	"math"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -97,6 +98,21 @@ var keys = []key{
 	{name: "server-port", def: "3000",
 		doc: "TCP port to listen on; 0 picks a free port",
 		set: whole(0, 65535, func(c *Config) *int { return &c.ServerPort })},
+	{name: "server-unix-socket", def: "",
+		doc: "path of a Unix socket to listen on instead of TCP",
+		set: text(func(c *Config) *string { return &c.ServerUnixSocket })},
+	{name: "server-unix-socket-mode", def: "660",
+		doc: "octal permissions of server-unix-socket",
+		set: fileMode(func(c *Config) *os.FileMode { return &c.ServerUnixSocketMode })},
+	{name: "server-reuseport", def: "false",
+		doc: "listen with SO_REUSEPORT, so a new process can bind the port while the old one drains",
+		set: boolean(func(c *Config) *bool { return &c.ServerReuseport })},
+	{name: "db-channel-uri", def: "",
+		doc: "direct connection for LISTEN, introspection and in-database configuration when db-uri goes through a transaction pooler; empty uses db-uri",
+		set: text(func(c *Config) *string { return &c.DBChannelURI })},
+	{name: "db-prepared-statements", def: "true",
+		doc: "whether request statements are prepared once per connection; turn off behind a transaction pooler that cannot keep them",
+		set: boolean(func(c *Config) *bool { return &c.DBPreparedStatements })},
 	{name: "log-level", def: "error",
 		doc: "least severe level logged: crit, error, warn, info or debug",
 		set: oneOf([]string{"crit", "error", "warn", "info", "debug"}, func(c *Config) *string { return &c.LogLevel })},
@@ -117,7 +133,6 @@ var notYetSupported = []string{
 	"admin-server-port",
 	"db-hoisted-tx-settings",
 	"db-pool-automatic-recovery",
-	"db-prepared-statements",
 	"db-root-spec",
 	"jwt-cache-max-lifetime",
 	"log-query",
@@ -126,8 +141,6 @@ var notYetSupported = []string{
 	"openapi-server-proxy-uri",
 	"server-timing-enabled",
 	"server-trace-header",
-	"server-unix-socket",
-	"server-unix-socket-mode",
 }
 
 // envNotConfig lists SVC_* variables read by tooling (tests, PostgreSQL

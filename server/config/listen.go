@@ -37,3 +37,13 @@ func (c *Config) ListenNetwork() string {
 	}
 	return "tcp"
 }
+
+// DirectURI is the connection for what must not go through a transaction
+// pooler: LISTEN, introspection and in-database configuration. It is
+// db-channel-uri when set, else db-uri.
+func (c *Config) DirectURI() string {
+	if c.DBChannelURI != "" {
+		return c.DBChannelURI
+	}
+	return c.DBURI
+}

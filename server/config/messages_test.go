@@ -97,9 +97,9 @@ func TestWarnings(t *testing.T) {
 		{name: "not supported yet, flag", flags: map[string]string{"log-query": "true"},
 			want: []Warning{{"log-query", "flag --log-query",
 				`configuration key "log-query" is not supported yet and is ignored (flag --log-query)`}}},
-		{name: "not supported yet, env", env: []string{"SVC_SERVER_UNIX_SOCKET=/tmp/svc.sock"},
-			want: []Warning{{"SVC_SERVER_UNIX_SOCKET", "environment variable SVC_SERVER_UNIX_SOCKET",
-				`configuration key "server-unix-socket" is not supported yet and is ignored (environment variable SVC_SERVER_UNIX_SOCKET)`}}},
+		{name: "not supported yet, env", env: []string{"SVC_DB_HOISTED_TX_SETTINGS=statement_timeout"},
+			want: []Warning{{"SVC_DB_HOISTED_TX_SETTINGS", "environment variable SVC_DB_HOISTED_TX_SETTINGS",
+				`configuration key "db-hoisted-tx-settings" is not supported yet and is ignored (environment variable SVC_DB_HOISTED_TX_SETTINGS)`}}},
 		{name: "env typo, sorted", env: []string{"SVC_SERVER_PROT=1", "SVC_DB_SHEMAS=api", "SVC_PG_BIN=/x", "SVC_TEST_DB_URI=y", "PGRST_DB_URI=z"},
 			want: []Warning{
 				{"SVC_DB_SHEMAS", "environment variable SVC_DB_SHEMAS",

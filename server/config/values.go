@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -130,6 +131,18 @@ func list(required bool, field func(*Config) *[]string) setter {
 			return expected(what)
 		}
 		*field(c) = items
+		return nil
+	}
+}
+
+// fileMode accepts an octal permission such as 660 or 0660.
+func fileMode(field func(*Config) *os.FileMode) setter {
+	return func(c *Config, v string) error {
+		n, err := strconv.ParseUint(strings.TrimSpace(v), 8, 32)
+		if err != nil || n > 0o777 {
+			return expected("an octal file mode from 000 to 777, such as 660")
+		}
+		*field(c) = os.FileMode(n)
 		return nil
 	}
 }

@@ -1,0 +1,50 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"net"
+	"os"
+	"syscall"
+
+	"github.com/svc-dev/svc/server/config"
+	"golang.org/x/sys/unix"
+)
+
+// listen opens the socket cfg asks for: a Unix socket (stale socket files
+// from a previous run are replaced; the mode is applied before serving),
+// or TCP, with SO_REUSEPORT when server-reuseport is on so that a new
+// process can bind the port while the old one drains.
+func listen(ctx context.Context, cfg *config.Config) (net.Listener, error) {
+	if path := cfg.ServerUnixSocket; path != "" {
+		if fi, err := os.Lstat(path); err == nil && fi.Mode()&fs.ModeSocket != 0 {
+			os.Remove(path)
+		} else if err == nil {
+			return nil, errors.New("server-unix-socket: " + path + " exists and is not a socket")
+		}
+		ln, err := net.Listen("unix", path)
+		if err != nil {
+			return nil, err
+		}
+		if err := os.Chmod(path, cfg.ServerUnixSocketMode); err != nil {
+			ln.Close()
+			return nil, err
+		}
+		return ln, nil
+	}
+	var lc net.ListenConfig
+	if cfg.ServerReuseport {
+		lc.Control = func(_, _ string, c syscall.RawConn) error {
+			var serr error
+			err := c.Control(func(fd uintptr) {
+				serr = unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_REUSEPORT, 1)
+			})
+			if err != nil {
+				return err
+			}
+			return serr
+		}
+	}
+	return lc.Listen(ctx, cfg.ListenNetwork(), cfg.ListenAddr())
+}

@@ -1,0 +1,165 @@
+package main
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/svc-dev/svc/server/config"
+	"github.com/svc-dev/svc/sql/pgtest"
+)
+
+// authURI connects as the authenticator to the shared test database.
+var authURI string
+
+func TestMain(m *testing.M) {
+	os.Exit(pgtest.Main(m, func(uri string) error {
+		ctx := context.Background()
+		conn, err := pgx.Connect(ctx, uri)
+		if err != nil {
+			return err
+		}
+		defer conn.Close(ctx)
+		_, err = conn.Exec(ctx, `
+			do $$ begin
+			  if not exists (select from pg_roles where rolname = 'serve_anon') then create role serve_anon nologin; end if;
+			  if not exists (select from pg_roles where rolname = 'serve_auth') then create role serve_auth login noinherit; end if;
+			end $$;
+			grant serve_anon to serve_auth;
+			create schema if not exists serve_api;
+			grant usage on schema serve_api to serve_anon;
+			create or replace function serve_api.nap(seconds float8) returns text language sql as
+			  $f$ select pg_sleep(seconds)::text || 'rested' $f$;
+			grant execute on function serve_api.nap(float8) to serve_anon;`)
+		u, _ := url.Parse(uri)
+		u.User = url.User("serve_auth")
+		authURI = u.String()
+		return err
+	}))
+}
+
+// start runs serve with flags over the test database until the returned
+// stop is called; it returns the address serve listens on.
+func start(t *testing.T, flags map[string]string) (addr string, stop func() error) {
+	t.Helper()
+	all := map[string]string{"db-uri": authURI, "db-schemas": "serve_api", "db-anon-role": "serve_anon",
+		"server-host": "127.0.0.1", "server-port": "0", "db-channel-enabled": "false"}
+	for k, v := range flags {
+		all[k] = v
+	}
+	sources := config.Sources{Flags: all}
+	cfg, _, err := config.Load(sources)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- serve(ctx, sources, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), func(a string) { ready <- a })
+	}()
+	select {
+	case addr = <-ready:
+	case err := <-done:
+		cancel()
+		t.Fatalf("serve: %v", err)
+	case <-time.After(10 * time.Second):
+		cancel()
+		t.Fatal("serve did not become ready")
+	}
+	var stopped bool
+	stop = func() error {
+		if stopped {
+			return nil
+		}
+		stopped = true
+		cancel()
+		return <-done
+	}
+	t.Cleanup(func() { stop() })
+	return addr, stop
+}
+
+// TestGracefulShutdown stops the server while a request is in flight: the
+// request completes, serve returns cleanly, and the port is closed.
+func TestGracefulShutdown(t *testing.T) {
+	addr, stop := start(t, nil)
+	result := make(chan string, 1)
+	go func() {
+		resp, err := http.Get("http://" + addr + "/rpc/nap?seconds=0.5")
+		if err != nil {
+			result <- err.Error()
+			return
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		result <- strconv.Itoa(resp.StatusCode) + " " + string(body)
+	}()
+	time.Sleep(150 * time.Millisecond) // the request is at the database by now
+	if err := stop(); err != nil {
+		t.Errorf("serve returned %v", err)
+	}
+	if got := <-result; got != `200 "rested"` {
+		t.Errorf("in-flight request: %s, want 200 \"rested\"", got)
+	}
+	if conn, err := net.Dial("tcp", addr); err == nil {
+		conn.Close()
+		t.Error("still accepting connections after shutdown")
+	}
+}
+
+// TestReuseport lets a second process bind the port of a running one, as
+// a restart does, only with server-reuseport.
+func TestReuseport(t *testing.T) {
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	ln.Close()
+	flags := map[string]string{"server-port": port, "server-reuseport": "true"}
+	first, _ := start(t, flags)
+	second, _ := start(t, flags)
+	if first != second {
+		t.Fatalf("listening on %s and %s, want one port", first, second)
+	}
+	cfg, _, _ := config.Load(config.Sources{Flags: map[string]string{"server-host": "127.0.0.1", "server-port": port}})
+	if ln, err := listen(context.Background(), cfg); err == nil {
+		ln.Close()
+		t.Error("bound a taken port without server-reuseport")
+	}
+}
+
+// TestUnixSocket serves over a Unix socket with the configured mode.
+func TestUnixSocket(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "svc.sock")
+	start(t, map[string]string{"server-unix-socket": path, "server-unix-socket-mode": "600"})
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Errorf("socket mode %o, want 600", fi.Mode().Perm())
+	}
+	client := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		return (&net.Dialer{}).DialContext(ctx, "unix", path)
+	}}}
+	resp, err := client.Get("http://svc/rpc/nap?seconds=0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || string(body) != `"rested"` {
+		t.Errorf("over the socket: %d %s", resp.StatusCode, body)
+	}
+}
