@@ -47,7 +47,7 @@ func startRuntime(t *testing.T, sources config.Sources, channel string) (*server
 	srv := httptest.NewServer(rt)
 	t.Cleanup(srv.Close)
 	if channel != "" {
-		u, _ := url.Parse(cfg.DBURI)
+		u, _ := url.Parse(cfg.DirectURI())
 		q := u.Query()
 		q.Set("application_name", "svc-listener-"+channel)
 		u.RawQuery = q.Encode()
