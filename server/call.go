@@ -85,7 +85,7 @@ func (s *Server) handleFunction(w http.ResponseWriter, r *http.Request) {
 	}
 	var res result
 	tx.check = callChecks(req, c, &res)
-	if err := s.execute(r.Context(), tx, step{query.Call(c), scanResult(&res)}); err != nil {
+	if err := s.executeFor(w, r, tx, step{query.Call(c), scanResult(&res)}); err != nil {
 		writeError(w, s.log, err)
 		return
 	}

@@ -22,6 +22,9 @@ type Listener struct {
 	Log            *slog.Logger
 	// MaxBackoff caps the wait between reconnection attempts.
 	MaxBackoff time.Duration
+	// OnConnected, when set, is told when the LISTEN connection comes up
+	// (true) and when it goes down (false), e.g. for a metric.
+	OnConnected func(up bool)
 }
 
 // Run listens until ctx ends.
@@ -46,6 +49,7 @@ func (l *Listener) Run(ctx context.Context) {
 		}
 		backoff = 100 * time.Millisecond
 		l.Log.Info("listening for notifications", "channel", l.Channel)
+		l.connected(true)
 		if !first {
 			// Notifications sent while away are lost: reload both.
 			if l.OnConfigReload != nil {
@@ -55,7 +59,14 @@ func (l *Listener) Run(ctx context.Context) {
 		}
 		first = false
 		l.loop(ctx, conn)
+		l.connected(false)
 		conn.Close(context.Background())
+	}
+}
+
+func (l *Listener) connected(up bool) {
+	if l.OnConnected != nil {
+		l.OnConnected(up)
 	}
 }
 

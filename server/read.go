@@ -61,7 +61,7 @@ func (s *Server) handleRead(w http.ResponseWriter, r *http.Request, target strin
 		steps = append(steps, step{*pc, scanOne(&explain)})
 	}
 	steps = append(steps, step{query.Read(p), scanResult(&res)})
-	if err := s.execute(r.Context(), tx, steps...); err != nil {
+	if err := s.executeFor(w, r, tx, steps...); err != nil {
 		writeError(w, s.log, err)
 		return
 	}
@@ -124,7 +124,7 @@ func (s *Server) writePlan(w http.ResponseWriter, r *http.Request, tx txSpec, p 
 		return nil
 	}
 	stmt := query.Explain(query.Read(&inner), p.Media.PlanJSON, p.Media.PlanOptions)
-	if err := s.execute(r.Context(), tx, step{stmt, scan}); err != nil {
+	if err := s.executeFor(w, r, tx, step{stmt, scan}); err != nil {
 		writeError(w, s.log, err)
 		return
 	}

@@ -27,6 +27,8 @@ type Runtime struct {
 	pool    *pgxpool.Pool
 	snaps   *Snapshots
 	log     *slog.Logger
+	// opts are applied to every Server built.
+	opts []Option
 	// reloading serialises configuration reloads.
 	reloading sync.Mutex
 	current   atomic.Pointer[Server]
@@ -59,9 +61,13 @@ func ResolveConfig(ctx context.Context, sources config.Sources, log *slog.Logger
 	return cfg, nil
 }
 
-// SourceFor is the snapshot source cfg names: its snapshot file, or live
+// SourceFor is the snapshot source cfg names: the snapshot published in
+// the database ("db" or "db:<schema>"), its snapshot file, or live
 // introspection of its schemas.
 func SourceFor(cfg *config.Config) Source {
+	if schema, ok := DBSnapshotSchema(cfg.Snapshot); ok {
+		return DBSource{URI: cfg.DirectURI(), Schema: schema}
+	}
 	if cfg.Snapshot != "" {
 		return FileSource{Path: cfg.Snapshot}
 	}
@@ -69,9 +75,10 @@ func SourceFor(cfg *config.Config) Source {
 }
 
 // NewRuntime builds the first Server for cfg, which sources (re-read on
-// every reload) produced. snaps must have loaded.
-func NewRuntime(ctx context.Context, sources config.Sources, cfg *config.Config, pool *pgxpool.Pool, snaps *Snapshots, log *slog.Logger) (*Runtime, error) {
-	rt := &Runtime{sources: sources, pool: pool, snaps: snaps, log: log}
+// every reload) produced. snaps must have loaded. opts apply to every
+// Server the Runtime builds.
+func NewRuntime(ctx context.Context, sources config.Sources, cfg *config.Config, pool *pgxpool.Pool, snaps *Snapshots, log *slog.Logger, opts ...Option) (*Runtime, error) {
+	rt := &Runtime{sources: sources, pool: pool, snaps: snaps, log: log, opts: opts}
 	srv, err := rt.build(ctx, cfg)
 	if err != nil {
 		return nil, err
@@ -134,7 +141,7 @@ func (rt *Runtime) reload(ctx context.Context) error {
 
 // build makes a Server for cfg over the shared pool and snapshots.
 func (rt *Runtime) build(ctx context.Context, cfg *config.Config) (*Server, error) {
-	if _, file := rt.snaps.Source().(FileSource); file && rt.snaps.Current() != nil {
+	if dumped(rt.snaps.Source()) && rt.snaps.Current() != nil {
 		if err := CheckSnapshotCovers(rt.snaps.Current(), cfg); err != nil {
 			return nil, err
 		}
@@ -143,7 +150,18 @@ func (rt *Runtime) build(ctx context.Context, cfg *config.Config) (*Server, erro
 	if err != nil {
 		return nil, err
 	}
-	return New(cfg, rt.pool, rt.snaps, jwt, rt.log), nil
+	return New(cfg, rt.pool, rt.snaps, jwt, rt.log, rt.opts...), nil
+}
+
+// dumped reports whether src serves snapshots dumped for a fixed list of
+// schemas (a file, or one published in the database), which the
+// configuration's db-schemas must stay within.
+func dumped(src Source) bool {
+	switch src.(type) {
+	case FileSource, DBSource:
+		return true
+	}
+	return false
 }
 
 // sourceChanged reports whether b's snapshot comes from elsewhere than

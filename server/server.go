@@ -3,6 +3,7 @@ package server
 import (
 	"log/slog"
 	"net/http"
+	"net/textproto"
 	"strconv"
 	"strings"
 	"time"
@@ -32,13 +33,32 @@ type Server struct {
 	appSettings [][2]string
 	// preRequest calls db-pre-request; nil when none is configured.
 	preRequest *query.Statement
+	// metrics counts requests; nil for none.
+	metrics *Metrics
+	// traceHeader is server-trace-header in canonical form, "" for none.
+	traceHeader string
+	// logQuery is log-query = main-query.
+	logQuery bool
 }
+
+// Option adds an optional part to a Server.
+type Option func(*Server)
+
+// WithMetrics counts the Server's requests in m.
+func WithMetrics(m *Metrics) Option { return func(s *Server) { s.metrics = m } }
 
 // New returns a server; snapshots must have loaded before it serves. jwt
 // may be nil: requests carrying a token are then refused (SVC300).
-func New(cfg *config.Config, pool *pgxpool.Pool, snapshots *Snapshots, jwt *auth.Verifier, log *slog.Logger) *Server {
+func New(cfg *config.Config, pool *pgxpool.Pool, snapshots *Snapshots, jwt *auth.Verifier, log *slog.Logger, opts ...Option) *Server {
 	s := &Server{cfg: cfg, pool: pool, snapshots: snapshots, log: log, jwt: jwt,
-		appSettings: appSettingsOf(cfg), preRequest: preRequestCall(cfg.DBPreRequest)}
+		appSettings: appSettingsOf(cfg), preRequest: preRequestCall(cfg.DBPreRequest),
+		logQuery: cfg.LogQuery == "main-query"}
+	if cfg.ServerTraceHeader != "" {
+		s.traceHeader = textproto.CanonicalMIMEHeaderKey(cfg.ServerTraceHeader)
+	}
+	for _, o := range opts {
+		o(s)
+	}
 	r := mux.NewRouter()
 	r.Methods(http.MethodOptions).Path("/").HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Allow", "OPTIONS,GET,HEAD")
@@ -54,8 +74,10 @@ func New(cfg *config.Config, pool *pgxpool.Pool, snapshots *Snapshots, jwt *auth
 	return s
 }
 
-// ServeHTTP dispatches to the route handlers.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// ServeHTTP dispatches to the route handlers, observed (observe.go).
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.observe(w, r) }
+
+func (s *Server) dispatch(w http.ResponseWriter, r *http.Request) {
 	if s.snapshots.Current() == nil {
 		// The database was away when the server started; the loader keeps
 		// trying, and until it succeeds there is no schema to serve.

@@ -65,6 +65,17 @@ type Snapshots struct {
 	// reloading serialises reloads; concurrent NOTIFYs must not race to
 	// swap in an older snapshot after a newer one.
 	reloading sync.Mutex
+	// onReload, when set, is told of every reload's outcome (metrics).
+	onReload func(snap *snapshot.Snapshot, took time.Duration, err error)
+}
+
+// OnReload has fn told of every later Reload: the snapshot swapped in
+// (nil on failure), how long loading took, and the error. Set it before
+// the first Reload; fn runs under the reload lock and must be quick.
+func (s *Snapshots) OnReload(fn func(snap *snapshot.Snapshot, took time.Duration, err error)) {
+	s.reloading.Lock()
+	defer s.reloading.Unlock()
+	s.onReload = fn
 }
 
 // NewSnapshots returns a holder that loads from source; call Reload before serving.
@@ -97,6 +108,9 @@ func (s *Snapshots) Reload(ctx context.Context) error {
 	defer s.reloading.Unlock()
 	start := time.Now()
 	snap, err := s.source.Load(ctx)
+	if s.onReload != nil {
+		s.onReload(snap, time.Since(start), err)
+	}
 	if err != nil {
 		s.log.Error("schema snapshot reload failed; keeping the current snapshot",
 			"source", s.source.Describe(), "error", err)

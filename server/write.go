@@ -64,7 +64,7 @@ func (s *Server) handleWrite(w http.ResponseWriter, r *http.Request, target stri
 
 	var res result
 	tx.check = writeChecks(req, p, &res)
-	if err := s.execute(r.Context(), tx, step{query.Write(p), scanResult(&res)}); err != nil {
+	if err := s.executeFor(w, r, tx, step{query.Write(p), scanResult(&res)}); err != nil {
 		writeError(w, s.log, err)
 		return
 	}

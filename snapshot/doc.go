@@ -6,6 +6,7 @@
 // Content. The header carries the format version (a reader refuses versions
 // it does not know) and a sha256 fingerprint of the encoded content, which
 // doubles as a check against damaged files. After decoding, an index is built
-// once; the request path only reads it. The package does no I/O with the
-// database and imports nothing else of SVC.
+// once; the request path only reads it. Diff lists the API changes between
+// two snapshots, marking the breaking ones. The package does no I/O with
+// the database and imports nothing else of SVC.
 package snapshot

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"time"
 
@@ -13,7 +14,7 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// dumpKeys are the configuration keys dump reads; the rest of a server's
+// dumpKeys are the configuration keys dump and publish read; the rest of a server's
 // configuration file is ignored here.
 var dumpKeys = []string{"db-uri", "db-schemas", "db-extra-search-path"}
 
@@ -30,31 +31,42 @@ func dumpCommand() *cli.Command {
 		Usage: "introspect a database and write its schema snapshot",
 		Flags: flags,
 		Action: func(c *cli.Context) error {
-			set := map[string]string{}
-			for _, k := range dumpKeys {
-				if c.IsSet(k) {
-					set[k] = c.String(k)
-				}
-			}
-			cfg, _, err := config.Load(config.Sources{File: c.String("config"), Env: os.Environ(), Flags: set})
+			cfg, err := loadConfig(c)
 			if err != nil {
 				return err
 			}
-			return dump(c.Context, cfg, c.String("output"))
+			return dump(c.Context, c.App.Writer, cfg, c.String("output"))
 		},
 	}
 }
 
-func dump(ctx context.Context, cfg *config.Config, path string) error {
-	start := time.Now()
+// loadConfig reads the dumpKeys from --config, SVC_* variables and flags.
+func loadConfig(c *cli.Context) (*config.Config, error) {
+	set := map[string]string{}
+	for _, k := range dumpKeys {
+		if c.IsSet(k) {
+			set[k] = c.String(k)
+		}
+	}
+	cfg, _, err := config.Load(config.Sources{File: c.String("config"), Env: os.Environ(), Flags: set})
+	return cfg, err
+}
+
+// introspect connects to cfg's database and takes a snapshot of its schemas.
+func introspect(ctx context.Context, cfg *config.Config) (*snapshot.Snapshot, error) {
 	conn, err := pgx.Connect(ctx, cfg.DBURI)
 	if err != nil {
-		return fmt.Errorf("connect: %w", err)
+		return nil, fmt.Errorf("connect: %w", err)
 	}
 	defer conn.Close(ctx)
-	snap, err := catalog.Introspect(ctx, conn, catalog.Options{
+	return catalog.Introspect(ctx, conn, catalog.Options{
 		Schemas: cfg.DBSchemas, ExtraSearchPath: cfg.DBExtraSearchPath, GeneratorVersion: snapshot.SVCVersion,
 	})
+}
+
+func dump(ctx context.Context, w io.Writer, cfg *config.Config, path string) error {
+	start := time.Now()
+	snap, err := introspect(ctx, cfg)
 	if err != nil {
 		return err
 	}
@@ -63,7 +75,7 @@ func dump(ctx context.Context, cfg *config.Config, path string) error {
 		return err
 	}
 	c := snap.Content
-	fmt.Printf("wrote %s: %d relations, %d relationships, %d functions; %s; %d ms; fingerprint %.12s\n",
+	fmt.Fprintf(w, "wrote %s: %d relations, %d relationships, %d functions; %s; %d ms; fingerprint %.12s\n",
 		path, len(c.Relations), len(c.Relationships), len(c.Functions), byteSize(size),
 		time.Since(start).Milliseconds(), snap.Header.Fingerprint)
 	return nil

@@ -58,7 +58,7 @@ func demo(ctx context.Context, port int, logLevel string) error {
 	if err != nil {
 		return err
 	}
-	return serve(ctx, sources, cfg, newLogger(logLevel), func(addr string) {
+	return serve(ctx, sources, cfg, newLogger(logLevel, "text"), func(addr string) {
 		base := "http://" + addr
 		fmt.Printf("\nSVC demo is serving schema \"api\" at %s (Ctrl-C stops it and removes the database)\n\n", base)
 		for _, ex := range []string{

@@ -33,8 +33,13 @@ func listen(ctx context.Context, cfg *config.Config) (net.Listener, error) {
 		}
 		return ln, nil
 	}
+	return listenTCP(ctx, cfg.ServerReuseport, cfg.ListenNetwork(), cfg.ListenAddr())
+}
+
+// listenTCP listens on addr, with SO_REUSEPORT when reuseport is set.
+func listenTCP(ctx context.Context, reuseport bool, network, addr string) (net.Listener, error) {
 	var lc net.ListenConfig
-	if cfg.ServerReuseport {
+	if reuseport {
 		lc.Control = func(_, _ string, c syscall.RawConn) error {
 			var serr error
 			err := c.Control(func(fd uintptr) {
@@ -46,5 +51,5 @@ func listen(ctx context.Context, cfg *config.Config) (net.Listener, error) {
 			return serr
 		}
 	}
-	return lc.Listen(ctx, cfg.ListenNetwork(), cfg.ListenAddr())
+	return lc.Listen(ctx, network, addr)
 }

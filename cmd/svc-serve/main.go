@@ -42,7 +42,7 @@ func main() {
 			if err != nil {
 				return err
 			}
-			return serve(c.Context, sources, cfg, newLogger(cfg.LogLevel), nil)
+			return serve(c.Context, sources, cfg, newLogger(cfg.LogLevel, cfg.LogFormat), nil)
 		},
 		Commands: []*cli.Command{demoCommand()},
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/svc-dev/svc/server"
 	"github.com/svc-dev/svc/server/config"
+	"github.com/svc-dev/svc/sql/snapstore"
 )
 
 // serve runs the server until SIGINT or SIGTERM, with the configuration
@@ -41,8 +42,25 @@ func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log 
 	defer pool.Close()
 
 	snaps := server.NewSnapshots(server.SourceFor(cfg), log)
+	metrics := server.NewMetrics(pool, snaps)
+	snaps.OnReload(metrics.SnapshotReloaded)
+	if cfg.AdminEnabled() {
+		// Up before the first snapshot loads: /live answers and /ready
+		// says 503 while it does.
+		stopAdmin, err := startAdmin(ctx, cfg, server.NewAdmin(pool, snaps, metrics, log), log)
+		if err != nil {
+			return err
+		}
+		defer func() {
+			shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			stopAdmin(shutdownCtx)
+		}()
+	}
 	if err := snaps.Reload(ctx); err != nil {
-		if _, file := snaps.Source().(server.FileSource); file {
+		// A missing file or nothing published is for an operator to fix,
+		// and the error says how; retrying would only hide it.
+		if _, file := snaps.Source().(server.FileSource); file || errors.Is(err, snapstore.ErrNotPublished) {
 			return err
 		}
 		// The database is away: serve 503 (SVC002) until a snapshot loads,
@@ -50,14 +68,15 @@ func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log 
 		log.Error("no schema snapshot yet; answering 503 and retrying", "error", err)
 		go snaps.LoadRetrying(ctx, 10*time.Second)
 	}
-	rt, err := server.NewRuntime(ctx, sources, cfg, pool, snaps, log)
+	rt, err := server.NewRuntime(ctx, sources, cfg, pool, snaps, log, server.WithMetrics(metrics))
 	if err != nil {
 		return err
 	}
 	defer rt.Close()
 	if cfg.DBChannelEnabled {
 		l := &server.Listener{URI: cfg.DirectURI(), Channel: cfg.DBChannel, Snapshots: snaps, Log: log,
-			OnConfigReload: func(ctx context.Context) { rt.ReloadConfig(ctx) }}
+			OnConfigReload: func(ctx context.Context) { metrics.ConfigReloaded(rt.ReloadConfig(ctx)) },
+			OnConnected:    metrics.ListenerConnected}
 		go l.Run(ctx)
 	}
 
@@ -85,18 +104,7 @@ func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log 
 	return nil
 }
 
-// newLogger maps PostgREST's log levels onto slog's.
-func newLogger(level string) *slog.Logger {
-	l := slog.LevelError
-	switch level {
-	case "crit":
-		l = slog.LevelError + 4
-	case "warn":
-		l = slog.LevelWarn
-	case "info":
-		l = slog.LevelInfo
-	case "debug":
-		l = slog.LevelDebug
-	}
-	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: l}))
+// newLogger logs to stderr at log-level, in log-format.
+func newLogger(level, format string) *slog.Logger {
+	return server.NewLogger(os.Stderr, level, format)
 }

@@ -51,7 +51,17 @@ type Config struct {
 	DBChannelURI             string            // db-channel-uri (SVC's addition); "" uses db-uri
 	DBPreparedStatements     bool              // db-prepared-statements
 	LogLevel                 string            // log-level: crit, error, warn, info or debug
-	Snapshot                 string            // snapshot; "" introspects the live database
+	LogFormat                string            // log-format (SVC's addition): text or json
+	LogQuery                 string            // log-query: disabled or main-query
+	ServerTimingEnabled      bool              // server-timing-enabled
+	ServerTraceHeader        string            // server-trace-header; "" for none
+	AdminServerPort          int               // admin-server-port; -1 (unset) runs no admin server, 0 picks a free port
+	AdminServerHost          string            // admin-server-host; "" uses server-host
+	OpenAPIMode              string            // openapi-mode: follow-privileges, ignore-privileges or disabled
+	OpenAPISecurityActive    bool              // openapi-security-active
+	OpenAPIServerProxyURI    string            // openapi-server-proxy-uri; "" uses server-host and server-port
+	DBRootSpec               string            // db-root-spec; "" serves the built-in OpenAPI document
+	Snapshot                 string            // snapshot: a file, "db" or "db:<schema>"; "" introspects the live database
 	AppSettings              map[string]string // app.settings.<name>, keyed by <name>
 }
 

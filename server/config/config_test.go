@@ -46,6 +46,10 @@ func TestDefault(t *testing.T) {
 		ServerUnixSocketMode:     0o660,
 		DBPreparedStatements:     true,
 		LogLevel:                 "error",
+		LogFormat:                "text",
+		LogQuery:                 "disabled",
+		AdminServerPort:          -1,
+		OpenAPIMode:              "follow-privileges",
 		Snapshot:                 "",
 		AppSettings:              map[string]string{},
 	}
@@ -76,14 +80,19 @@ func TestKeyTable(t *testing.T) {
 		}
 	}
 	got := Keys()
-	if len(got) != len(keys) || !strings.HasPrefix(strings.Join(got, " "), "db-aggregates-enabled db-anon-role db-channel") {
+	if len(got) != len(keys) || !strings.HasPrefix(strings.Join(got, " "), "admin-server-host admin-server-port db-aggregates-enabled") {
 		t.Errorf("Keys() = %v", got)
 	}
 	if doc, def, ok := Describe("db-pool"); !ok || def != "10" || doc == "" {
 		t.Errorf("Describe(db-pool) = %q, %q, %v", doc, def, ok)
 	}
-	if _, _, ok := Describe("admin-server-port"); ok {
-		t.Error("Describe(admin-server-port) found an unimplemented key")
+	if _, _, ok := Describe("no-such-key"); ok {
+		t.Error("Describe(no-such-key) found a key")
+	}
+	for _, name := range notYetSupported {
+		if _, _, ok := Describe(name); ok {
+			t.Errorf("Describe(%s) found an unimplemented key", name)
+		}
 	}
 }
 
@@ -205,6 +214,16 @@ server-reuseport = true
 db-channel-uri = "postgres://bob@db-direct/app"
 db-prepared-statements = false
 log-level = "INFO"
+log-format = "JSON"
+log-query = "main-query"
+server-timing-enabled = true
+server-trace-header = "X-Request-Id"
+admin-server-port = 3001
+admin-server-host = "127.0.0.1"
+openapi-mode = "IGNORE-privileges"
+openapi-security-active = true
+openapi-server-proxy-uri = "https://api.example:8443/v1"
+db-root-spec = "root"
 snapshot = "api.msgpack"
 app.settings.jwt_secret = "s3cr\"et"
 app.settings.Other = 1
@@ -224,6 +243,9 @@ app.settings.Other = 1
 		ServerCORSAllowedOrigins: []string{"https://app.example", "http://localhost:5173"},
 		ServerUnixSocket:         "/run/svc/svc.sock", ServerUnixSocketMode: 0o600, ServerReuseport: true,
 		DBChannelURI: "postgres://bob@db-direct/app", DBPreparedStatements: false, LogLevel: "info", Snapshot: "api.msgpack",
+		LogFormat: "json", LogQuery: "main-query", ServerTimingEnabled: true, ServerTraceHeader: "X-Request-Id",
+		AdminServerPort: 3001, AdminServerHost: "127.0.0.1",
+		OpenAPIMode: "ignore-privileges", OpenAPISecurityActive: true, OpenAPIServerProxyURI: "https://api.example:8443/v1", DBRootSpec: "root",
 		AppSettings: map[string]string{"jwt_secret": `s3cr"et`, "Other": "1"},
 	}
 	if !reflect.DeepEqual(got, want) {

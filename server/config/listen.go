@@ -9,16 +9,17 @@ import (
 // ListenAddr returns the address to listen on, translating PostgREST's
 // (warp's) host preferences: "!4" and "*4" mean all IPv4 interfaces, "!6",
 // "*6" and "*" all IPv6 interfaces (dual-stack where the OS allows it).
-func (c *Config) ListenAddr() string {
-	port := strconv.Itoa(c.ServerPort)
-	switch c.ServerHost {
+func (c *Config) ListenAddr() string { return listenAddr(c.ServerHost, c.ServerPort) }
+
+func listenAddr(host string, p int) string {
+	port := strconv.Itoa(p)
+	switch host {
 	case "!4", "*4":
 		return net.JoinHostPort("0.0.0.0", port)
 	case "!6", "*6", "*":
 		return net.JoinHostPort("::", port)
 	}
 	// Accept "[::1]" as well as "::1": users copy hosts from URLs.
-	host := c.ServerHost
 	if strings.HasPrefix(host, "[") && strings.HasSuffix(host, "]") {
 		host = host[1 : len(host)-1]
 	}
@@ -28,14 +29,36 @@ func (c *Config) ListenAddr() string {
 // ListenNetwork returns the net.Listen network for ServerHost. It matters
 // because Go listens dual-stack on "tcp" even for "0.0.0.0"; only "tcp4" and
 // "tcp6" honour PostgREST's IPv4-only "!4" and IPv6-only "!6".
-func (c *Config) ListenNetwork() string {
-	switch c.ServerHost {
+func (c *Config) ListenNetwork() string { return listenNetwork(c.ServerHost) }
+
+func listenNetwork(host string) string {
+	switch host {
 	case "!4":
 		return "tcp4"
 	case "!6":
 		return "tcp6"
 	}
 	return "tcp"
+}
+
+// AdminEnabled reports whether admin-server-port is set.
+func (c *Config) AdminEnabled() bool { return c.AdminServerPort >= 0 }
+
+// AdminListenAddr and AdminListenNetwork are ListenAddr and ListenNetwork
+// for the admin server: admin-server-host (server-host when empty) and
+// admin-server-port.
+func (c *Config) AdminListenAddr() string {
+	return listenAddr(c.adminHost(), max(c.AdminServerPort, 0))
+}
+
+// AdminListenNetwork is ListenNetwork for the admin server's host.
+func (c *Config) AdminListenNetwork() string { return listenNetwork(c.adminHost()) }
+
+func (c *Config) adminHost() string {
+	if c.AdminServerHost != "" {
+		return c.AdminServerHost
+	}
+	return c.ServerHost
 }
 
 // DirectURI is the connection for what must not go through a transaction

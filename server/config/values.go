@@ -146,3 +146,20 @@ func fileMode(field func(*Config) *os.FileMode) setter {
 		return nil
 	}
 }
+
+// optionalPort accepts a TCP port from 0 to 65535, or nothing: the empty
+// value stores -1, for a listener that is not wanted.
+func optionalPort(field func(*Config) *int) setter {
+	return func(c *Config, v string) error {
+		if strings.TrimSpace(v) == "" {
+			*field(c) = -1
+			return nil
+		}
+		n, ok := parseWhole(v, 0, 65535)
+		if !ok {
+			return expected("a whole number from 0 to 65535, or nothing for no admin server")
+		}
+		*field(c) = n
+		return nil
+	}
+}

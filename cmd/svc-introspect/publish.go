@@ -1,0 +1,113 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/svc-dev/svc/server/apierr"
+	"github.com/svc-dev/svc/server/config"
+	"github.com/svc-dev/svc/snapshot"
+	"github.com/svc-dev/svc/sql/snapstore"
+	"github.com/urfave/cli/v2"
+)
+
+func publishCommand() *cli.Command {
+	flags := []cli.Flag{
+		&cli.StringFlag{Name: "config", Usage: "read db-uri, db-schemas and db-extra-search-path from this svc-serve configuration file"},
+		&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "publish this snapshot file instead of a fresh dump"},
+		&cli.StringFlag{Name: "schema", Value: snapstore.DefaultSchema, Usage: "schema holding the snapshot tables (created when missing); servers read it with snapshot = \"db:<schema>\""},
+		&cli.StringFlag{Name: "channel", Value: apierr.Names.Channel, Usage: "NOTIFY channel told 'reload schema' on commit (the servers' db-channel); empty notifies nobody"},
+		&cli.StringSliceFlag{Name: "grant-to", Usage: "grant this role (the servers' db-uri role) USAGE on the schema and SELECT on its tables; repeatable"},
+		&cli.BoolFlag{Name: "fail-on-breaking", Usage: "publish nothing, and exit with status 1, when the change from the active snapshot is breaking"},
+	}
+	for _, k := range dumpKeys {
+		flags = append(flags, &cli.StringFlag{Name: k, Usage: "overrides the configuration file and SVC_* environment"})
+	}
+	return &cli.Command{
+		Name:  "publish",
+		Usage: "store a snapshot in the database, make it the active one and notify the servers",
+		Description: "Stores the snapshot (a fresh dump of --db-schemas, or --file) in --schema, keyed by\n" +
+			"fingerprint, points the active row at it and sends NOTIFY <channel>, 'reload schema', all in one\n" +
+			"transaction. Publishing a stored fingerprint again only moves the pointer (a rollback).\n" +
+			"Servers with snapshot = \"db\" read it; their role needs " + snapstore.GrantSQL(snapstore.DefaultSchema, "<role>"),
+		Flags: flags,
+		Action: func(c *cli.Context) error {
+			if c.IsSet("file") && (c.IsSet("db-schemas") || c.IsSet("db-extra-search-path")) {
+				return errors.New("publish takes --file or --db-schemas (a fresh dump), not both")
+			}
+			cfg, err := loadConfig(c)
+			if err != nil {
+				return err
+			}
+			var snap *snapshot.Snapshot
+			if path := c.String("file"); path != "" {
+				snap, err = snapshot.ReadFile(path)
+			} else {
+				snap, err = introspect(c.Context, cfg)
+			}
+			if err != nil {
+				return err
+			}
+			opts := snapstore.Options{Schema: c.String("schema"), Channel: c.String("channel"), GrantTo: c.StringSlice("grant-to")}
+			return publish(c.Context, c.App.Writer, c.App.ErrWriter, cfg, snap, opts, c.Bool("fail-on-breaking"))
+		},
+	}
+}
+
+// publish stores snap, refusing breaking changes when failBreaking is set,
+// and reports what it did.
+func publish(ctx context.Context, w, errw io.Writer, cfg *config.Config, snap *snapshot.Snapshot, opts snapstore.Options, failBreaking bool) error {
+	conn, err := pgx.Connect(ctx, cfg.DBURI)
+	if err != nil {
+		return fmt.Errorf("connect: %w", err)
+	}
+	defer conn.Close(ctx)
+	if failBreaking {
+		opts.Check = func(active *snapshot.Snapshot) error {
+			if active == nil {
+				return nil
+			}
+			changes := snapshot.Diff(active, snap)
+			if !snapshot.AnyBreaking(changes) {
+				return nil
+			}
+			fmt.Fprintf(w, "changes from the active snapshot %.12s:\n", active.Header.Fingerprint)
+			writeChanges(w, changes)
+			return failOnBreaking(true, changes)
+		}
+	}
+	res, err := snapstore.Publish(ctx, conn, snap, opts)
+	if err != nil {
+		return err
+	}
+	if len(res.Created) > 0 {
+		fmt.Fprintf(w, "created %s\n", strings.Join(res.Created, ", "))
+		if len(opts.GrantTo) == 0 {
+			fmt.Fprintf(errw, "svc-introspect: nothing was granted; the role servers connect as needs:\n    %s\n(or publish again with --grant-to <role>)\n",
+				snapstore.GrantSQL(res.Schema, "<role>"))
+		}
+	}
+	what := "stored and activated"
+	switch {
+	case res.Previous == res.Fingerprint:
+		what = "already active"
+	case !res.Stored:
+		what = "already stored; activated"
+	}
+	fmt.Fprintf(w, "snapshot %.12s in %s: %s", res.Fingerprint, res.Schema, what)
+	if res.Previous != "" && res.Previous != res.Fingerprint {
+		fmt.Fprintf(w, " (was %.12s)", res.Previous)
+	}
+	for _, role := range opts.GrantTo {
+		fmt.Fprintf(w, "; granted read access to %s", role)
+	}
+	if opts.Channel != "" {
+		fmt.Fprintf(w, "; notified %s", opts.Channel)
+	}
+	fmt.Fprintln(w)
+	return nil
+}

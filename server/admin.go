@@ -1,0 +1,106 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/svc-dev/svc/server/apierr"
+)
+
+// readyTimeout bounds /ready's database ping: a probe must answer well
+// within an orchestrator's own timeout (commonly one second) even when
+// the database is unreachable rather than refusing.
+const readyTimeout = 800 * time.Millisecond
+
+// Admin serves the admin server (admin-server-port), for operators and
+// orchestrators rather than API clients:
+//
+//	/live      200 while the process runs
+//	/ready     200 when a snapshot is loaded and the pool reaches the
+//	           database within readyTimeout; 503 otherwise
+//	/metrics   Prometheus metrics (Metrics)
+//	/snapshot  the snapshot in force, as JSON (no catalog detail)
+//
+// As in PostgREST, /live and /ready answer with an empty body. Nothing
+// here reads or writes API data, so the port can be reachable from where
+// the API is not.
+type Admin struct {
+	pool    *pgxpool.Pool
+	snaps   *Snapshots
+	metrics *Metrics
+	log     *slog.Logger
+	mux     *http.ServeMux
+}
+
+// NewAdmin returns the admin handler over the request pool, the snapshot
+// holder and the metrics the main server counts in.
+func NewAdmin(pool *pgxpool.Pool, snaps *Snapshots, metrics *Metrics, log *slog.Logger) *Admin {
+	a := &Admin{pool: pool, snaps: snaps, metrics: metrics, log: log, mux: http.NewServeMux()}
+	a.mux.HandleFunc("GET /live", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
+	a.mux.HandleFunc("GET /ready", a.ready)
+	a.mux.Handle("GET /metrics", metrics.Handler())
+	a.mux.HandleFunc("GET /snapshot", a.snapshot)
+	return a
+}
+
+// ServeHTTP routes to the admin endpoints.
+func (a *Admin) ServeHTTP(w http.ResponseWriter, r *http.Request) { a.mux.ServeHTTP(w, r) }
+
+// ready checks what a request needs: a snapshot, and a database that
+// answers through the pool (so an exhausted pool is not ready either).
+func (a *Admin) ready(w http.ResponseWriter, r *http.Request) {
+	if a.snaps.Current() == nil {
+		a.log.Debug("not ready: no schema snapshot loaded")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
+	defer cancel()
+	if err := a.pool.Ping(ctx); err != nil {
+		a.log.Debug("not ready: database ping failed", "error", err)
+		w.WriteHeader(http.StatusServiceUnavailable)
+		return
+	}
+	w.WriteHeader(http.StatusOK)
+}
+
+// snapshotInfo is /snapshot's body.
+type snapshotInfo struct {
+	Fingerprint      string     `json:"fingerprint"`
+	FormatVersion    int        `json:"format_version"`
+	GeneratorVersion string     `json:"generator_version"`
+	Schemas          []string   `json:"schemas"`
+	CreatedAt        time.Time  `json:"created_at"`
+	LoadedAt         *time.Time `json:"loaded_at,omitempty"`
+	Relations        int        `json:"relations"`
+	Functions        int        `json:"functions"`
+}
+
+// snapshot describes the snapshot in force, or answers 503 (SVC002) when
+// none has loaded yet.
+func (a *Admin) snapshot(w http.ResponseWriter, _ *http.Request) {
+	snap := a.snaps.Current()
+	if snap == nil {
+		writeError(w, a.log, apierr.SnapshotUnavailable())
+		return
+	}
+	h := snap.Header
+	info := snapshotInfo{Fingerprint: h.Fingerprint, FormatVersion: h.FormatVersion, GeneratorVersion: h.GeneratorVersion,
+		Schemas: h.Schemas, CreatedAt: h.CreatedAt,
+		Relations: len(snap.Content.Relations), Functions: len(snap.Content.Functions)}
+	if at := a.metrics.LoadedAt(); !at.IsZero() {
+		info.LoadedAt = &at
+	}
+	body, err := json.Marshal(info)
+	if err != nil {
+		writeError(w, a.log, apierr.Internal(err))
+		return
+	}
+	w.Header().Set("Content-Type", jsonType)
+	w.WriteHeader(http.StatusOK)
+	w.Write(body)
+}

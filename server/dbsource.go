@@ -1,0 +1,49 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/svc-dev/svc/snapshot"
+	"github.com/svc-dev/svc/sql/snapstore"
+)
+
+// DBSource reads the snapshot `svc-introspect publish` made active in
+// Schema (configured as snapshot = "db" or "db:<schema>"). Each load is one
+// query over a connection of its own, like LiveSource's, and no catalog
+// query: a fleet reloads together on the publisher's NOTIFY at the cost of
+// one row read per node. The role needs USAGE on Schema and SELECT on its
+// tables (snapstore.GrantSQL).
+type DBSource struct {
+	URI    string
+	Schema string
+}
+
+// Load reads and decodes the active snapshot. When nothing is published
+// the error wraps snapstore.ErrNotPublished and says what to run.
+func (d DBSource) Load(ctx context.Context) (*snapshot.Snapshot, error) {
+	if d.Schema == "" {
+		return nil, errors.New(`snapshot = "db:" names no schema; use "db" (schema ` + snapstore.DefaultSchema + `) or "db:<schema>"`)
+	}
+	conn, err := pgx.Connect(ctx, d.URI)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	return snapstore.Load(ctx, conn, d.Schema)
+}
+
+// Describe names the schema read.
+func (d DBSource) Describe() string { return "database schema " + d.Schema }
+
+// DBSnapshotSchema reads the snapshot setting: "db" is the default
+// schema, "db:<schema>" another; any other value (a file path) is not a
+// database source. A file named db is written ./db.
+func DBSnapshotSchema(value string) (schema string, ok bool) {
+	if value == "db" {
+		return snapstore.DefaultSchema, true
+	}
+	return strings.CutPrefix(value, "db:")
+}

@@ -1,0 +1,171 @@
+package server
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Observation of requests: the access log line, log-query, Server-Timing,
+// the trace header and the request metrics all read one recorder that
+// Server.ServeHTTP wraps around the ResponseWriter. Recorders are pooled,
+// so observing a request allocates nothing unless a header or a log line
+// is actually produced.
+
+// recorder is the ResponseWriter handlers write to. It notes the status and
+// the body's size, and adds Server-Timing when the header goes out, the
+// last moment a header can be added.
+type recorder struct {
+	http.ResponseWriter
+	status      int
+	bytes       int64
+	wroteHeader bool
+	// timing is server-timing-enabled; when false no clock is read
+	// beyond the request's start.
+	timing bool
+	start  time.Time
+	// dbStart and dbEnd bound the database round trip(s); zero when the
+	// request did not reach the database.
+	dbStart, dbEnd time.Time
+	// sql is the request's main statement, for log-query.
+	sql string
+}
+
+var recorders = sync.Pool{New: func() any { return new(recorder) }}
+
+// statusClientClosed is nginx's status for a request its client abandoned.
+const statusClientClosed = 499
+
+// WriteHeader records the status and adds Server-Timing.
+func (rec *recorder) WriteHeader(code int) {
+	if !rec.wroteHeader {
+		rec.wroteHeader = true
+		rec.status = code
+		if rec.timing {
+			rec.Header().Set("Server-Timing", rec.serverTiming(time.Now()))
+		}
+	}
+	rec.ResponseWriter.WriteHeader(code)
+}
+
+// Write counts the body's bytes.
+func (rec *recorder) Write(b []byte) (int, error) {
+	if !rec.wroteHeader {
+		rec.WriteHeader(http.StatusOK)
+	}
+	n, err := rec.ResponseWriter.Write(b)
+	rec.bytes += int64(n)
+	return n, err
+}
+
+// Unwrap lets http.ResponseController reach the connection's writer.
+func (rec *recorder) Unwrap() http.ResponseWriter { return rec.ResponseWriter }
+
+// serverTiming renders the Server-Timing value at now, in milliseconds as
+// PostgREST writes them: plan is the time before the database (parsing,
+// JWT, planning, building SQL), transaction the database round trip(s),
+// response the time from the database's answer to the header. The body's
+// own write comes after the header and cannot be in it. A request that
+// never reached the database has only plan.
+func (rec *recorder) serverTiming(now time.Time) string {
+	var buf [96]byte
+	b := buf[:0]
+	if rec.dbStart.IsZero() {
+		return string(appendTiming(b, "plan", now.Sub(rec.start)))
+	}
+	b = appendTiming(b, "plan", rec.dbStart.Sub(rec.start))
+	b = append(b, ", "...)
+	b = appendTiming(b, "transaction", rec.dbEnd.Sub(rec.dbStart))
+	b = append(b, ", "...)
+	b = appendTiming(b, "response", now.Sub(rec.dbEnd))
+	return string(b)
+}
+
+func appendTiming(b []byte, name string, d time.Duration) []byte {
+	b = append(b, name...)
+	b = append(b, ";dur="...)
+	return strconv.AppendFloat(b, float64(d.Microseconds())/1000, 'f', 1, 64)
+}
+
+// executeFor is execute for a request answered through w: it notes the
+// main statement (the last step) for log-query and, with
+// server-timing-enabled, when the database round trip began and ended.
+func (s *Server) executeFor(w http.ResponseWriter, r *http.Request, tx txSpec, steps ...step) error {
+	rec, _ := w.(*recorder)
+	if rec == nil {
+		return s.execute(r.Context(), tx, steps...)
+	}
+	if len(steps) > 0 {
+		rec.sql = steps[len(steps)-1].stmt.SQL
+	}
+	if !rec.timing {
+		return s.execute(r.Context(), tx, steps...)
+	}
+	rec.dbStart = time.Now()
+	err := s.execute(r.Context(), tx, steps...)
+	rec.dbEnd = time.Now()
+	return err
+}
+
+// observe serves r with a recorder, then counts and logs the request. The
+// trace header is echoed first, so error answers carry it too.
+func (s *Server) observe(w http.ResponseWriter, r *http.Request) {
+	rec := recorders.Get().(*recorder)
+	*rec = recorder{ResponseWriter: w, status: http.StatusOK, timing: s.cfg.ServerTimingEnabled, start: time.Now()}
+	var trace string
+	if s.traceHeader != "" {
+		if trace = r.Header.Get(s.traceHeader); trace != "" {
+			w.Header().Set(s.traceHeader, trace)
+		}
+	}
+	s.dispatch(rec, r)
+	d := time.Since(rec.start)
+	if !rec.wroteHeader && r.Context().Err() != nil {
+		// The client went away and was sent nothing: count and log it
+		// as nginx does, 499, rather than as the 200 never sent.
+		rec.status = statusClientClosed
+	}
+	if s.metrics != nil {
+		s.metrics.observe(r.URL.Path, r.Method, rec.status, d)
+	}
+	s.logRequest(r, rec, d, trace)
+	*rec = recorder{} // keep no writer or statement alive in the pool
+	recorders.Put(rec)
+}
+
+// logRequest writes the access log line at PostgREST's levels: info for
+// every request, warn for 4xx, error for 5xx (so log-level = warn logs
+// only the failed ones). With log-query = main-query the main statement
+// goes in a line of its own, just before, at the same level.
+func (s *Server) logRequest(r *http.Request, rec *recorder, d time.Duration, trace string) {
+	level := slog.LevelInfo
+	switch {
+	case rec.status >= 500:
+		level = slog.LevelError
+	case rec.status >= 400:
+		level = slog.LevelWarn
+	}
+	ctx := context.Background()
+	if !s.log.Enabled(ctx, level) {
+		return
+	}
+	target := r.RequestURI // as received, query string included; set by net/http
+	if target == "" {
+		target = r.URL.RequestURI()
+	}
+	if s.logQuery && rec.sql != "" {
+		// The target ties the line to its request's when requests interleave.
+		s.log.LogAttrs(ctx, level, "query", slog.String("path", target), slog.String("sql", rec.sql))
+	}
+	attrs := [...]slog.Attr{slog.String("method", r.Method), slog.String("path", target),
+		slog.Int("status", rec.status), slog.Duration("duration", d), slog.Int64("bytes", rec.bytes),
+		slog.String("trace", trace)}
+	n := len(attrs)
+	if trace == "" {
+		n-- // five attributes fit in a log record without allocating
+	}
+	s.log.LogAttrs(ctx, level, "request", attrs[:n]...)
+}

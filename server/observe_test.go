@@ -1,0 +1,216 @@
+package server_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"maps"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/svc-dev/svc/server"
+	"github.com/svc-dev/svc/server/auth"
+	"github.com/svc-dev/svc/server/config"
+)
+
+// observed is a server over the shared fixture, built as svc-serve builds
+// one (metrics, the snapshot reload hook), logging to a buffer. Requests go
+// straight to ServeHTTP, so a request's log lines are written by the time
+// it returns.
+type observed struct {
+	cfg     *config.Config
+	srv     *server.Server
+	pool    *pgxpool.Pool
+	jwt     *auth.Verifier
+	snaps   *server.Snapshots
+	metrics *server.Metrics
+	logs    *bytes.Buffer
+}
+
+// newObserved starts an observed server with settings (configuration keys)
+// over the fixture's; log-level defaults to info.
+func newObserved(t testing.TB, settings map[string]string) *observed {
+	t.Helper()
+	flags := map[string]string{"db-uri": fixture.cfg.DBURI, "db-schemas": strings.Join(fixture.cfg.DBSchemas, ","),
+		"db-anon-role": fixture.cfg.DBAnonRole, "log-level": "info"}
+	maps.Copy(flags, settings)
+	cfg, warnings, err := config.Load(config.Sources{Flags: flags})
+	if err != nil || len(warnings) > 0 {
+		t.Fatalf("settings %v: %v %v", settings, err, warnings)
+	}
+	o := &observed{cfg: cfg, logs: &bytes.Buffer{}}
+	log := server.NewLogger(o.logs, cfg.LogLevel, cfg.LogFormat)
+	pool, err := server.NewPool(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	o.snaps = server.NewSnapshots(server.SourceFor(cfg), log)
+	o.metrics = server.NewMetrics(pool, o.snaps)
+	o.snaps.OnReload(o.metrics.SnapshotReloaded)
+	if err := o.snaps.Reload(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	jwt, err := server.NewVerifier(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.pool, o.jwt = pool, jwt
+	o.srv = server.New(cfg, pool, o.snaps, jwt, log, server.WithMetrics(o.metrics))
+	return o
+}
+
+// do serves one request; header holds name, value pairs.
+func do(h http.Handler, method, target string, header ...string) *httptest.ResponseRecorder {
+	req := httptest.NewRequest(method, target, nil)
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, req)
+	return w
+}
+
+// lines returns the text log lines whose message is msg.
+func (o *observed) lines(msg string) []string {
+	var out []string
+	sc := bufio.NewScanner(bytes.NewReader(o.logs.Bytes()))
+	for sc.Scan() {
+		if strings.Contains(sc.Text(), " msg="+msg+" ") {
+			out = append(out, sc.Text())
+		}
+	}
+	return out
+}
+
+var timingRE = regexp.MustCompile(`^plan;dur=\d+\.\d, transaction;dur=\d+\.\d, response;dur=\d+\.\d$`)
+
+// TestServerTiming adds Server-Timing only under server-timing-enabled:
+// the time before the database, the transaction and the response; a
+// request refused before the database has only the first.
+func TestServerTiming(t *testing.T) {
+	plain := newObserved(t, nil)
+	if w := do(plain.srv, "GET", "/books?id=eq.1"); w.Code != 200 || w.Header().Get("Server-Timing") != "" {
+		t.Errorf("without server-timing-enabled: %d, Server-Timing %q", w.Code, w.Header().Get("Server-Timing"))
+	}
+
+	timed := newObserved(t, map[string]string{"server-timing-enabled": "true"})
+	for _, target := range []string{"/books?id=eq.1", "/rpc/add?a=1&b=2"} {
+		w := do(timed.srv, "GET", target)
+		if got := w.Header().Get("Server-Timing"); w.Code != 200 || !timingRE.MatchString(got) {
+			t.Errorf("GET %s: %d, Server-Timing %q", target, w.Code, got)
+		}
+	}
+	w := do(timed.srv, "GET", "/books?select=nope(")
+	if got := w.Header().Get("Server-Timing"); w.Code != 400 || !regexp.MustCompile(`^plan;dur=\d+\.\d$`).MatchString(got) {
+		t.Errorf("refused request: %d, Server-Timing %q", w.Code, got)
+	}
+}
+
+// TestTraceHeader echoes server-trace-header's request header, on errors
+// too, and logs it with the request.
+func TestTraceHeader(t *testing.T) {
+	o := newObserved(t, map[string]string{"server-trace-header": "x-request-id"})
+	for _, target := range []string{"/books?id=eq.1", "/no_such_table"} {
+		w := do(o.srv, "GET", target, "X-Request-Id", "req-"+target)
+		if got := w.Header().Get("X-Request-Id"); got != "req-"+target {
+			t.Errorf("GET %s: X-Request-Id %q echoed, want %q", target, got, "req-"+target)
+		}
+	}
+	if w := do(o.srv, "GET", "/books?id=eq.1"); w.Header().Values("X-Request-Id") != nil {
+		t.Errorf("no trace header sent, got %q", w.Header().Values("X-Request-Id"))
+	}
+	if lines := o.lines("request"); len(lines) != 3 || !strings.Contains(lines[0], `trace="req-/books?id=eq.1"`) {
+		t.Errorf("access log:\n%s", strings.Join(lines, "\n"))
+	}
+	if w := do(newObserved(t, nil).srv, "GET", "/books?id=eq.1", "X-Request-Id", "x"); w.Header().Get("X-Request-Id") != "" {
+		t.Error("trace header echoed without server-trace-header")
+	}
+}
+
+// TestAccessLog writes one line per request at PostgREST's levels (info,
+// warn for 4xx), with method, target, status, duration and body size; at
+// log-level warn only the failed request is logged.
+func TestAccessLog(t *testing.T) {
+	o := newObserved(t, nil)
+	ok := do(o.srv, "GET", "/books?id=eq.1")
+	do(o.srv, "GET", "/no_such_table")
+	do(o.srv, "HEAD", "/books")
+	gone, cancel := context.WithCancel(t.Context())
+	cancel() // a client that went away before the answer
+	o.srv.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/books", nil).WithContext(gone))
+	lines := o.lines("request")
+	if len(lines) != 4 {
+		t.Fatalf("%d access log lines, want 4:\n%s", len(lines), o.logs)
+	}
+	wantOK := regexp.MustCompile(`level=INFO msg=request method=GET path="/books\?id=eq.1" status=200 duration=[0-9.]+[µm]?s bytes=` +
+		strconv.Itoa(ok.Body.Len()) + `$`)
+	if !wantOK.MatchString(lines[0]) {
+		t.Errorf("200 line: %s", lines[0])
+	}
+	if !regexp.MustCompile(`level=WARN msg=request method=GET path=/no_such_table status=404 .* bytes=[1-9]`).MatchString(lines[1]) {
+		t.Errorf("404 line: %s", lines[1])
+	}
+	if !strings.Contains(lines[2], "method=HEAD path=/books status=200 ") || !strings.HasSuffix(lines[2], " bytes=0") {
+		t.Errorf("HEAD line: %s", lines[2])
+	}
+	if !strings.Contains(lines[3], "level=WARN msg=request method=GET path=/books status=499 ") {
+		t.Errorf("abandoned request's line: %s", lines[3])
+	}
+	if q := o.lines("query"); len(q) != 0 {
+		t.Errorf("statements logged without log-query: %v", q)
+	}
+
+	warn := newObserved(t, map[string]string{"log-level": "warn"})
+	do(warn.srv, "GET", "/books?id=eq.1")
+	do(warn.srv, "GET", "/no_such_table")
+	if lines := warn.lines("request"); len(lines) != 1 || !strings.Contains(lines[0], "status=404") {
+		t.Errorf("at log-level warn: %v", lines)
+	}
+}
+
+// TestLogQuery logs the main statement under log-query = main-query, in a
+// line of its own before the request's.
+func TestLogQuery(t *testing.T) {
+	o := newObserved(t, map[string]string{"log-query": "main-query"})
+	do(o.srv, "GET", "/books?select=title&id=eq.1")
+	do(o.srv, "GET", "/no_such_table") // refused before the database: no statement
+	queries := o.lines("query")
+	if len(queries) != 1 || !strings.Contains(queries[0], `\"test\".\"books\"`) || strings.Contains(queries[0], "set_config") {
+		t.Fatalf("query lines: %v", queries)
+	}
+	all := o.logs.String()
+	if strings.Index(all, "msg=query") > strings.Index(all, "msg=request") {
+		t.Error("the query line comes after its request's line")
+	}
+}
+
+// TestJSONLogFormat writes one JSON object per line under log-format json.
+func TestJSONLogFormat(t *testing.T) {
+	o := newObserved(t, map[string]string{"log-format": "json", "log-query": "main-query"})
+	w := do(o.srv, "GET", "/books?id=eq.1")
+	var requests int
+	sc := bufio.NewScanner(o.logs)
+	for sc.Scan() {
+		var line map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
+			t.Fatalf("not JSON: %s: %v", sc.Text(), err)
+		}
+		if line["msg"] == "request" {
+			requests++
+			if line["level"] != "INFO" || line["method"] != "GET" || line["path"] != "/books?id=eq.1" ||
+				line["status"] != float64(200) || line["bytes"] != float64(w.Body.Len()) || line["duration"] == nil {
+				t.Errorf("request line: %s", sc.Text())
+			}
+		}
+	}
+	if requests != 1 {
+		t.Errorf("%d request lines, want 1", requests)
+	}
+}
