@@ -84,6 +84,9 @@ max_client_conn = 500
 default_pool_size = 20
 ignore_startup_parameters = extra_float_digits,application_name
 server_reset_query =
+# Retry a restarted server after a second, not the default 15.
+server_login_retry = 1
+query_wait_timeout = 10
 `, target.Hostname(), target.Port(), b.Port, filepath.Join(b.dir, "users.txt"))
 	for name, text := range map[string]string{"users.txt": auth.String(), "pgbouncer.ini": ini} {
 		if err := os.WriteFile(filepath.Join(b.dir, name), []byte(text), 0o644); err != nil {

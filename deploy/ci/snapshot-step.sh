@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# CI step after database migrations: write the API's snapshot, show what
+# changed for clients, refuse breaking changes, and publish it to the fleet
+# (every svc-serve with snapshot = "db" swaps it in on the NOTIFY publish
+# sends).
+#
+# Environment:
+#   SVC_DB_URI      a role that may read the catalog and write svc_snapshots
+#   SVC_DB_SCHEMAS  the exposed schemas (as svc-serve's db-schemas)
+#   PREVIOUS        the snapshot this step published last time (a CI
+#                   artifact), to print the changes; optional
+#   ALLOW_BREAKING  1 to publish a breaking change on purpose (see
+#                   ../blue-green.md)
+#   SVC_INTROSPECT  the svc-introspect binary (default: from PATH)
+#   SNAPSHOT_OUT    where to write the new snapshot (default snapshot.msgpack)
+set -euo pipefail
+introspect=${SVC_INTROSPECT:-svc-introspect}
+out=${SNAPSHOT_OUT:-snapshot.msgpack}
+guard=(--fail-on-breaking)
+[ "${ALLOW_BREAKING:-0}" = 1 ] && guard=()
+
+"$introspect" dump -o "$out"
+if [ -n "${PREVIOUS:-}" ] && [ -f "$PREVIOUS" ]; then
+  echo "== API changes since the last publish"
+  "$introspect" diff "${guard[@]}" "$PREVIOUS" "$out"
+fi
+# publish compares with the snapshot the fleet serves as well: a breaking
+# change is refused even when no previous artifact was kept.
+"$introspect" publish "${guard[@]}" --file "$out"
