@@ -40,7 +40,9 @@ func faultCluster(t *testing.T) (*pgtest.Cluster, string) {
 		grant usage on schema api to web_anon;
 		create table api.items (id int primary key);
 		insert into api.items values (1), (2);
-		grant select on api.items to web_anon;`); err != nil {
+		grant select on api.items to web_anon;
+		create function api.nap(seconds float8) returns void language sql as $$ select pg_sleep(seconds) $$;
+		grant execute on function api.nap(float8) to web_anon;`); err != nil {
 		t.Fatal(err)
 	}
 	u, _ := url.Parse(c.URI)
@@ -50,13 +52,16 @@ func faultCluster(t *testing.T) (*pgtest.Cluster, string) {
 
 // faultServer serves api over uri as svc-serve does, including its
 // behaviour when the first snapshot cannot be loaded.
-func faultServer(t *testing.T, uri string) (string, *server.Snapshots) {
+func faultServer(t *testing.T, uri string, flags ...string) (string, *server.Snapshots) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	sources := config.Sources{Flags: map[string]string{"db-uri": uri, "db-schemas": "api", "db-anon-role": "web_anon",
 		"db-pool-acquisition-timeout": "2"}}
+	for i := 0; i+1 < len(flags); i += 2 {
+		sources.Flags[flags[i]] = flags[i+1]
+	}
 	cfg, err := server.ResolveConfig(ctx, sources, log)
 	if err != nil {
 		t.Fatal(err)
@@ -165,4 +170,31 @@ func TestDatabaseAwayAtStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitStatus(t, url, 200, 10*time.Second)
+}
+
+// TestPoolAcquisitionTimeout holds the pool's only connection with a slow
+// call: another request waits db-pool-acquisition-timeout, then answers
+// 504 SVC003, and the slow call still completes.
+func TestPoolAcquisitionTimeout(t *testing.T) {
+	_, uri := faultCluster(t)
+	url, _ := faultServer(t, uri, "db-pool", "1", "db-pool-acquisition-timeout", "1")
+	slow := make(chan int, 1)
+	go func() { slow <- httpGetStatus(url + "/rpc/nap?seconds=2.5") }()
+	time.Sleep(300 * time.Millisecond)
+	status, code, _ := getItems(t, url)
+	if status != 504 || code != "SVC003" {
+		t.Errorf("waiting for the pool: %d %s, want 504 SVC003", status, code)
+	}
+	if s := <-slow; s != 204 { // a void function: 204
+		t.Errorf("the slow call answered %d", s)
+	}
+}
+
+func httpGetStatus(u string) int {
+	resp, err := http.Get(u)
+	if err != nil {
+		return 0
+	}
+	resp.Body.Close()
+	return resp.StatusCode
 }
