@@ -22,8 +22,14 @@ func (s *Server) handleFunction(w http.ResponseWriter, r *http.Request) {
 		s.handleOptions(w, r, request.KindFunction, mux.Vars(r)["function"])
 		return
 	}
+	s.callFunction(w, r, mux.Vars(r)["function"])
+}
+
+// callFunction calls the function named name as the request asks; GET /
+// with db-root-spec comes here too.
+func (s *Server) callFunction(w http.ResponseWriter, r *http.Request, name string) {
 	snap := s.snapshots.Current()
-	req, err := request.Parse(r, request.KindFunction, mux.Vars(r)["function"])
+	req, err := request.Parse(r, request.KindFunction, name)
 	if err != nil {
 		writeError(w, s.log, err)
 		return

@@ -479,3 +479,41 @@ insert into test.agg_orders values
   (6, null, 12.00, 2, '2024-03-15', '{"channel": "phone", "score": 2}');
 insert into test.agg_lines values (1, 1, 'pen', 2), (2, 1, 'ink', 1), (3, 2, 'pad', 5), (4, 4, 'pen', 3);
 grant select on test.agg_customers, test.agg_orders, test.agg_lines to web_anon;
+
+-- OpenAPI root description (cases/openapi_*.case, openapi_validate_test.go):
+-- comments, types, enum labels, defaults and keys the definitions show; a
+-- view that takes no writes (oa_counts); a table web_anon may only insert
+-- into (oa_inbox); a commented function and a volatile one.
+create type test.oa_mood as enum ('happy', 'sad');
+create table test.oa_owners (id integer primary key, name text not null);
+create table test.oa_things (
+  id integer generated always as identity primary key,
+  code varchar(8) not null,
+  label text not null default 'it''s unnamed',
+  mood test.oa_mood,
+  score numeric(5,2) default 1.5,
+  rank integer not null default -1,
+  active boolean not null default true,
+  created timestamptz not null default now(),
+  props jsonb default '{"a": 1}',
+  tags text[] default '{}',
+  owner_id integer references test.oa_owners(id)
+);
+comment on table test.oa_things is $$Things summary
+
+Things described at length.$$;
+comment on column test.oa_things.code is 'Short code';
+comment on column test.oa_things.owner_id is 'Who owns it';
+create view test.oa_counts as select mood, count(*) as n from test.oa_things group by mood;
+create table test.oa_inbox (id integer primary key, body text);
+create function test.oa_sum(a integer, b integer default 0) returns integer
+  language sql stable as $$ select a + b $$;
+comment on function test.oa_sum(integer, integer) is 'Adds two integers';
+create function test.oa_bump(n integer) returns integer
+  language sql volatile as $$ select n + 1 $$;
+grant select, insert, update, delete on test.oa_things, test.oa_owners to web_anon;
+grant select on test.oa_counts to web_anon;
+grant insert on test.oa_inbox to web_anon;
+-- db-root-spec (cases/openapi_root_spec.case): a function answering GET /.
+create function test.oa_root(title text default 'Overridden') returns json
+  language sql stable as $$ select json_build_object('swagger', '2.0', 'info', json_build_object('title', title)) $$;

@@ -1,0 +1,210 @@
+package openapi
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+
+	"github.com/svc-dev/svc/snapshot"
+)
+
+// Options say what to describe and how.
+type Options struct {
+	// Schema is the exposed schema described (one per document).
+	Schema string
+	// Version is SVC's version, shown as info.version.
+	Version string
+	// Role is the requesting role (from its token, or db-anon-role).
+	Role string
+	// FollowPrivileges limits the document to what Role may use
+	// (openapi-mode follow-privileges); otherwise every relation and
+	// function of the schema is described (ignore-privileges).
+	FollowPrivileges bool
+	// Security adds the JWT security definition and requirement
+	// (openapi-security-active).
+	Security bool
+	// Scheme, Host ("name:port") and BasePath say where the API is reached.
+	Scheme, Host, BasePath string
+	// Vendor is the vendor of SVC's media types ("svc" for
+	// application/vnd.svc.object+json).
+	Vendor string
+}
+
+// Build returns the document for opts over snap as JSON.
+func Build(snap *snapshot.Snapshot, opts Options) ([]byte, error) {
+	b := &builder{snap: snap, opts: opts}
+	if opts.FollowPrivileges {
+		a := snap.AccessOf(opts.Role)
+		b.access = &a
+	}
+	return json.Marshal(b.document())
+}
+
+// builder holds what every part of the document needs.
+type builder struct {
+	snap *snapshot.Snapshot
+	opts Options
+	// access is the role's privileges; nil when privileges are ignored.
+	access *snapshot.Access
+}
+
+// ops are the operations a relation's path offers.
+type ops struct{ get, post, patch, delete bool }
+
+func (o ops) any() bool { return o.get || o.post || o.patch || o.delete }
+
+// operations decides a relation's operations: writes where its kind and
+// pg_relation_is_updatable allow them (never on a materialized view; on a
+// view only when auto-updatable or given rules or triggers), and, when
+// following privileges, where the role holds the privilege on the
+// relation or (select, insert, update) on one of its columns.
+func (b *builder) operations(r *snapshot.Relation) ops {
+	writable := r.Kind != snapshot.KindMaterializedView
+	o := ops{
+		get:    true,
+		post:   writable && r.Insertable,
+		patch:  writable && r.Updatable,
+		delete: writable && r.Deletable,
+	}
+	if a := b.access; a != nil {
+		o.get = a.AnyColumn(r, snapshot.PrivSelect)
+		o.post = o.post && a.AnyColumn(r, snapshot.PrivInsert)
+		o.patch = o.patch && a.AnyColumn(r, snapshot.PrivUpdate)
+		o.delete = o.delete && a.Table(r, snapshot.PrivDelete)
+	}
+	return o
+}
+
+// relation is a described relation and its operations.
+type relation struct {
+	*snapshot.Relation
+	ops ops
+}
+
+// relations are the schema's relations the document describes, by name.
+func (b *builder) relations() []relation {
+	var out []relation
+	for i := range b.snap.Content.Relations {
+		r := &b.snap.Content.Relations[i]
+		if r.Schema != b.opts.Schema {
+			continue
+		}
+		if o := b.operations(r); o.any() {
+			out = append(out, relation{r, o})
+		}
+	}
+	slices.SortFunc(out, func(x, y relation) int { return strings.Compare(x.Name, y.Name) })
+	return out
+}
+
+// functions are the schema's functions the document describes, grouped by
+// name (overloads share one path), in name order.
+func (b *builder) functions() [][]*snapshot.Function {
+	byName := map[string][]*snapshot.Function{}
+	var names []string
+	for i := range b.snap.Content.Functions {
+		f := &b.snap.Content.Functions[i]
+		if f.Schema != b.opts.Schema || (b.access != nil && !b.access.Execute(f)) {
+			continue
+		}
+		if byName[f.Name] == nil {
+			names = append(names, f.Name)
+		}
+		byName[f.Name] = append(byName[f.Name], f)
+	}
+	slices.Sort(names)
+	out := make([][]*snapshot.Function, len(names))
+	for i, n := range names {
+		out[i] = byName[n]
+	}
+	return out
+}
+
+// document assembles the whole description.
+func (b *builder) document() *document {
+	rels := b.relations()
+	media := []string{
+		"application/json",
+		"application/vnd." + b.opts.Vendor + ".object+json;nulls=stripped",
+		"application/vnd." + b.opts.Vendor + ".object+json",
+		"text/csv",
+	}
+	d := &document{
+		Swagger: "2.0",
+		Info: info{
+			Title:       "SVC API",
+			Description: "Tables, views and functions of schema " + b.opts.Schema + ", served by SVC",
+			Version:     b.opts.Version,
+		},
+		Host:        b.opts.Host,
+		BasePath:    b.opts.BasePath,
+		Consumes:    media,
+		Produces:    media,
+		Paths:       map[string]*pathItem{"/": rootPath()},
+		Definitions: map[string]*schema{},
+		Parameters:  sharedParameters(),
+	}
+	if b.opts.Scheme != "" {
+		d.Schemes = []string{b.opts.Scheme}
+	}
+	for _, r := range rels {
+		d.Paths[route("/", r.Name)] = b.relationPath(r)
+		d.Definitions[r.Name] = b.definition(r.Relation)
+		d.Parameters["body."+r.Name] = &parameter{Name: r.Name, In: "body", Description: r.Name,
+			Required: optional, Schema: &schema{Ref: ref("definitions", r.Name)}}
+		for i := range r.Columns {
+			c := &r.Columns[i]
+			if reservedQuery[c.Name] {
+				continue
+			}
+			d.Parameters[rowFilter(r.Name, c.Name)] = &parameter{Name: c.Name, In: "query",
+				Description: c.Description, Required: optional, Type: "string", Format: nominal(c.Type)}
+		}
+	}
+	for _, overloads := range b.functions() {
+		d.Paths[route("/rpc/", overloads[0].Name)] = b.functionPath(overloads)
+	}
+	if b.opts.Security {
+		d.SecurityDefinitions = map[string]*securityScheme{"JWT": {Type: "apiKey", In: "header",
+			Name: "Authorization", Description: `A JWT, sent as "Bearer <token>"`}}
+		d.Security = []map[string][]string{{"JWT": {}}}
+	}
+	return d
+}
+
+// reservedQuery are query parameters that never filter a column, so a
+// column of that name gets no row filter (it could not be used, and the
+// parameter would clash with the reserved one).
+var reservedQuery = map[string]bool{"select": true, "order": true, "limit": true, "offset": true,
+	"on_conflict": true, "columns": true, "or": true, "and": true}
+
+// rowFilter names the shared parameter filtering column col of rel.
+func rowFilter(rel, col string) string { return "rowFilter." + rel + "." + col }
+
+// sharedParameters are the parameters every relation's operations refer
+// to; the relations add their bodies and row filters.
+func sharedParameters() map[string]*parameter {
+	query := func(name, description string) *parameter {
+		return &parameter{Name: name, In: "query", Description: description, Required: optional, Type: "string"}
+	}
+	prefer := func(values ...string) *parameter {
+		return &parameter{Name: "Prefer", In: "header", Description: "Preference", Required: optional,
+			Type: "string", Enum: values}
+	}
+	return map[string]*parameter{
+		"preferParams": prefer("params=single-object"),
+		"preferReturn": prefer("return=representation", "return=minimal", "return=none"),
+		"preferCount":  prefer("count=none"),
+		"preferPost": prefer("return=representation", "return=minimal", "return=none",
+			"resolution=ignore-duplicates", "resolution=merge-duplicates"),
+		"select":      query("select", "Filtering Columns"),
+		"on_conflict": query("on_conflict", "On Conflict"),
+		"order":       query("order", "Ordering"),
+		"range": {Name: "Range", In: "header", Description: "Limiting and Pagination",
+			Required: optional, Type: "string"},
+		"rangeUnit": {Name: "Range-Unit", In: "header", Description: "Limiting and Pagination",
+			Required: optional, Type: "string", Default: "items"},
+		"offset": query("offset", "Limiting and Pagination"),
+		"limit":  query("limit", "Limiting and Pagination"),
+	}
+}

@@ -1,0 +1,98 @@
+package server_test
+
+import (
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// validatorDir holds validate.js and its npm dependencies.
+const validatorDir = "testdata/openapi"
+
+// TestOpenAPIValidates runs the root document, as the anonymous role, as
+// a token's role and in ignore-privileges mode, through a real Swagger 2.0
+// validator (swagger-parser: the specification's JSON schema plus its
+// further rules, with every $ref resolved).
+func TestOpenAPIValidates(t *testing.T) {
+	node := requireValidator(t)
+	const secret = "an-openapi-test-secret-of-32-characters"
+	withJWT := serverWith(t, map[string]string{"jwt-secret": secret, "openapi-security-active": "true"})
+	ignoring := serverWith(t, map[string]string{"openapi-mode": "ignore-privileges",
+		"openapi-server-proxy-uri": "https://api.example:8443/v1"})
+	token, err := mintTokens(`Bearer {{jwt {"role":"web_user"}}}`, secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ name, url, auth, profile string }{
+		{"anonymous", fixture.url, "", ""},
+		{"anonymous other schema", fixture.url, "", "other"},
+		{"jwt role", withJWT, token, ""},
+		{"ignore privileges", ignoring, "", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			doc := fetchRoot(t, c.url, c.auth, c.profile)
+			file := filepath.Join(t.TempDir(), "openapi.json")
+			if err := os.WriteFile(file, doc, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			out, err := exec.CommandContext(t.Context(), node, filepath.Join(validatorDir, "validate.js"), file).CombinedOutput()
+			if err != nil {
+				t.Fatalf("validation failed: %v\n%s\ndocument: %s", err, out, doc)
+			}
+		})
+	}
+}
+
+// requireValidator returns the node binary, or skips the test when the
+// validator is not installed; under CI (CI set) a missing validator fails.
+func requireValidator(t *testing.T) string {
+	t.Helper()
+	missing := func(what string) {
+		msg := what + ": run npm ci --prefix server/testdata/openapi (Node.js 20 or later)"
+		if os.Getenv("CI") != "" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		missing("node is not installed")
+	}
+	if _, err := os.Stat(filepath.Join(validatorDir, "node_modules", "@apidevtools", "swagger-parser")); err != nil {
+		missing("the OpenAPI validator is not installed")
+	}
+	return node
+}
+
+// fetchRoot gets the root document, failing unless it is one.
+func fetchRoot(t *testing.T, baseURL, auth, profile string) []byte {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, baseURL+"/", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Accept", "application/openapi+json")
+	if auth != "" {
+		req.Header.Set("Authorization", auth)
+	}
+	if profile != "" {
+		req.Header.Set("Accept-Profile", profile)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/openapi+json") {
+		t.Fatalf("GET / = %d %s: %s", resp.StatusCode, resp.Header.Get("Content-Type"), body)
+	}
+	return body
+}

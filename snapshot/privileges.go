@@ -1,0 +1,84 @@
+package snapshot
+
+import "slices"
+
+// Access is what one role may do, derived from the snapshot's raw access
+// lists and role memberships alone, so that the OpenAPI document (and
+// OPTIONS) can follow privileges without a catalog query. It mirrors
+// has_table_privilege, has_any_column_privilege and has_function_privilege
+// for a session that has SET ROLE to the role.
+//
+// Access does not see schema USAGE (the snapshot keeps no schema grants):
+// a role without USAGE on an exposed schema is told what its object grants
+// allow, and the database refuses the request itself.
+type Access struct {
+	// holders are the role, the roles whose privileges it inherits, and
+	// PUBLIC: a grant to any of them is the role's.
+	holders map[string]bool
+	all     bool // superuser
+}
+
+// AccessOf computes the effective privileges of role. Privileges of a role
+// it is a member of count only while every role on the way has INHERIT
+// (rolinherit, as PostgreSQL before 16 applies it). A role the snapshot
+// does not know holds only what PUBLIC holds. The cost is one walk over
+// the role's memberships; compute it once per request, not per object.
+func (s *Snapshot) AccessOf(role string) Access {
+	a := Access{holders: map[string]bool{"PUBLIC": true}}
+	var walk func(name string)
+	walk = func(name string) {
+		if a.holders[name] {
+			return
+		}
+		a.holders[name] = true
+		r := s.Role(name)
+		if r == nil {
+			return
+		}
+		if r.Superuser {
+			a.all = true
+		}
+		if r.Inherit {
+			for _, m := range r.MemberOf {
+				walk(m)
+			}
+		}
+	}
+	walk(role)
+	return a
+}
+
+// granted reports whether grants give priv to one of a's holders.
+func (a Access) granted(grants []Grant, priv string) bool {
+	for _, g := range grants {
+		if a.holders[g.Grantee] && slices.Contains(g.Privileges, priv) {
+			return true
+		}
+	}
+	return false
+}
+
+// Table reports whether the role holds priv (PrivSelect, PrivInsert, ...)
+// on the whole relation.
+func (a Access) Table(r *Relation, priv string) bool {
+	return a.all || a.granted(r.Grants, priv)
+}
+
+// AnyColumn reports whether the role holds priv on the relation or on at
+// least one of its columns: enough to select, insert or update something.
+func (a Access) AnyColumn(r *Relation, priv string) bool {
+	if a.Table(r, priv) {
+		return true
+	}
+	for i := range r.Columns {
+		if a.granted(r.Columns[i].Grants, priv) {
+			return true
+		}
+	}
+	return false
+}
+
+// Execute reports whether the role may call f.
+func (a Access) Execute(f *Function) bool {
+	return a.all || a.granted(f.Grants, PrivExecute)
+}

@@ -1,0 +1,66 @@
+package snapshot
+
+import "testing"
+
+func TestAccess(t *testing.T) {
+	t.Parallel()
+	grants := func(pairs ...string) []Grant {
+		var out []Grant
+		for i := 0; i < len(pairs); i += 2 {
+			out = append(out, Grant{Grantee: pairs[i], Privileges: []string{pairs[i+1]}})
+		}
+		return out
+	}
+	rel := Relation{QualifiedName: QualifiedName{Schema: "api", Name: "t"},
+		Grants:  grants("reader", PrivSelect, "PUBLIC", PrivInsert, "owner", PrivDelete),
+		Columns: []Column{{Name: "a"}, {Name: "b", Grants: grants("colwriter", PrivUpdate)}}}
+	fn := Function{QualifiedName: QualifiedName{Schema: "api", Name: "f"}, Grants: grants("caller", PrivExecute)}
+	snap, err := New(Header{}, Content{
+		Relations: []Relation{rel},
+		Functions: []Function{fn},
+		Roles: []Role{
+			{Name: "reader", Inherit: true},
+			{Name: "web", Inherit: true, MemberOf: []string{"reader", "middle"}},
+			{Name: "middle", Inherit: false, MemberOf: []string{"owner"}},
+			{Name: "noinherit", Inherit: false, MemberOf: []string{"reader"}},
+			{Name: "deep", Inherit: true, MemberOf: []string{"web"}},
+			{Name: "colwriter", Inherit: true},
+			{Name: "caller", Inherit: true},
+			{Name: "root", Superuser: true},
+			{Name: "loop1", Inherit: true, MemberOf: []string{"loop2"}},
+			{Name: "loop2", Inherit: true, MemberOf: []string{"loop1", "caller"}},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, f := &snap.Content.Relations[0], &snap.Content.Functions[0]
+	cases := []struct {
+		role                          string
+		sel, ins, del, upd, anyUpdate bool
+		exec                          bool
+	}{
+		{role: "reader", sel: true, ins: true},
+		{role: "web", sel: true, ins: true},             // through reader; middle does not pass on owner's
+		{role: "middle", ins: true},                     // noinherit: owner's DELETE needs SET ROLE
+		{role: "noinherit", ins: true},                  // PUBLIC only
+		{role: "deep", sel: true, ins: true},            // two levels of inherit
+		{role: "colwriter", ins: true, anyUpdate: true}, // a column grant
+		{role: "caller", ins: true, exec: true},         // EXECUTE
+		{role: "stranger", ins: true},                   // unknown: PUBLIC
+		{role: "root", sel: true, ins: true, del: true, upd: true, anyUpdate: true, exec: true}, // superuser
+		{role: "loop1", ins: true, exec: true},                                                  // cycles end
+	}
+	for _, c := range cases {
+		a := snap.AccessOf(c.role)
+		got := []bool{a.Table(r, PrivSelect), a.Table(r, PrivInsert), a.Table(r, PrivDelete),
+			a.Table(r, PrivUpdate), a.AnyColumn(r, PrivUpdate), a.Execute(f)}
+		want := []bool{c.sel, c.ins, c.del, c.upd, c.anyUpdate, c.exec}
+		for i := range got {
+			if got[i] != want[i] {
+				t.Errorf("%s: [select insert delete update anyColumnUpdate execute] = %v, want %v", c.role, got, want)
+				break
+			}
+		}
+	}
+}
