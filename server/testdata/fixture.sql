@@ -517,3 +517,23 @@ grant insert on test.oa_inbox to web_anon;
 -- db-root-spec (cases/openapi_root_spec.case): a function answering GET /.
 create function test.oa_root(title text default 'Overridden') returns json
   language sql stable as $$ select json_build_object('swagger', '2.0', 'info', json_build_object('title', title)) $$;
+
+-- Privileges matrix (cases/privileges.case): row-level security keeps each
+-- user to their own notes (owner = the token's sub), web_user may not read
+-- the secret column, web_anon may read no note at all. pm_notes_v is a
+-- security_invoker view, so the caller's privileges and policies apply
+-- through it; pm_all_notes is a (security invoker) function over the table.
+create table test.pm_notes (id int primary key, owner text not null, body text, secret text);
+insert into test.pm_notes values (1, 'u1', 'one', 's1'), (2, 'u2', 'two', 's2'), (3, 'u1', 'three', 's3');
+alter table test.pm_notes enable row level security;
+create policy pm_notes_own on test.pm_notes for select to web_user
+  using (owner = current_setting('request.jwt.claims', true)::json->>'sub');
+grant select (id, owner, body) on test.pm_notes to web_user;
+create table test.pm_tags (id int primary key, note_id int references test.pm_notes (id), tag text);
+insert into test.pm_tags values (1, 1, 'red'), (2, 2, 'blue'), (3, 3, 'green');
+grant select on test.pm_tags to web_user, web_anon;
+create view test.pm_notes_v with (security_invoker = true) as select id, owner, body from test.pm_notes;
+grant select on test.pm_notes_v to web_user, web_anon;
+create function test.pm_all_notes() returns setof test.pm_notes stable language sql as
+  $$ select id, owner, body, null::text from test.pm_notes $$;
+grant execute on function test.pm_all_notes() to web_user, web_anon;
