@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"testing"
 	"time"
@@ -51,37 +49,17 @@ func faultCluster(t *testing.T) (*pgtest.Cluster, string) {
 }
 
 // faultServer serves api over uri as svc-serve does, including its
-// behaviour when the first snapshot cannot be loaded.
+// behaviour when the first snapshot cannot be loaded; flags are extra
+// key/value pairs.
 func faultServer(t *testing.T, uri string, flags ...string) (string, *server.Snapshots) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	sources := config.Sources{Flags: map[string]string{"db-uri": uri, "db-schemas": "api", "db-anon-role": "web_anon",
 		"db-pool-acquisition-timeout": "2"}}
 	for i := 0; i+1 < len(flags); i += 2 {
 		sources.Flags[flags[i]] = flags[i+1]
 	}
-	cfg, err := server.ResolveConfig(ctx, sources, log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool, err := server.NewPool(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	snaps := server.NewSnapshots(server.SourceFor(cfg), log)
-	if snaps.Reload(ctx) != nil {
-		go snaps.LoadRetrying(ctx, 200*time.Millisecond)
-	}
-	rt, err := server.NewRuntime(ctx, sources, cfg, pool, snaps, log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(rt)
-	t.Cleanup(srv.Close)
-	return srv.URL, snaps
+	_, snaps, url := startRuntimeSnaps(t, sources, "")
+	return url, snaps
 }
 
 // getItems returns the status, SVC code (for errors) and Retry-After of GET /items.

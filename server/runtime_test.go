@@ -25,6 +25,15 @@ import (
 // a Runtime that reloads on `reload config` sent to channel.
 func startRuntime(t *testing.T, sources config.Sources, channel string) (*server.Runtime, string) {
 	t.Helper()
+	rt, _, url := startRuntimeSnaps(t, sources, channel)
+	return rt, url
+}
+
+// startRuntimeSnaps is startRuntime also returning the snapshots. Like
+// svc-serve, a server whose first snapshot cannot load answers 503 and
+// keeps trying.
+func startRuntimeSnaps(t *testing.T, sources config.Sources, channel string) (*server.Runtime, *server.Snapshots, string) {
+	t.Helper()
 	ctx := t.Context()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	cfg, err := server.ResolveConfig(ctx, sources, log)
@@ -37,8 +46,8 @@ func startRuntime(t *testing.T, sources config.Sources, channel string) (*server
 	}
 	t.Cleanup(pool.Close)
 	snaps := server.NewSnapshots(server.SourceFor(cfg), log)
-	if err := snaps.Reload(ctx); err != nil {
-		t.Fatal(err)
+	if snaps.Reload(ctx) != nil {
+		go snaps.LoadRetrying(ctx, 200*time.Millisecond)
 	}
 	rt, err := server.NewRuntime(ctx, sources, cfg, pool, snaps, log)
 	if err != nil {
@@ -58,7 +67,7 @@ func startRuntime(t *testing.T, sources config.Sources, channel string) (*server
 		go l.Run(lctx)
 		(&reloadFixture{db: superConn(t)}).waitListening(t, channel)
 	}
-	return rt, srv.URL
+	return rt, snaps, srv.URL
 }
 
 func superConn(t *testing.T) *pgx.Conn {
