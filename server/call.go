@@ -34,6 +34,9 @@ func (s *Server) callFunction(w http.ResponseWriter, r *http.Request, name strin
 		writeError(w, s.log, err)
 		return
 	}
+	if s.refusePlan(w, r, req) {
+		return
+	}
 	tx, err := s.txFor(r, snap)
 	if err != nil {
 		writeError(w, s.log, err)
@@ -88,6 +91,10 @@ func (s *Server) callFunction(w http.ResponseWriter, r *http.Request, name strin
 	tx.searchPath = searchPath(c.Function.Schema, s.cfg.DBExtraSearchPath)
 	if len(s.cfg.DBSchemas) > 1 {
 		w.Header().Set("Content-Profile", c.Function.Schema)
+	}
+	if req.Media.Kind == request.MediaPlan {
+		s.explainCall(w, r, tx, c, req.Media)
+		return
 	}
 	var res result
 	tx.check = callChecks(req, c, &res)

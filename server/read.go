@@ -23,10 +23,7 @@ func (s *Server) handleRead(w http.ResponseWriter, r *http.Request, target strin
 		writeError(w, s.log, err)
 		return
 	}
-	if req.Media.Kind == request.MediaPlan && !s.cfg.DBPlanEnabled {
-		// Plans reveal table sizes and indexes, so they are opt-in; while
-		// off, the plan media type is simply not on offer.
-		writeError(w, s.log, apierr.UnsupportedMediaType(strings.Join(r.Header.Values("Accept"), ", ")))
+	if s.refusePlan(w, r, req) {
 		return
 	}
 	tx, err := s.txFor(r, snap)
@@ -50,7 +47,9 @@ func (s *Server) handleRead(w http.ResponseWriter, r *http.Request, target strin
 		w.Header().Set("Content-Profile", p.Relation.Schema)
 	}
 	if p.Media.Kind == request.MediaPlan {
-		s.writePlan(w, r, tx, p)
+		inner := *p
+		inner.Media = request.Media{Kind: p.Media.PlanFor}
+		s.writePlan(w, r, tx, query.Read(&inner), p.Media)
 		return
 	}
 
@@ -113,26 +112,48 @@ func writeBody(w http.ResponseWriter, status int, n *plan.Node, media request.Me
 	w.Write(body)
 }
 
-// writePlan answers the plan media type: the EXPLAIN output of the
+// refusePlan answers the plan media type with 415 while db-plan-enabled
+// is off, and reports whether it did. Plans reveal table sizes and
+// indexes, so they are opt-in; while off, the plan media type is simply
+// not on offer.
+func (s *Server) refusePlan(w http.ResponseWriter, r *http.Request, req *request.Request) bool {
+	if req.Media.Kind != request.MediaPlan || s.cfg.DBPlanEnabled {
+		return false
+	}
+	writeError(w, s.log, apierr.UnsupportedMediaType(strings.Join(r.Header.Values("Accept"), ", ")))
+	return true
+}
+
+// writePlan answers the plan media type: the EXPLAIN output of stmt, the
 // statement the request would run for the media type it names in `for`.
-func (s *Server) writePlan(w http.ResponseWriter, r *http.Request, tx txSpec, p *plan.Read) {
-	inner := *p
-	inner.Media = request.Media{Kind: p.Media.PlanFor}
+func (s *Server) writePlan(w http.ResponseWriter, r *http.Request, tx txSpec, stmt query.Statement, media request.Media) {
 	var lines []string
 	scan := func(values [][]byte) error {
 		lines = append(lines, string(values[0]))
 		return nil
 	}
-	stmt := query.Explain(query.Read(&inner), p.Media.PlanJSON, p.Media.PlanOptions)
+	stmt = query.Explain(stmt, media.PlanJSON, media.PlanOptions)
 	if err := s.executeFor(w, r, tx, step{stmt, scan}); err != nil {
 		writeError(w, s.log, err)
 		return
 	}
-	w.Header().Set("Content-Type", p.Media.ContentType())
+	w.Header().Set("Content-Type", media.ContentType())
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
 		io.WriteString(w, strings.Join(lines, "\n"))
 	}
+}
+
+// explainCall answers the plan media type for a function call: the
+// EXPLAIN of the call's statement for the media type named in `for`.
+func (s *Server) explainCall(w http.ResponseWriter, r *http.Request, tx txSpec, c *plan.Call, media request.Media) {
+	inner := *c
+	if c.Read != nil {
+		read := *c.Read
+		read.Media = request.Media{Kind: media.PlanFor}
+		inner.Read = &read
+	}
+	s.writePlan(w, r, tx, query.Call(&inner), media)
 }
 
 // countTotal decides the total for Content-Range: the exact count, or the

@@ -26,6 +26,9 @@ func (s *Server) handleWrite(w http.ResponseWriter, r *http.Request, target stri
 		writeError(w, s.log, err)
 		return
 	}
+	if s.refusePlan(w, r, req) {
+		return
+	}
 	tx, err := s.txFor(r, snap)
 	if err != nil {
 		writeError(w, s.log, err)
@@ -59,6 +62,16 @@ func (s *Server) handleWrite(w http.ResponseWriter, r *http.Request, target stri
 	applied, err := s.preferences(req, &tx)
 	if err != nil {
 		writeError(w, s.log, err)
+		return
+	}
+	if req.Media.Kind == request.MediaPlan {
+		// The EXPLAIN of the write; only options=analyze runs it, and
+		// then the transaction ends as any other (Prefer: tx=rollback).
+		inner := *p
+		read := *p.Read
+		read.Media = request.Media{Kind: req.Media.PlanFor}
+		inner.Read = &read
+		s.writePlan(w, r, tx, query.Write(&inner), req.Media)
 		return
 	}
 

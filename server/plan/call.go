@@ -67,7 +67,8 @@ func BuildCall(req *request.Request, body *request.Payload, raw []byte, media st
 				raw = []byte(`\x` + hex.EncodeToString(raw))
 			}
 			arg.Value = string(raw)
-			return finishCall(req, &Call{Function: fn, Args: []CallArg{arg}}, nil, snap, opts)
+			// Every query parameter filters the result (PostgREST).
+			return finishCall(req, &Call{Function: fn, Args: []CallArg{arg}}, req.Unparsed, snap, opts)
 		}
 		if body == nil {
 			return nil, apierr.NoFunction(name.String(), nil, functionHint(snap, name, candidates))
@@ -80,8 +81,10 @@ func BuildCall(req *request.Request, body *request.Payload, raw []byte, media st
 	values := map[string][]string{}
 	var filters []request.Pair
 	if body != nil {
-		// Of an array of objects, the first is the arguments (PostgREST).
+		// Of an array of objects, the first is the arguments (PostgREST);
+		// the query parameters all filter the result.
 		supplied = body.Keys
+		filters = req.Unparsed
 	} else {
 		for _, p := range req.Unparsed {
 			if isArgument(candidates, p.Key) {

@@ -81,6 +81,8 @@ func BuildWrite(req *request.Request, payload *request.Payload, snap *snapshot.S
 	if err := buildNode(&w.Read.Node, snap, rel, req.Select); err != nil {
 		return nil, err
 	}
+	// The order also orders the representation, as in PostgREST.
+	w.Read.Node.Order = req.Order
 	if err := checkAggregates(req.Select, opts); err != nil {
 		return nil, err
 	}
