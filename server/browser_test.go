@@ -6,7 +6,6 @@ import (
 	"html"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"os/exec"
 	"regexp"
 	"strings"
@@ -55,10 +54,7 @@ type browserResult struct {
 func TestCORSInBrowser(t *testing.T) {
 	chromium, err := exec.LookPath("chromium")
 	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("chromium is not installed; .ci/run installs Debian's chromium package")
-		}
-		t.Skip("chromium is not installed (apt-get install chromium); this test drives a real browser")
+		missingDependency(t, "chromium is not installed (apt-get install chromium); this test drives a real browser")
 	}
 	open := serverWith(t, map[string]string{"db-max-rows": "0"})
 	got := runPage(t, chromium, open)

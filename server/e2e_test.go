@@ -74,9 +74,13 @@ func runFixtureScript(t *testing.T, name string) {
 }
 
 // serverWith starts a server with settings over the shared fixture's
-// configuration, for case files that need, say, a row cap.
+// configuration, for case files that need, say, a row cap. A naming other
+// than SVC's needs a process of its own (processWith).
 func serverWith(t *testing.T, settings map[string]string) string {
 	t.Helper()
+	if mode, ok := settings["compat-names"]; ok && mode != "svc" {
+		return processWith(t, settings)
+	}
 	flags := map[string]string{
 		"db-uri":       fixture.cfg.DBURI,
 		"db-schemas":   strings.Join(fixture.cfg.DBSchemas, ","),

@@ -3,7 +3,6 @@ package server_test
 import (
 	"io"
 	"net/http"
-	"os"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -24,10 +23,7 @@ func TestGeoJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !available {
-		if os.Getenv("CI") != "" {
-			t.Fatal("PostGIS is not installed; .ci/run installs postgresql-15-postgis-3")
-		}
-		t.Skip("PostGIS is not installed (apt-get install postgresql-15-postgis-3)")
+		missingDependency(t, "PostGIS is not installed (apt-get install postgresql-15-postgis-3)")
 	}
 	// A schema of its own, so the shared fixture's snapshot stays as it is.
 	for _, sql := range []string{

@@ -120,6 +120,9 @@ func (rt *Runtime) reload(ctx context.Context) error {
 		return err
 	}
 	old := rt.current.Load()
+	if err := checkNamingUnchanged(old.cfg, cfg); err != nil {
+		return err
+	}
 	if sourceChanged(old.cfg, cfg) {
 		previous := rt.snaps.Source()
 		rt.snaps.SetSource(SourceFor(cfg))

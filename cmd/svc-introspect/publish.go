@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/svc-dev/svc/server"
 	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/config"
 	"github.com/svc-dev/svc/snapshot"
@@ -20,7 +21,7 @@ func publishCommand() *cli.Command {
 		&cli.StringFlag{Name: "config", Usage: "read db-uri, db-schemas and db-extra-search-path from this svc-serve configuration file"},
 		&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "publish this snapshot file instead of a fresh dump"},
 		&cli.StringFlag{Name: "schema", Value: snapstore.DefaultSchema, Usage: "schema holding the snapshot tables (created when missing); servers read it with snapshot = \"db:<schema>\""},
-		&cli.StringFlag{Name: "channel", Value: apierr.Names.Channel, Usage: "NOTIFY channel told 'reload schema' on commit (the servers' db-channel); empty notifies nobody"},
+		&cli.StringFlag{Name: "channel", Usage: "NOTIFY channel told 'reload schema' on commit; empty notifies nobody (default: the servers' channel, from --config's db-channel and compat-names: " + apierr.SVCNaming.Channel + ", or " + apierr.PostgRESTNaming.Channel + " under compat-names = postgrest)"},
 		&cli.StringSliceFlag{Name: "grant-to", Usage: "grant this role (the servers' db-uri role) USAGE on the schema and SELECT on its tables; repeatable"},
 		&cli.BoolFlag{Name: "fail-on-breaking", Usage: "publish nothing, and exit with status 1, when the change from the active snapshot is breaking"},
 	}
@@ -52,7 +53,11 @@ func publishCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			opts := snapstore.Options{Schema: c.String("schema"), Channel: c.String("channel"), GrantTo: c.StringSlice("grant-to")}
+			channel := server.ListenChannel(cfg)
+			if c.IsSet("channel") {
+				channel = c.String("channel")
+			}
+			opts := snapstore.Options{Schema: c.String("schema"), Channel: channel, GrantTo: c.StringSlice("grant-to")}
 			return publish(c.Context, c.App.Writer, c.App.ErrWriter, cfg, snap, opts, c.Bool("fail-on-breaking"))
 		},
 	}

@@ -22,6 +22,10 @@ import (
 func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log *slog.Logger, ready func(addr string)) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// First: the naming decides which in-database settings are read.
+	if err := server.UseNaming(cfg); err != nil {
+		return err
+	}
 
 	// The JWT settings are checked first: a mistyped key should not wait
 	// for the database to be reachable to be reported.
@@ -74,7 +78,7 @@ func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log 
 	}
 	defer rt.Close()
 	if cfg.DBChannelEnabled {
-		l := &server.Listener{URI: cfg.DirectURI(), Channel: cfg.DBChannel, Snapshots: snaps, Log: log,
+		l := &server.Listener{URI: cfg.DirectURI(), Channel: server.ListenChannel(cfg), Snapshots: snaps, Log: log,
 			OnConfigReload: func(ctx context.Context) { metrics.ConfigReloaded(rt.ReloadConfig(ctx)) },
 			OnConnected:    metrics.ListenerConnected}
 		go l.Run(ctx)

@@ -1,10 +1,12 @@
 // Package config owns SVC's configuration: the Config struct and its
 // defaults, the table of keys (named as in PostgREST), loading them from a
-// PostgREST-style file, SVC_* environment variables and command-line flags
-// (flags win over the environment, which wins over the file), and the
-// validation and warning messages users see when a value is wrong or a key
-// is unknown. It knows nothing of the command-line library: the command
-// layer passes the flags the user set as a map.
+// PostgREST-style file, SVC_* environment variables (and PGRST_* ones under
+// compat-names = postgrest) and command-line flags (flags win over the
+// environment, which wins over the file), and the validation and warning
+// messages users see when a value is wrong, a key unknown, or one of
+// PostgREST's that SVC does not implement (postgrest.go). It knows nothing
+// of the command-line library: the command layer passes the flags the user
+// set as a map.
 package config
 
 import (
@@ -62,6 +64,7 @@ type Config struct {
 	OpenAPIServerProxyURI    string            // openapi-server-proxy-uri; "" uses server-host and server-port
 	DBRootSpec               string            // db-root-spec; "" serves the built-in OpenAPI document
 	Snapshot                 string            // snapshot: a file, "db" or "db:<schema>"; "" introspects the live database
+	CompatNames              string            // compat-names (SVC's addition): svc or postgrest, a key of apierr.Namings
 	AppSettings              map[string]string // app.settings.<name>, keyed by <name>
 }
 
@@ -104,22 +107,26 @@ func Default() *Config {
 // unknown key often explains the error.
 func Load(src Sources) (*Config, []Warning, error) {
 	env := envMap(src.Env)
-	l := &loader{set: map[string]assignment{}, app: map[string]string{}}
+	l := &loader{set: map[string]assignment{}, aliased: map[string]assignment{},
+		unimplemented: map[string]assignment{}, app: map[string]string{}}
+	var entries []fileEntry
 	if src.File != "" {
-		entries, err := readFile(src.File, env)
-		if err != nil {
+		var err error
+		if entries, err = readFile(src.File, env); err != nil {
 			return nil, nil, err
 		}
 		l.readFile(src.File, entries)
 	}
-	l.readEnv(env)
+	l.readPGRSTEnv(env, namingMode(entries, env, src.Flags))
+	l.readEnv(env, envPrefix)
 	l.readDatabase(src.Database, src.DatabasePrefix)
 	for _, name := range slices.Sorted(maps.Keys(src.Flags)) {
 		l.assign(name, src.Flags[name], "flag --"+name)
 	}
+	l.resolveAliases()
 
 	c := Default()
-	var errs []error
+	errs := l.judgeUnimplemented()
 	for _, k := range keys {
 		if a, ok := l.set[k.name]; ok {
 			if err := k.set(c, a.value); err != nil {
@@ -139,9 +146,15 @@ type assignment struct{ value, source string }
 
 // loader gathers assignments and warnings across the sources.
 type loader struct {
-	set      map[string]assignment // implemented keys
-	app      map[string]string     // app.settings.<name>, by name
-	warnings []Warning
+	set map[string]assignment // implemented keys
+	// aliased holds values given under PostgREST's older names, by the
+	// current name; they count only where that name is not set.
+	aliased map[string]assignment
+	// unimplemented holds the last value of each of PostgREST's keys SVC
+	// does not implement, judged once all sources are read.
+	unimplemented map[string]assignment
+	app           map[string]string // app.settings.<name>, by name
+	warnings      []Warning
 }
 
 // readFile assigns the file's entries, warning when a key is repeated
@@ -164,10 +177,12 @@ func (l *loader) assign(name, value, src string) {
 	switch {
 	case keyByName[name] != nil:
 		l.set[name] = assignment{value, src}
+	case aliases[name] != "":
+		l.aliased[aliases[name]] = assignment{value, src}
 	case strings.HasPrefix(name, appSettingsPrefix) && len(name) > len(appSettingsPrefix):
 		l.app[name[len(appSettingsPrefix):]] = value
-	case slices.Contains(notYetSupported, name):
-		l.warn(name, src, fmt.Sprintf("configuration key %q is not supported yet and is ignored (%s)", name, src))
+	case unimplementedKey(name) != nil:
+		l.unimplemented[name] = assignment{value, src}
 	default:
 		msg := fmt.Sprintf("unknown configuration key %q (%s)", name, src)
 		if s := closestKey(name); s != "" {
@@ -177,30 +192,39 @@ func (l *loader) assign(name, value, src string) {
 	}
 }
 
-// readEnv assigns SVC_* variables. Suggestions name variables, not keys,
+// readEnv assigns the variables starting with prefix (SVC_, or PGRST_
+// under compat-names = postgrest). Suggestions name variables, not keys,
 // because the variable is what the user has to fix.
-func (l *loader) readEnv(env map[string]string) {
+func (l *loader) readEnv(env map[string]string, prefix string) {
 	for _, name := range slices.Sorted(maps.Keys(env)) {
-		if !strings.HasPrefix(name, envPrefix) || slices.Contains(envNotConfig, name) {
+		suffix, ok := strings.CutPrefix(name, prefix)
+		if !ok || slices.Contains(envNotConfig, name) {
 			continue
 		}
 		src := "environment variable " + name
-		if k := keyByEnv[name]; k != nil {
-			l.set[k.name] = assignment{env[name], src}
+		if prefix == pgrstEnvPrefix && l.readPGRSTOnly(name, suffix, env[name], src) {
 			continue
 		}
-		if key, ok := unsupportedByEnv[name]; ok {
-			l.warn(name, src, fmt.Sprintf("configuration key %q is not supported yet and is ignored (%s)", key, src))
+		if k := keyByEnv[suffix]; k != nil {
+			l.assign(k.name, env[name], src)
 			continue
 		}
-		if strings.HasPrefix(name, envName(appSettingsPrefix)) {
+		if key, ok := aliasByEnv[suffix]; ok {
+			l.assign(key, env[name], src)
+			continue
+		}
+		if key, ok := unsupportedByEnv[suffix]; ok {
+			l.assign(key, env[name], src)
+			continue
+		}
+		if strings.HasPrefix(suffix, envSuffix(appSettingsPrefix)) {
 			l.warn(name, src, fmt.Sprintf("%s is ignored: app.settings.* can be set only in the config file or by flag", src))
 			continue
 		}
-		guess := normalize(strings.TrimPrefix(name, envPrefix))
+		guess := normalize(suffix)
 		msg := fmt.Sprintf("unknown environment variable %s (no configuration key %q)", name, guess)
 		if s := closestKey(guess); s != "" && !strings.HasPrefix(s, appSettingsPrefix) {
-			msg += fmt.Sprintf("; did you mean %s?", envName(s))
+			msg += fmt.Sprintf("; did you mean %s?", prefix+envSuffix(s))
 		}
 		l.warn(name, src, msg)
 	}

@@ -32,7 +32,7 @@ func TestDefault(t *testing.T) {
 		DBPoolAcquisitionTimeout: 10 * time.Second,
 		DBPoolMaxLifetime:        1800 * time.Second,
 		DBPoolMaxIdletime:        30 * time.Second,
-		DBChannel:                "svc",
+		DBChannel:                "",
 		DBChannelEnabled:         true,
 		DBMaxRows:                0,
 		DBPlanEnabled:            false,
@@ -51,6 +51,7 @@ func TestDefault(t *testing.T) {
 		AdminServerPort:          -1,
 		OpenAPIMode:              "follow-privileges",
 		Snapshot:                 "",
+		CompatNames:              "svc",
 		AppSettings:              map[string]string{},
 	}
 	if got := Default(); !reflect.DeepEqual(got, want) {
@@ -74,13 +75,18 @@ func TestKeyTable(t *testing.T) {
 		}
 		env[envName(k.name)] = k.name
 	}
-	for _, name := range notYetSupported {
-		if keyByName[name] != nil {
-			t.Errorf("%s is both implemented and in notYetSupported", name)
+	for _, u := range unimplementedKeys {
+		if keyByName[u.name] != nil || aliases[u.name] != "" {
+			t.Errorf("%s is both implemented and in unimplementedKeys", u.name)
+		}
+	}
+	for alias, name := range aliases {
+		if keyByName[name] == nil || keyByName[alias] != nil {
+			t.Errorf("alias %s -> %s: the alias must be unknown and the key implemented", alias, name)
 		}
 	}
 	got := Keys()
-	if len(got) != len(keys) || !strings.HasPrefix(strings.Join(got, " "), "admin-server-host admin-server-port db-aggregates-enabled") {
+	if len(got) != len(keys) || !strings.HasPrefix(strings.Join(got, " "), "admin-server-host admin-server-port compat-names db-aggregates-enabled") {
 		t.Errorf("Keys() = %v", got)
 	}
 	if doc, def, ok := Describe("db-pool"); !ok || def != "10" || doc == "" {
@@ -89,9 +95,9 @@ func TestKeyTable(t *testing.T) {
 	if _, _, ok := Describe("no-such-key"); ok {
 		t.Error("Describe(no-such-key) found a key")
 	}
-	for _, name := range notYetSupported {
-		if _, _, ok := Describe(name); ok {
-			t.Errorf("Describe(%s) found an unimplemented key", name)
+	for _, u := range unimplementedKeys {
+		if _, _, ok := Describe(u.name); ok {
+			t.Errorf("Describe(%s) found an unimplemented key", u.name)
 		}
 	}
 }
@@ -225,6 +231,7 @@ openapi-security-active = true
 openapi-server-proxy-uri = "https://api.example:8443/v1"
 db-root-spec = "root"
 snapshot = "api.msgpack"
+compat-names = "postgrest"
 app.settings.jwt_secret = "s3cr\"et"
 app.settings.Other = 1
 `)
@@ -246,7 +253,7 @@ app.settings.Other = 1
 		LogFormat: "json", LogQuery: "main-query", ServerTimingEnabled: true, ServerTraceHeader: "X-Request-Id",
 		AdminServerPort: 3001, AdminServerHost: "127.0.0.1",
 		OpenAPIMode: "ignore-privileges", OpenAPISecurityActive: true, OpenAPIServerProxyURI: "https://api.example:8443/v1", DBRootSpec: "root",
-		AppSettings: map[string]string{"jwt_secret": `s3cr"et`, "Other": "1"},
+		CompatNames: "postgrest", AppSettings: map[string]string{"jwt_secret": `s3cr"et`, "Other": "1"},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got  %+v\nwant %+v", got, want)

@@ -9,11 +9,13 @@ import (
 
 // notFromDatabase are the keys in-database configuration cannot set: how
 // to reach the database and listen, and what to serve from, are needed
-// before the database can be asked; the pool is sized once.
+// before the database can be asked; the pool is sized once; compat-names
+// names the settings read from the database.
 var notFromDatabase = []string{
 	"db-uri", "db-config", "db-pre-config", "db-pool", "db-channel", "db-channel-enabled",
 	"server-host", "server-port", "snapshot", "log-level",
 	"server-unix-socket", "server-unix-socket-mode", "server-reuseport", "db-channel-uri",
+	"compat-names",
 }
 
 // DatabaseSettings maps the in-database setting names (without their

@@ -21,8 +21,8 @@ type key struct {
 // keys is the table of implemented keys, in the order errors are reported.
 var keys = []key{
 	{name: "db-uri", def: "postgresql://",
-		doc: "PostgreSQL connection URI or key=value string (libpq syntax)",
-		set: text(func(c *Config) *string { return &c.DBURI })},
+		doc: "PostgreSQL connection URI or key=value string (libpq syntax); @<file> reads it from that file",
+		set: textOrFile(func(c *Config) *string { return &c.DBURI })},
 	{name: "db-schemas", def: "public",
 		doc: "comma-separated schemas exposed by the API; the first is the default",
 		set: list(true, func(c *Config) *[]string { return &c.DBSchemas })},
@@ -44,9 +44,9 @@ var keys = []key{
 	{name: "db-pool-max-idletime", def: "30",
 		doc: "seconds an idle pool connection is kept before it is closed",
 		set: seconds(1, func(c *Config) *time.Duration { return &c.DBPoolMaxIdletime })},
-	{name: "db-channel", def: "svc",
-		doc: "NOTIFY channel listened to for schema reloads",
-		set: nonEmpty("a non-empty channel name", func(c *Config) *string { return &c.DBChannel })},
+	{name: "db-channel", def: "",
+		doc: "NOTIFY channel listened to for reloads; empty (as in PostgREST) means svc, or pgrst under compat-names = postgrest",
+		set: text(func(c *Config) *string { return &c.DBChannel })},
 	{name: "db-channel-enabled", def: "true",
 		doc: "whether to LISTEN on db-channel",
 		set: boolean(func(c *Config) *bool { return &c.DBChannelEnabled })},
@@ -57,23 +57,23 @@ var keys = []key{
 		doc: "whether select may use the aggregate functions avg(), count(), max(), min() and sum()",
 		set: boolean(func(c *Config) *bool { return &c.DBAggregatesEnabled })},
 	{name: "db-plan-enabled", def: "false",
-		doc: "whether clients may ask for the execution plan (Accept: application/vnd.pgrst.plan)",
+		doc: "whether clients may ask for the execution plan (Accept: application/vnd.svc.plan)",
 		set: boolean(func(c *Config) *bool { return &c.DBPlanEnabled })},
 	{name: "db-tx-end", def: "commit",
 		doc: "how request transactions end: commit, commit-allow-override, rollback or rollback-allow-override (Prefer: tx= overrides)",
 		set: oneOf([]string{"commit", "commit-allow-override", "rollback", "rollback-allow-override"}, func(c *Config) *string { return &c.DBTxEnd })},
 	{name: "db-config", def: "true",
-		doc: "whether to read configuration from the authenticator role's svc.* settings at start and on 'reload config'",
+		doc: "whether to read configuration from the authenticator role's svc.* settings (pgrst.* under compat-names = postgrest) at start and on 'reload config'",
 		set: boolean(func(c *Config) *bool { return &c.DBConfig })},
 	{name: "db-pre-config", def: "",
-		doc: "function (schema.name) called before reading in-database configuration; it may set svc.* settings",
+		doc: "function (schema.name) called before reading in-database configuration; it may set svc.* (or pgrst.*) settings",
 		set: text(func(c *Config) *string { return &c.DBPreConfig })},
 	{name: "db-pre-request", def: "",
 		doc: "function (schema.name or name) called in every request's transaction before its statement",
 		set: text(func(c *Config) *string { return &c.DBPreRequest })},
 	{name: "jwt-secret", def: "",
-		doc: "JWT key: a shared secret of at least 32 characters, or a JWK or JWK Set as JSON text",
-		set: text(func(c *Config) *string { return &c.JWTSecret })},
+		doc: "JWT key: a shared secret of at least 32 characters, or a JWK or JWK Set as JSON text; @<file> reads it from that file",
+		set: textOrFile(func(c *Config) *string { return &c.JWTSecret })},
 	{name: "jwt-secret-is-base64", def: "false",
 		doc: "whether a plain jwt-secret is base64-encoded",
 		set: boolean(func(c *Config) *bool { return &c.JWTSecretIsBase64 })},
@@ -149,39 +149,39 @@ var keys = []key{
 	{name: "snapshot", def: "",
 		doc: `schema snapshot file written by svc-introspect, or "db" ("db:<schema>") for the one svc-introspect publish made active; empty introspects the live database at start`,
 		set: text(func(c *Config) *string { return &c.Snapshot })},
+	{name: "compat-names", def: "svc",
+		doc: "names clients and the database see: svc (SVC's, as SPEC.md writes them) or postgrest (PGRST codes, vnd.pgrst media types, channel pgrst, pgrst.* settings, PGRST_* variables)",
+		set: oneOf(NamingModes, func(c *Config) *string { return &c.CompatNames })},
 }
 
 // appSettingsPrefix opens the free-form keys PostgREST hands to SQL as
 // current_setting('app.settings.<name>'); any name is accepted.
 const appSettingsPrefix = "app.settings."
 
-// notYetSupported lists PostgREST keys SVC does not implement yet. They are
-// ignored with a warning worded so that a PostgREST file carried over does
-// not look mistyped. Move a name from here to keys when implementing it.
-var notYetSupported = []string{
-	"db-hoisted-tx-settings",
-	"db-pool-automatic-recovery",
-	"jwt-cache-max-lifetime",
-}
-
 // envNotConfig lists SVC_* variables read by tooling (tests, PostgreSQL
 // discovery) rather than by Load; warning about them would be noise.
 var envNotConfig = []string{"SVC_PG_BIN", "SVC_TEST_DB_URI"}
 
-// envPrefix starts every configuration environment variable.
+// envPrefix starts every configuration environment variable;
+// compat-names = postgrest adds pgrstEnvPrefix (postgrest.go).
 const envPrefix = "SVC_"
 
-// envName is the environment variable for a key: SVC_ + the name upper-cased
-// with "-" and "." as "_", as PostgREST does with PGRST_.
-func envName(name string) string {
-	return envPrefix + strings.ToUpper(strings.NewReplacer("-", "_", ".", "_").Replace(name))
+// envName is the environment variable for a key: SVC_ + envSuffix.
+func envName(name string) string { return envPrefix + envSuffix(name) }
+
+// envSuffix is a key's environment variable without its prefix: the name
+// upper-cased with "-" and "." as "_", as PostgREST does with PGRST_.
+func envSuffix(name string) string {
+	return strings.ToUpper(strings.NewReplacer("-", "_", ".", "_").Replace(name))
 }
 
-// Lookup tables derived from keys and notYetSupported.
+// Lookup tables derived from keys, unimplementedKeys and aliases; the
+// *ByEnv ones are keyed by envSuffix, so they serve every prefix.
 var (
 	keyByName        = map[string]*key{}
 	keyByEnv         = map[string]*key{}
 	unsupportedByEnv = map[string]string{}
+	aliasByEnv       = map[string]string{}
 	sortedKeyNames   []string
 )
 
@@ -189,12 +189,15 @@ func init() {
 	for i := range keys {
 		k := &keys[i]
 		keyByName[k.name] = k
-		keyByEnv[envName(k.name)] = k
+		keyByEnv[envSuffix(k.name)] = k
 		sortedKeyNames = append(sortedKeyNames, k.name)
 	}
 	slices.Sort(sortedKeyNames)
-	for _, name := range notYetSupported {
-		unsupportedByEnv[envName(name)] = name
+	for _, u := range unimplementedKeys {
+		unsupportedByEnv[envSuffix(u.name)] = u.name
+	}
+	for alias := range aliases {
+		aliasByEnv[envSuffix(alias)] = alias
 	}
 }
 

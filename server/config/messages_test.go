@@ -38,8 +38,18 @@ func TestValidationErrors(t *testing.T) {
 			want: `db-schemas = "api,,v2" (config file %F, line 1): expected a comma-separated list of one or more names, without empty items`},
 		{name: "search path trailing comma", file: `db-extra-search-path = "public,"`,
 			want: `db-extra-search-path = "public," (config file %F, line 1): expected a comma-separated list of names, without empty items`},
-		{name: "empty channel", file: `db-channel = ""`,
-			want: `db-channel = "" (config file %F, line 1): expected a non-empty channel name`},
+		{name: "unimplemented key a client would notice", file: `db-timezone-enabled = false`,
+			want: `db-timezone-enabled = "false" (config file %F, line 1): not implemented by SVC, and ignoring it would change ` +
+				`what clients see (SVC always honours Prefer: timezone); remove it or set it to true`},
+		{name: "unimplemented key, the value that wins counts", file: `client-error-verbosity = "verbose"`,
+			env: []string{"SVC_CLIENT_ERROR_VERBOSITY=minimal"},
+			want: `client-error-verbosity = "minimal" (environment variable SVC_CLIENT_ERROR_VERBOSITY): not implemented by SVC, ` +
+				`and ignoring it would change what clients see (SVC's errors always carry details and hint); remove it or set it to verbose`},
+		{name: "compat-names", flags: map[string]string{"compat-names": "pgrst"},
+			want: `compat-names = "pgrst" (flag --compat-names): expected one of svc, postgrest`},
+		{name: "secret file missing", file: `jwt-secret = "@/nonexistent/jwt.secret"`,
+			want: `jwt-secret = "@/nonexistent/jwt.secret" (config file %F, line 1): expected a readable file after @ ` +
+				`(open /nonexistent/jwt.secret: no such file or directory)`},
 		{name: "log level", file: `log-level = "verbose"`,
 			want: `log-level = "verbose" (config file %F, line 1): expected one of crit, error, warn, info, debug`},
 		{name: "all errors reported, in table order", file: "server-port = x\ndb-pool = 0",
@@ -91,15 +101,22 @@ func TestWarnings(t *testing.T) {
 		{name: "bare app settings prefix", file: `app.settings. = "x"`,
 			want: []Warning{{"app.settings.", "config file %F, line 1",
 				`unknown configuration key "app.settings." (config file %F, line 1)`}}},
-		{name: "not supported yet, file", file: `db-pool-automatic-recovery = "true"`,
+		{name: "not implemented, file", file: `db-pool-automatic-recovery = "true"`,
 			want: []Warning{{"db-pool-automatic-recovery", "config file %F, line 1",
-				`configuration key "db-pool-automatic-recovery" is not supported yet and is ignored (config file %F, line 1)`}}},
-		{name: "not supported yet, flag", flags: map[string]string{"jwt-cache-max-lifetime": "60"},
+				`configuration key "db-pool-automatic-recovery" is not implemented by SVC and is ignored (config file %F, line 1): ` +
+					`SVC always reconnects, answering 503 with Retry-After while the database is away`}}},
+		{name: "not implemented, flag", flags: map[string]string{"jwt-cache-max-lifetime": "60"},
 			want: []Warning{{"jwt-cache-max-lifetime", "flag --jwt-cache-max-lifetime",
-				`configuration key "jwt-cache-max-lifetime" is not supported yet and is ignored (flag --jwt-cache-max-lifetime)`}}},
-		{name: "not supported yet, env", env: []string{"SVC_DB_HOISTED_TX_SETTINGS=statement_timeout"},
+				`configuration key "jwt-cache-max-lifetime" is not implemented by SVC and is ignored (flag --jwt-cache-max-lifetime): ` +
+					`SVC caches verified tokens until they expire, at most jwt-cache-max-entries of them`}}},
+		{name: "not implemented, env", env: []string{"SVC_DB_HOISTED_TX_SETTINGS=statement_timeout"},
 			want: []Warning{{"SVC_DB_HOISTED_TX_SETTINGS", "environment variable SVC_DB_HOISTED_TX_SETTINGS",
-				`configuration key "db-hoisted-tx-settings" is not supported yet and is ignored (environment variable SVC_DB_HOISTED_TX_SETTINGS)`}}},
+				`configuration key "db-hoisted-tx-settings" is not implemented by SVC and is ignored (environment variable SVC_DB_HOISTED_TX_SETTINGS): ` +
+					`SVC applies the role's own settings but does not hoist a function's SET clauses to the transaction`}}},
+		{name: "not implemented, harmless value", file: `client-error-verbosity = "Verbose"`,
+			want: []Warning{{"client-error-verbosity", "config file %F, line 1",
+				`configuration key "client-error-verbosity" is not implemented by SVC and is ignored (config file %F, line 1): ` +
+					`SVC's errors always carry details and hint`}}},
 		{name: "env typo, sorted", env: []string{"SVC_SERVER_PROT=1", "SVC_DB_SHEMAS=api", "SVC_PG_BIN=/x", "SVC_TEST_DB_URI=y", "PGRST_DB_URI=z"},
 			want: []Warning{
 				{"SVC_DB_SHEMAS", "environment variable SVC_DB_SHEMAS",

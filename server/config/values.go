@@ -163,3 +163,21 @@ func optionalPort(field func(*Config) *int) setter {
 		return nil
 	}
 }
+
+// textOrFile is text, except that "@<path>" reads the value from that file
+// (one trailing newline dropped), as PostgREST reads db-uri and jwt-secret,
+// so that secrets can live in mounted files rather than in the
+// configuration. The file is read again on every load, reloads included.
+func textOrFile(field func(*Config) *string) setter {
+	return func(c *Config, v string) error {
+		if path, ok := strings.CutPrefix(v, "@"); ok {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return expected("a readable file after @ (" + err.Error() + ")")
+			}
+			v = strings.TrimSuffix(strings.TrimSuffix(string(data), "\n"), "\r")
+		}
+		*field(c) = v
+		return nil
+	}
+}

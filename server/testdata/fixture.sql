@@ -537,3 +537,41 @@ grant select on test.pm_notes_v to web_user, web_anon;
 create function test.pm_all_notes() returns setof test.pm_notes stable language sql as
   $$ select id, owner, body, null::text from test.pm_notes $$;
 grant execute on function test.pm_all_notes() to web_user, web_anon;
+
+-- PostgREST compatibility (postgrestjs_test.go with testdata/postgrest-js,
+-- cases/compat_postgrest.case, compat_test.go). Schema js is exposed only
+-- by those servers (db-schemas = test,js), so its objects and the rows
+-- its tests write show nowhere else; postgrest_js_reset.sql refills its
+-- tables. todos belong to lists (many-to-one, for embeds after writes) and
+-- have a unique slug (for upserts). raise_custom raises the custom error
+-- of the SQLSTATE it is given ('SVC00', or 'PGRST' under compat-names =
+-- postgrest); nap sleeps, for a client that gives up; pre_config is a
+-- db-pre-config setting both namings' db_max_rows, of which a server reads
+-- only its own.
+create schema js;
+grant usage on schema js to web_anon, authenticator;
+create table js.lists (
+  id integer primary key,
+  name text not null
+);
+create table js.todos (
+  id serial primary key,
+  list_id integer constraint todos_list_id_fkey references js.lists(id),
+  slug text not null constraint todos_slug_key unique,
+  title text not null,
+  done boolean not null default false,
+  priority integer not null default 3 constraint todos_priority_check check (priority between 1 and 5),
+  tags text[] not null default '{}'
+);
+grant select, insert, update, delete on js.lists, js.todos to web_anon;
+grant usage on sequence js.todos_id_seq to web_anon;
+create function js.raise_custom(state text) returns integer language plpgsql as $$
+begin
+  raise exception using errcode = state,
+    message = '{"code":"CART1","message":"Cart is empty","details":"nothing to pay","hint":"add an item"}',
+    detail = '{"status":402,"headers":{"X-Cart":"empty"}}';
+end $$;
+create function js.nap(seconds float8) returns integer language sql as $$ select 1 from pg_sleep(seconds) $$;
+create function js.pre_config() returns void language sql as $$
+  select set_config('pgrst.db_max_rows', '2', true), set_config('svc.db_max_rows', '1', true) $$;
+grant execute on function js.raise_custom(text), js.nap(float8) to web_anon;

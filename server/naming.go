@@ -1,0 +1,38 @@
+package server
+
+import (
+	"fmt"
+
+	"github.com/svc-dev/svc/server/apierr"
+	"github.com/svc-dev/svc/server/config"
+)
+
+// UseNaming puts in force the naming cfg's compat-names chooses
+// (apierr.Names: error codes, vendor media types, the default channel, the
+// raised-error SQLSTATE and the in-database settings prefix). svc-serve
+// calls it once at start, before reading in-database settings or serving:
+// the naming is process-wide and read without locking, which is why a
+// reload cannot change it (see checkNamingUnchanged).
+func UseNaming(cfg *config.Config) error { return apierr.Use(cfg.CompatNames) }
+
+// ListenChannel is the NOTIFY channel of cfg's servers: db-channel, or
+// when it is unset the channel of its naming (svc, or pgrst under
+// compat-names = postgrest), as PostgREST falls back to pgrst. It reads
+// cfg only, so svc-introspect publish can notify the same channel.
+func ListenChannel(cfg *config.Config) string {
+	if cfg.DBChannel != "" {
+		return cfg.DBChannel
+	}
+	return apierr.Namings[cfg.CompatNames].Channel
+}
+
+// checkNamingUnchanged refuses a reloaded configuration whose compat-names
+// differs from the one in force: the channel is already listened to and
+// clients already use the names, so switching takes a restart.
+func checkNamingUnchanged(old, cfg *config.Config) error {
+	if old.CompatNames == cfg.CompatNames {
+		return nil
+	}
+	return fmt.Errorf("compat-names changed from %s to %s; the naming is fixed when svc-serve starts, so restart it to switch",
+		old.CompatNames, cfg.CompatNames)
+}

@@ -1,0 +1,100 @@
+// Error objects, explain() and abortSignal.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { client, js, code, raiseState, sent, mode, url } from './client.js'
+
+test('a raised exception: code, message, details, hint', async () => {
+  const { data, error, status } = await client.rpc('fail_plain')
+  assert.equal(data, null)
+  assert.equal(status, 400)
+  assert.deepEqual(error, { code: 'P0001', message: 'nope', details: 'd', hint: 'h' })
+})
+
+test("a custom error raised with the naming's SQLSTATE", async () => {
+  const { error, status } = await js.rpc('raise_custom', { state: raiseState })
+  assert.equal(status, 402)
+  assert.deepEqual(error, { code: 'CART1', message: 'Cart is empty', details: 'nothing to pay', hint: 'add an item' })
+})
+
+test('service errors carry the naming prefix', async () => {
+  const embed = await client.from('books').select('title, nowhere(name)')
+  assert.equal(embed.status, 400)
+  assert.equal(embed.error.code, code('200'))
+  assert.equal(typeof embed.error.message, 'string')
+  assert.ok('details' in embed.error && 'hint' in embed.error)
+
+  const ambiguous = await client.from('orders').select('id, addresses(city)')
+  assert.equal(ambiguous.status, 300)
+  assert.equal(ambiguous.error.code, code('201'))
+  assert.ok(Array.isArray(ambiguous.error.details))
+
+  const missing = await client.from('no_such_table').select()
+  assert.equal(missing.status, 404)
+  assert.equal(missing.error.code, '42P01')
+
+  const column = await client.from('books').select('nope')
+  assert.equal(column.status, 400)
+  assert.equal(column.error.code, '42703')
+})
+
+test('throwOnError() rejects with the error', async () => {
+  await assert.rejects(
+    async () => await client.rpc('fail_plain').throwOnError(),
+    (err) => err.code === 'P0001' && err.hint === 'h',
+  )
+})
+
+test('explain(): the plan as text and as JSON', async () => {
+  const text = await client.from('books').select('title').eq('id', 1).explain()
+  assert.equal(text.error, null)
+  assert.equal(typeof text.data, 'string')
+  assert.match(text.data, /Aggregate/)
+  assert.match(sent.at(-1), /^application\/vnd\.pgrst\.plan\+text; for="application\/json"/)
+
+  const json = await client.from('books').select('title').explain({ format: 'json', analyze: true, verbose: true })
+  assert.equal(json.error, null)
+  assert.equal(json.data[0].Plan['Node Type'], 'Aggregate')
+  assert.ok('Actual Rows' in json.data[0].Plan)
+
+  const rpcPlan = await client.rpc('books_by', { author: 1 }).select('title').explain()
+  assert.equal(rpcPlan.error, null)
+  assert.match(rpcPlan.data, /^Aggregate/)
+
+  // A write's plan, not run without analyze: nothing is inserted.
+  const insertPlan = await js.from('lists').insert({ id: 9, name: 'plan' }).select().explain()
+  assert.equal(insertPlan.error, null)
+  assert.match(insertPlan.data, /Insert on lists/)
+  const lists = await js.from('lists').select('id').eq('id', 9)
+  assert.deepEqual(lists.data, [])
+})
+
+test('abortSignal(): a request given up mid-query', async () => {
+  const controller = new AbortController()
+  const started = Date.now()
+  setTimeout(() => controller.abort(), 200)
+  const { data, error, status } = await js.rpc('nap', { seconds: 5 }).abortSignal(controller.signal)
+  assert.equal(data, null)
+  assert.equal(status, 0)
+  assert.match(error.message, /AbortError/)
+  assert.ok(Date.now() - started < 4000, 'the client waited for the server')
+
+  // The server is fine afterwards.
+  const after = await js.rpc('nap', { seconds: 0 })
+  assert.deepEqual([after.data, after.error], [1, null])
+})
+
+test('an Accept header SVC cannot answer: 415', async () => {
+  const { error, status } = await client.from('books').select('id').setHeader('Accept', 'application/xml')
+  assert.equal(status, 415)
+  assert.equal(error.code, code('107'))
+})
+
+test("the server's vendor media types, and why svc mode needs svcFetch", async () => {
+  const [own, other] = mode === 'postgrest' ? ['pgrst', 'svc'] : ['svc', 'pgrst']
+  const ok = await fetch(`${url}/books?select=title&id=eq.1`, { headers: { Accept: `application/vnd.${own}.object+json` } })
+  assert.equal(ok.status, 200)
+  assert.equal(ok.headers.get('content-type'), `application/vnd.${own}.object+json; charset=utf-8`)
+  assert.deepEqual(await ok.json(), { title: 'Dune' })
+  const refused = await fetch(`${url}/books?id=eq.1`, { headers: { Accept: `application/vnd.${other}.object+json` } })
+  assert.equal(refused.status, 415)
+})
