@@ -2,7 +2,6 @@ package server
 
 import (
 	"bytes"
-	"io"
 	"mime"
 	"net/http"
 
@@ -49,8 +48,8 @@ func (s *Server) callFunction(w http.ResponseWriter, r *http.Request, name strin
 	case http.MethodGet, http.MethodHead:
 		tx.readOnly = true
 	case http.MethodPost:
-		if raw, err = io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes)); err != nil {
-			writeError(w, s.log, apierr.InvalidBody("Request body too large or unreadable", err.Error()))
+		if raw, err = s.readBody(w, r); err != nil {
+			writeError(w, s.log, err)
 			return
 		}
 		if ct := r.Header.Get("Content-Type"); ct != "" {

@@ -2,7 +2,6 @@ package server
 
 import (
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -14,9 +13,6 @@ import (
 	"github.com/svc-dev/svc/server/request"
 )
 
-// maxBodyBytes bounds a write's body; a larger one is refused before it is
-// read into memory.
-const maxBodyBytes = 64 << 20
 
 // handleWrite serves POST, PATCH, PUT and DELETE on a relation.
 func (s *Server) handleWrite(w http.ResponseWriter, r *http.Request, target string) {
@@ -36,9 +32,9 @@ func (s *Server) handleWrite(w http.ResponseWriter, r *http.Request, target stri
 	}
 	var payload *request.Payload
 	if r.Method != http.MethodDelete {
-		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+		body, err := s.readBody(w, r)
 		if err != nil {
-			writeError(w, s.log, apierr.InvalidBody("Request body too large or unreadable", err.Error()))
+			writeError(w, s.log, err)
 			return
 		}
 		if payload, err = request.ParsePayload(r.Header.Get("Content-Type"), body, req.Columns); err != nil {

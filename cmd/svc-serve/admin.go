@@ -4,7 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
-	"time"
 
 	"github.com/svc-dev/svc/server/config"
 )
@@ -18,7 +17,7 @@ func startAdmin(ctx context.Context, cfg *config.Config, handler http.Handler, l
 	if err != nil {
 		return nil, err
 	}
-	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	srv := cfg.HTTPServer(handler)
 	log.Info("admin server listening", "address", ln.Addr().String())
 	go srv.Serve(ln)
 	return func(ctx context.Context) { srv.Shutdown(ctx) }, nil

@@ -88,7 +88,7 @@ func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log 
 	if err != nil {
 		return err
 	}
-	httpServer := &http.Server{Handler: rt, ReadHeaderTimeout: 10 * time.Second}
+	httpServer := cfg.HTTPServer(rt)
 	log.Info("listening", "address", ln.Addr().String())
 	if ready != nil {
 		ready(ln.Addr().String())

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -161,5 +162,34 @@ func TestUnixSocket(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != 200 || string(body) != `"rested"` {
 		t.Errorf("over the socket: %d %s", resp.StatusCode, body)
+	}
+}
+
+// TestConnectionLimits: headers past server-max-header-bytes are answered
+// 431, and a client trickling its request (slowloris) is cut off after
+// server-read-timeout instead of holding the connection.
+func TestConnectionLimits(t *testing.T) {
+	addr, _ := start(t, map[string]string{"server-max-header-bytes": "4096", "server-read-timeout": "1"})
+	req, _ := http.NewRequest(http.MethodGet, "http://"+addr+"/rpc/nap?seconds=0", nil)
+	req.Header.Set("X-Padding", strings.Repeat("x", 16<<10))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestHeaderFieldsTooLarge {
+		t.Errorf("16 KiB of headers: %d, want 431", resp.StatusCode)
+	}
+
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	io.WriteString(conn, "GET /rpc/nap?seconds=0 HTTP/1.1\r\nHost: svc\r\n") // never finished
+	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	// The server closes it (EOF) long before this deadline would fire.
+	if _, err := io.ReadAll(conn); err != nil {
+		t.Fatalf("the server held a trickling connection open: %v", err)
 	}
 }

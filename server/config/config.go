@@ -47,6 +47,11 @@ type Config struct {
 	ServerHost               string            // server-host
 	ServerPort               int               // server-port
 	ServerCORSAllowedOrigins []string          // server-cors-allowed-origins; empty allows any origin
+	ServerMaxBodyBytes       int               // server-max-body-bytes (SVC's addition)
+	ServerMaxHeaderBytes     int               // server-max-header-bytes (SVC's addition)
+	ServerReadTimeout        time.Duration     // server-read-timeout (SVC's addition); 0 for none
+	ServerWriteTimeout       time.Duration     // server-write-timeout (SVC's addition); 0 for none
+	ServerIdleTimeout        time.Duration     // server-idle-timeout (SVC's addition)
 	ServerUnixSocket         string            // server-unix-socket; "" listens on TCP
 	ServerUnixSocketMode     os.FileMode       // server-unix-socket-mode
 	ServerReuseport          bool              // server-reuseport (SVC's addition)

@@ -44,6 +44,10 @@ func TestDefault(t *testing.T) {
 		ServerPort:               3000,
 		ServerCORSAllowedOrigins: []string{},
 		ServerUnixSocketMode:     0o660,
+		ServerMaxBodyBytes:       64 << 20,
+		ServerMaxHeaderBytes:     1 << 20,
+		ServerReadTimeout:        60 * time.Second,
+		ServerIdleTimeout:        120 * time.Second,
 		DBPreparedStatements:     true,
 		LogLevel:                 "error",
 		LogFormat:                "text",
@@ -215,6 +219,11 @@ server-host = "localhost"
 server-port = 8080
 server-cors-allowed-origins = "https://app.example, http://localhost:5173"
 server-unix-socket = "/run/svc/svc.sock"
+server-max-body-bytes = 1000
+server-max-header-bytes = 8192
+server-read-timeout = 30
+server-write-timeout = 90
+server-idle-timeout = 10
 server-unix-socket-mode = "0600"
 server-reuseport = true
 db-channel-uri = "postgres://bob@db-direct/app"
@@ -248,7 +257,9 @@ app.settings.Other = 1
 		JWTRoleClaimKey: ".app_metadata.role", JWTJWKSURL: "https://issuer.example/jwks.json", JWTCacheMaxEntries: 50,
 		ServerHost: "localhost", ServerPort: 8080,
 		ServerCORSAllowedOrigins: []string{"https://app.example", "http://localhost:5173"},
-		ServerUnixSocket:         "/run/svc/svc.sock", ServerUnixSocketMode: 0o600, ServerReuseport: true,
+		ServerMaxBodyBytes:       1000, ServerMaxHeaderBytes: 8192, ServerReadTimeout: 30 * time.Second,
+		ServerWriteTimeout: 90 * time.Second, ServerIdleTimeout: 10 * time.Second,
+		ServerUnixSocket: "/run/svc/svc.sock", ServerUnixSocketMode: 0o600, ServerReuseport: true,
 		DBChannelURI: "postgres://bob@db-direct/app", DBPreparedStatements: false, LogLevel: "info", Snapshot: "api.msgpack",
 		LogFormat: "json", LogQuery: "main-query", ServerTimingEnabled: true, ServerTraceHeader: "X-Request-Id",
 		AdminServerPort: 3001, AdminServerHost: "127.0.0.1",

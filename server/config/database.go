@@ -15,6 +15,7 @@ var notFromDatabase = []string{
 	"db-uri", "db-config", "db-pre-config", "db-pool", "db-channel", "db-channel-enabled",
 	"server-host", "server-port", "snapshot", "log-level",
 	"server-unix-socket", "server-unix-socket-mode", "server-reuseport", "db-channel-uri",
+	"server-max-header-bytes", "server-read-timeout", "server-write-timeout", "server-idle-timeout",
 	"compat-names",
 }
 

@@ -1,6 +1,8 @@
 package config
 
 import (
+	"net/http"
+	"time"
 	"net"
 	"strconv"
 	"strings"
@@ -69,4 +71,16 @@ func (c *Config) DirectURI() string {
 		return c.DBChannelURI
 	}
 	return c.DBURI
+}
+
+// HTTPServer returns an http.Server for handler with the configured limits:
+// header size, read (the whole request; headers within at most 10 s, so a
+// client trickling them cannot hold a connection), write and idle timeouts.
+func (c *Config) HTTPServer(handler http.Handler) *http.Server {
+	header := 10 * time.Second
+	if c.ServerReadTimeout > 0 && c.ServerReadTimeout < header {
+		header = c.ServerReadTimeout
+	}
+	return &http.Server{Handler: handler, ReadHeaderTimeout: header, ReadTimeout: c.ServerReadTimeout,
+		WriteTimeout: c.ServerWriteTimeout, IdleTimeout: c.ServerIdleTimeout, MaxHeaderBytes: c.ServerMaxHeaderBytes}
 }
