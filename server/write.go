@@ -13,7 +13,6 @@ import (
 	"github.com/svc-dev/svc/server/request"
 )
 
-
 // handleWrite serves POST, PATCH, PUT and DELETE on a relation.
 func (s *Server) handleWrite(w http.ResponseWriter, r *http.Request, target string) {
 	snap := s.snapshots.Current()

@@ -1,11 +1,11 @@
 package config
 
 import (
-	"net/http"
-	"time"
 	"net"
+	"net/http"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // ListenAddr returns the address to listen on, translating PostgREST's
