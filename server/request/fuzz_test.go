@@ -60,3 +60,56 @@ func FuzzPayload(f *testing.F) {
 		}
 	})
 }
+
+// FuzzHeaders feeds arbitrary Prefer, Accept and profile headers to Parse
+// for a read and a function call: it must never panic, errors must be 4xx
+// *apierr.Error values, and an accepted request must name a media type.
+func FuzzHeaders(f *testing.F) {
+	f.Add("return=representation, count=exact", "application/json", "")
+	f.Add("handling=strict, max-affected=5, timezone=America/Los_Angeles", "text/csv;q=0.5, */*", "api")
+	f.Add("tx=rollback,missing=default,resolution=merge-duplicates", `application/vnd.svc.plan+json; for="text/csv"; options=analyze|verbose`, "other")
+	f.Add("params=single-object", "application/vnd.svc.array+json;nulls=stripped, application/geo+json;q=0", "")
+	f.Fuzz(func(t *testing.T, prefer, accept, profile string) {
+		for _, method := range []string{"GET", "POST"} {
+			r := httptest.NewRequest(method, "/t", nil)
+			r.Header.Set("Prefer", prefer)
+			r.Header.Set("Accept", accept)
+			r.Header.Set("Accept-Profile", profile)
+			r.Header.Set("Content-Profile", profile)
+			for _, kind := range []Kind{KindRelation, KindFunction, KindRoot} {
+				req, err := Parse(r, kind, "t")
+				if err != nil {
+					var e *apierr.Error
+					if !errors.As(err, &e) || e.Status < 400 || e.Status >= 500 {
+						t.Fatalf("Parse with Prefer %q, Accept %q gave %v, want a 4xx apierr.Error", prefer, accept, err)
+					}
+					continue
+				}
+				if req.Media.ContentType() == "" {
+					t.Fatalf("Accept %q: no content type", accept)
+				}
+			}
+		}
+	})
+}
+
+// FuzzCallForm feeds arbitrary form bodies to ParseCallForm, the argument
+// reader of form-encoded function calls.
+func FuzzCallForm(f *testing.F) {
+	f.Add("a=1&b=2")
+	f.Add("v=1&v=2&v=%20x")
+	f.Add("=&&a")
+	f.Fuzz(func(t *testing.T, body string) {
+		p, err := ParseCallForm([]byte(body))
+		if err != nil {
+			var e *apierr.Error
+			if !errors.As(err, &e) || e.Status < 400 || e.Status >= 500 {
+				t.Fatalf("ParseCallForm(%q) gave %v, want a 4xx apierr.Error", body, err)
+			}
+			return
+		}
+		if !json.Valid(p.JSON) {
+			t.Fatalf("ParseCallForm(%q) = %s, not JSON", body, p.JSON)
+		}
+	})
+}
