@@ -1,6 +1,13 @@
--- A single-row insert with the default return=minimal.
-math.randomseed(os.time())
+-- (d) A single-row insert with the default return=minimal; the foreign key
+-- to books is checked on every row.
+-- Each wrk thread loads this script into its own Lua state: seed from
+-- /dev/urandom so the threads do not draw the same sequence.
+local urandom = io.open("/dev/urandom", "rb")
+local b1, b2, b3, b4 = urandom:read(4):byte(1, 4)
+urandom:close()
+math.randomseed(((b1 * 256 + b2) * 256 + b3) * 256 + b4)
+
 request = function()
-  local body = '{"item":' .. math.random(1, 1000000) .. ',"note":"load test"}'
-  return wrk.format("POST", "/events", {["Content-Type"] = "application/json"}, body)
+  local body = '{"book_id":' .. math.random(1, 1000000) .. ',"rating":' .. math.random(1, 5) .. ',"body":"load test"}'
+  return wrk.format("POST", "/reviews", {["Content-Type"] = "application/json"}, body)
 end

@@ -1,87 +1,404 @@
 #!/usr/bin/env bash
-# Load test: SVC under wrk against pgbench running the same SQL, on one
-# throwaway PostgreSQL cluster with a 1,000,000-row table. Loopback only.
+# The load-test suite: SVC under wrk against pgbench running the statements
+# SVC sends, on one throwaway PostgreSQL cluster tuned for benchmarking, plus
+# a cold start from a 2,000-table snapshot and an optional soak. Loopback
+# only; every load loop is bounded in time.
 #
-#   deploy/bench/run.sh            # 20 s per run
-#   DURATION=60 deploy/bench/run.sh
-#   KINDS="rpc lookup" BULK=0 deploy/bench/run.sh   # some workloads only
+#   deploy/bench/run.sh > report.md             # everything, about 10 minutes
+#   DURATION=30 deploy/bench/run.sh             # longer runs (default 15 s)
+#   KINDS="lookup csv" CONNS=32 COLD=0 deploy/bench/run.sh   # parts only
+#   KINDS= COLD=0 SOAK=600 deploy/bench/run.sh  # a 10-minute soak alone
 #
-# Needs the PostgreSQL server binaries (postgresql-15) and wrk (apt-get
-# install wrk). Prints requests per second for each run and the ratios to
-# pgbench in both its extended mode (parse and plan on every execution) and
-# its prepared mode (as SVC does: each statement prepared once per
-# connection).
-set -euo pipefail
+# Workloads (KINDS; each a wrk script KIND.lua and a pgbench script
+# KIND.pgbench beside this file): lookup page embed insert rpc count csv.
+# Other settings: CONNS (wrk connections, "32 128"), WARMUP (s, 5), MODES
+# (pgbench modes, "prepared extended"; the ratio uses prepared), COLD (1:
+# time cold starts), BULK (1: time a 10,000-row insert against COPY), SOAK
+# (s, 0: none), CHECK_SQL (1: first check that the pgbench scripts still
+# match the SQL SVC sends), PGPORT, HTTPPORT.
+#
+# The report (markdown) goes to stdout, progress to stderr. Needs the
+# PostgreSQL server binaries (postgresql-15), wrk, perl and Go.
+set -Eeuo pipefail # -E: the ERR trap below also fires inside functions
 cd "$(dirname "$0")/../.."
 
-DURATION=${DURATION:-20}
+DURATION=${DURATION:-15}
+WARMUP=${WARMUP:-5}
+KINDS=${KINDS-lookup page embed insert rpc count csv}
+CONNS=${CONNS:-32 128}
+MODES=${MODES:-prepared extended}
+COLD=${COLD:-1}
+BULK=${BULK:-1}
+SOAK=${SOAK:-0}
+CHECK_SQL=${CHECK_SQL:-1}
 PGPORT=${PGPORT:-55432}
 HTTPPORT=${HTTPPORT:-3100}
+# SVC's pool, and pgbench's connections: the database sees 10 sessions
+# either way, so the ratio compares like with like.
 POOL=10
 BIN=${SVC_PG_BIN:-$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)}
+HTTP=http://127.0.0.1:$HTTPPORT
+
+log() { echo "[$(date +%T)] $*" >&2; }
+die() { log "error: $*"; exit 1; }
+command -v wrk >/dev/null || die "wrk not found (apt-get install wrk)"
+[ -x "$BIN/pgbench" ] && [ -x "$BIN/initdb" ] || die "no PostgreSQL server binaries in $BIN (set SVC_PG_BIN)"
+for kind in $KINDS; do
+  # wrk runs a plain GET / when its script is missing; refuse instead.
+  [ -f "deploy/bench/$kind.lua" ] && [ -f "deploy/bench/$kind.pgbench" ] || die "no workload $kind (deploy/bench/$kind.lua and .pgbench)"
+done
+for port in "$PGPORT" "$HTTPPORT" $((HTTPPORT + 1)); do
+  # A server already listening there would answer in SVC's place.
+  if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then die "port $port is in use"; fi
+done
+
+LOADAVG=$(cut -d' ' -f1-3 /proc/loadavg)
+awk '$1 > 0.5 {exit 1}' /proc/loadavg || log "warning: load average $LOADAVG: the machine is busy, figures will be low"
+
 WORK=$(mktemp -d /tmp/svc-bench-XXXXXX)
 chmod 755 "$WORK"
+SVC_PID=
+SAMPLER_PID=
 as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
 cleanup() {
-  [ -n "${SVC_PID:-}" ] && kill "$SVC_PID" 2>/dev/null || true
-  as_pg "$BIN/pg_ctl" -D "$WORK/data" -m immediate stop >/dev/null 2>&1 || true
+  set +e # clean up all we can, whatever already stopped
+  [ -n "$SAMPLER_PID" ] && kill "$SAMPLER_PID" 2>/dev/null
+  [ -n "$SVC_PID" ] && kill "$SVC_PID" 2>/dev/null && wait "$SVC_PID" 2>/dev/null
+  as_pg "$BIN/pg_ctl" -D "$WORK/data" -m immediate stop >/dev/null 2>&1
   rm -rf "$WORK"
 }
 trap cleanup EXIT
-trap 'echo "failed at line $LINENO; see below"; cat "$WORK"/*.err "$WORK"/svc.log 2>/dev/null' ERR
-[ "$(id -u)" = 0 ] && chown postgres "$WORK"
+trap 'exit 130' INT TERM # through the EXIT trap
+on_error() {
+  # Once, from the main shell, not again from each subshell the error crossed.
+  [ "$BASHPID" = "$$" ] || return 0
+  log "failed at line $1: $2; the logs end with:"
+  tail -n 20 "$WORK"/*.log >&2 2>/dev/null || true
+}
+trap 'on_error $LINENO "$BASH_COMMAND"' ERR
 
+# ---- PostgreSQL -------------------------------------------------------------
+# Tuned for a benchmark, not for safety: no fsync, asynchronous commit, the
+# dataset (about 400 MB) fits in shared_buffers, no JIT (it would only add
+# compile time to these short queries), and wal_level = minimal so the
+# fixture's tables skip the WAL while loading.
+[ "$(id -u)" = 0 ] && chown postgres "$WORK"
 as_pg "$BIN/initdb" -D "$WORK/data" -U postgres -A trust >/dev/null
 cat >>"$WORK/data/postgresql.conf" <<CONF
 listen_addresses = '127.0.0.1'
 port = $PGPORT
 unix_socket_directories = '$WORK'
-shared_buffers = 512MB
 max_connections = 100
+shared_buffers = 1GB
 fsync = off
+synchronous_commit = off
+full_page_writes = off
+wal_level = minimal
+max_wal_senders = 0
+max_wal_size = 8GB
+checkpoint_timeout = 30min
+jit = off
 CONF
 as_pg "$BIN/pg_ctl" -D "$WORK/data" -l "$WORK/pg.log" -w start >/dev/null
-URI="postgres://postgres@127.0.0.1:$PGPORT/postgres"
-echo "loading 1,000,000 rows ..."
-"$BIN/psql" -q -v ON_ERROR_STOP=1 "$URI" -f deploy/bench/fixture.sql
+PM_PID=$(head -1 "$WORK/data/postmaster.pid")
+ADMIN_URI="postgres://postgres@127.0.0.1:$PGPORT/postgres"
+APP_URI="postgres://authenticator@127.0.0.1:$PGPORT/postgres"
+psql_admin() { "$BIN/psql" -q -X -v ON_ERROR_STOP=1 "$ADMIN_URI" "$@"; }
 
-go build -o "$WORK/svc-serve" ./cmd/svc-serve
-SVC_DB_URI="postgres://authenticator@127.0.0.1:$PGPORT/postgres" SVC_DB_SCHEMAS=bench \
-  SVC_DB_ANON_ROLE=bench_anon SVC_DB_POOL=$POOL SVC_SERVER_HOST=127.0.0.1 SVC_SERVER_PORT=$HTTPPORT \
-  SVC_LOG_LEVEL=error "$WORK/svc-serve" 2>"$WORK/svc.log" &
-SVC_PID=$!
-for _ in $(seq 50); do curl -sf "http://127.0.0.1:$HTTPPORT/items?id=eq.1" >/dev/null && break; sleep 0.2; done
+log "building svc-serve, svc-introspect and the bench helpers ..."
+go build -o "$WORK/bin/" ./cmd/svc-serve ./cmd/svc-introspect ./deploy/bench/coldstart ./deploy/bench/synthschema
 
-rps_wrk() { wrk -t2 -c32 -d"${DURATION}s" -s "deploy/bench/$1.lua" "http://127.0.0.1:$HTTPPORT" | awk '/Requests\/sec/ {print $2}'; }
-rps_pgbench() {
-  "$BIN/pgbench" -n -M "$3" -c "$2" -j 2 -T "$DURATION" -f "deploy/bench/$1.pgbench" \
-    "postgres://authenticator@127.0.0.1:$PGPORT/postgres" 2>"$WORK/pgbench.err" | awk '/^tps/ {print $3; exit}'
-}
-for kind in ${KINDS:-lookup page embed insert rpc}; do
-  curl -sf "http://127.0.0.1:$HTTPPORT/items?id=eq.1" >/dev/null
-  svc=$(rps_wrk "$kind")
-  echo "$kind: svc (wrk, 32 connections, pool $POOL): $svc req/s"
-  for mode in extended prepared; do
-    for conns in 32 $POOL; do
-      pg=$(rps_pgbench "$kind" "$conns" "$mode")
-      awk -v k="$kind" -v m="$mode" -v c="$conns" -v s="$svc" -v p="$pg" 'BEGIN {
-        printf "%-6s pgbench -M %-8s %3d conns %8.0f tps   svc/pgbench %.2f\n", k, m, c, p, s/p }'
-    done
+if [ -n "$KINDS" ] || [ "$SOAK" != 0 ]; then
+  log "loading 10k authors, 1M books, 2M reviews ..."
+  start=$SECONDS
+  psql_admin -f deploy/bench/fixture.sql
+  FIXTURE_SECONDS=$((SECONDS - start))
+  log "loaded in ${FIXTURE_SECONDS} s"
+fi
+
+# ---- SVC --------------------------------------------------------------------
+# start_svc LOG_LEVEL [VAR=VALUE ...] starts svc-serve on the bench schema
+# and waits (10 s at most) until it answers. The pool keeps its connections
+# for the whole suite, as under steady load, rather than closing them while
+# pgbench runs.
+start_svc() {
+  local level=$1
+  shift
+  env SVC_DB_URI="$APP_URI" SVC_DB_SCHEMAS=bench SVC_DB_ANON_ROLE=bench_anon SVC_DB_POOL=$POOL \
+    SVC_DB_POOL_MAX_IDLETIME=7200 SVC_DB_POOL_MAX_LIFETIME=7200 \
+    SVC_SERVER_HOST=127.0.0.1 SVC_SERVER_PORT="$HTTPPORT" SVC_LOG_LEVEL="$level" "$@" \
+    "$WORK/bin/svc-serve" >>"$WORK/svc.log" 2>&1 &
+  SVC_PID=$!
+  for _ in $(seq 100); do
+    kill -0 "$SVC_PID" 2>/dev/null || { tail -n 20 "$WORK/svc.log" >&2; die "svc-serve exited"; }
+    curl -sf -o /dev/null "$HTTP/books?id=eq.1" && return
+    sleep 0.1
   done
-done
-
-# A 10,000-row bulk insert through SVC (JSON and CSV bodies) against COPY of
-# the same rows in one psql session; best of five each.
-[ "${BULK:-1}" = 0 ] && exit 0
-seq 1 10000 | awk 'BEGIN {printf "["} NR > 1 {printf ","} {printf "{\"item\":%d,\"note\":\"bulk row %d\"}", $1, $1} END {print "]"}' >"$WORK/bulk.json"
-seq 1 10000 | awk 'BEGIN {print "item,note"} {printf "%d,bulk row %d\n", $1, $1}' >"$WORK/bulk.csv"
-best_post() {
-  for _ in 1 2 3 4 5; do
-    curl -s -o /dev/null -w "%{time_total}\n" -X POST -H "Content-Type: $1" --data-binary "@$2" "http://127.0.0.1:$HTTPPORT/events"
-  done | sort -n | head -1 | awk '{printf "%.1f", $1 * 1000}'
+  die "svc-serve did not answer within 10 s"
 }
-json_ms=$(best_post application/json "$WORK/bulk.json")
-csv_ms=$(best_post text/csv "$WORK/bulk.csv")
-copy_ms=$(for _ in 1 2 3 4 5; do echo "\\copy bench.events(item, note) from '$WORK/bulk.csv' csv header"; done |
-  "$BIN/psql" -q -c '\timing on' -f - "$URI" | awk '/^Time:/ {print $2}' | sort -n | head -1)
-echo "bulk   10,000 rows: svc JSON ${json_ms} ms, svc CSV ${csv_ms} ms, COPY ${copy_ms} ms"
+stop_svc() { kill "$SVC_PID" && wait "$SVC_PID" || true; SVC_PID=; }
+
+# ---- Measuring --------------------------------------------------------------
+# rss_kb PID: the process's resident set now, in kB.
+rss_kb() { awk '/^VmRSS/ {print $2}' "/proc/$1/status"; }
+
+# cpu_ticks: a line of CPU times so far, in clock ticks, for cpu_split:
+# SVC's; this script's exited children's (the load generator, once waited
+# for); the whole machine's busy time (user, nice, system, irq, softirq; not
+# steal, which the hypervisor took); the postmaster's own plus its reaped
+# children's; then pid:ticks for each of its live children (the backends).
+# /proc/PID/stat fields 14-17 are utime, stime, cutime and cstime; field 4
+# is the parent.
+cpu_ticks() {
+  local svc=0
+  [ -n "$SVC_PID" ] && svc=$(awk '{print $14 + $15}' "/proc/$SVC_PID/stat")
+  echo "$svc $(awk '{print $16 + $17}' "/proc/$$/stat") $(awk '/^cpu / {print $2 + $3 + $4 + $7 + $8}' /proc/stat)" \
+    "$(cat /proc/[0-9]*/stat 2>/dev/null | # cat: a process may exit between glob and read
+      awk -v pm="$PM_PID" '$1 == pm {own = $14 + $15 + $16 + $17} $4 == pm {live = live " " $1 ":" ($14 + $15)} END {print own live}')"
+}
+
+# cpu_split BEFORE AFTER SECONDS: "SVC PostgreSQL load-generator other" as
+# percent of one core over the run. A backend that exits during the run
+# lands in the postmaster's reaped-children time with its whole life, so
+# what it had used before the run is taken off again. Other is whatever
+# else ran on the machine (kernel work not charged to a process, other
+# users' jobs): more than a few percent means the run was disturbed.
+cpu_split() {
+  printf '%s\n%s\n' "$1" "$2" | awk -v s="$3" -v hz="$(getconf CLK_TCK)" '
+    NR == 1 {svc = -$1; gen = -$2; all = -$3; pg = -$4; for (i = 5; i <= NF; i++) {split($i, a, ":"); before[a[1]] = a[2]}}
+    NR == 2 {svc += $1; gen += $2; all += $3; pg += $4
+             for (i = 5; i <= NF; i++) {split($i, a, ":"); pg += a[2] - before[a[1]]; delete before[a[1]]}
+             for (p in before) pg -= before[p]}
+    END {f = 100 / hz / s; other = all - svc - pg - gen; if (other < 0) other = 0 # tick rounding
+         printf "%.0f %.0f %.0f %.0f\n", svc * f, pg * f, gen * f, other * f}'
+}
+
+# run_wrk KIND CONNS: one timed wrk run against SVC with RSS sampled every
+# half second; appends a line to rows.tsv.
+run_wrk() {
+  local kind=$1 conns=$2 before after out="$WORK/wrk-$1-$2.txt"
+  (while :; do rss_kb "$SVC_PID"; sleep 0.5; done) >"$WORK/rss.txt" 2>/dev/null &
+  SAMPLER_PID=$!
+  before=$(cpu_ticks)
+  wrk -t2 -c"$conns" -d"${DURATION}s" --latency -s "deploy/bench/$kind.lua" "$HTTP" >"$out"
+  # wrk's last requests are cut off when it stops, and SVC closes the pool
+  # connections whose statements it cancels; let their backends exit and be
+  # reaped first, so this run counts them whole.
+  sleep 0.5
+  after=$(cpu_ticks)
+  kill "$SAMPLER_PID"; wait "$SAMPLER_PID" 2>/dev/null || true; SAMPLER_PID=
+  # Latencies in ms whatever unit wrk chose; errors are non-2xx/3xx
+  # answers plus socket errors.
+  awk -v kind="$kind" -v conns="$conns" -v rss="$(sort -n "$WORK/rss.txt" | tail -1)" -v cpu="$(cpu_split "$before" "$after" "$DURATION")" '
+    function ms(v) {
+      if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0
+      if (v ~ /s$/) return v * 1000; if (v ~ /m$/) return v * 60000; return v
+    }
+    $1 == "50%" {p50 = ms($2)} $1 == "99%" {p99 = ms($2)} /^Requests\/sec/ {rps = $2}
+    /Non-2xx/ {errors += $NF}
+    /Socket errors/ {gsub(/,/, ""); errors += $4 + $6 + $8 + $10}
+    END {printf "%s\t%s\t%.0f\t%.2f\t%.2f\t%.0f\t%d\t%s\n", kind, conns, rps, p50, p99, rss / 1024, errors, cpu}
+  ' "$out" | tee -a "$WORK/rows.tsv" | awk -F'\t' '{
+    printf "  wrk %3d conns: %7.0f req/s, p50 %.2f ms, p99 %.2f ms, RSS %s MiB, errors %s, CPU%% svc/pg/loadgen/other %s\n", $2, $3, $4, $5, $6, $7, $8 }' >&2
+}
+
+# run_pgbench KIND MODE: the same statements straight to PostgreSQL at the
+# pool's 10 connections; latency percentiles from pgbench's per-transaction
+# log (-l: third field, microseconds). Appends a line to pgbench.tsv.
+run_pgbench() {
+  local kind=$1 mode=$2 before after out="$WORK/pgbench-$1-$2.txt" logs="$WORK/pgblog/$1-$2"
+  mkdir -p "$WORK/pgblog"
+  local backends
+  backends=$(pgrep -c -P "$PM_PID")
+  before=$(cpu_ticks)
+  "$BIN/pgbench" -n -M "$mode" -c $POOL -j 2 -T "$DURATION" -l --log-prefix="$logs" \
+    -f "deploy/bench/$kind.pgbench" "$APP_URI" >"$out" 2>"$WORK/pgbench.log"
+  # pgbench's backends exit just after it does; count them in this run.
+  for _ in $(seq 100); do [ "$(pgrep -c -P "$PM_PID")" -le "$backends" ] && break; sleep 0.02; done
+  after=$(cpu_ticks)
+  local tps failed
+  tps=$(awk '/^tps/ {print $3; exit}' "$out")
+  failed=$(awk '/failed transactions:/ {print $5}' "$out")
+  cat "$logs".* | awk '{print $3}' | sort -n | awk -v kind="$kind" -v mode="$mode" -v tps="$tps" -v failed="${failed:-?}" \
+    -v cpu="$(cpu_split "$before" "$after" "$DURATION")" '
+    {v[NR] = $1} END {printf "%s\t%s\t%.0f\t%.2f\t%.2f\t%s\t%s\n", kind, mode, tps, v[int(NR * 0.50) + 1] / 1000, v[int(NR * 0.99) + 1] / 1000, cpu, failed}
+  ' | tee -a "$WORK/pgbench.tsv" | awk -F'\t' '{
+    printf "  pgbench -M %-8s: %7.0f tps,   p50 %.2f ms, p99 %.2f ms, CPU%% svc/pg/loadgen/other %s, failed %s\n", $2, $3, $4, $5, $6, $7 }' >&2
+  rm -f "$logs".*
+}
+
+# ---- Checking the pgbench scripts against SVC --------------------------------
+# main_statement FILE: the pgbench script's main statement in SVC's form:
+# the pipeline's statement that is not begin, the set-up or commit, with a
+# /*$N*/-marked expression turned back into $N, and otherwise each pgbench
+# variable numbered $1, $2, ... in order.
+main_statement() {
+  awk '/^\\startpipeline/ {on = 1; next} /^\\endpipeline/ {on = 0}
+       on && !/^begin / && !/^commit;/ && !/set_config\(.role./' "$1" |
+    perl -pe 's{/\*\$(\d+)\*/(\((?:[^()]++|(?2))*\))}{\$$1}g; s/;$//;
+              my $n = 0; s/(?<![:\w]):[A-Za-z_]\w*/"\$" . ++$n/ge'
+}
+
+# check_sql: for each workload, one second of its wrk script against SVC
+# logging its main statements (log-query), compared with the pgbench script's.
+check_sql() {
+  log "checking the pgbench scripts against the statements SVC sends ..."
+  start_svc info SVC_LOG_QUERY=main-query SVC_LOG_FORMAT=json
+  local kind svc_sql pgbench_sql failed=0
+  for kind in $KINDS; do
+    : >"$WORK/svc.log"
+    wrk -t1 -c1 -d1s -s "deploy/bench/$kind.lua" "$HTTP" >/dev/null
+    svc_sql=$(perl -MJSON::PP -ne 'my $l = eval { decode_json($_) } or next; $s = $l->{sql} if $l->{msg} eq "query"; END { print $s }' "$WORK/svc.log")
+    pgbench_sql=$(main_statement "deploy/bench/$kind.pgbench")
+    [ -n "$svc_sql" ] || die "SVC logged no statement for $kind.lua"
+    if [ "$svc_sql" != "$pgbench_sql" ]; then
+      failed=1
+      log "$kind.pgbench no longer matches what SVC sends for $kind.lua. SVC sends:"
+      echo "$svc_sql" >&2
+    fi
+  done
+  stop_svc
+  [ "$failed" = 0 ] || die "update the pgbench scripts above (or run with CHECK_SQL=0)"
+}
+
+# ---- Workloads ---------------------------------------------------------------
+: >"$WORK/rows.tsv"
+: >"$WORK/pgbench.tsv"
+if [ -n "$KINDS" ]; then
+  [ "$CHECK_SQL" = 1 ] && check_sql
+  start_svc error
+  for kind in $KINDS; do
+    log "$kind: warming up for ${WARMUP} s, then ${DURATION} s per run"
+    # Warms the pool's prepared statements and PostgreSQL's caches, for
+    # pgbench's runs too.
+    wrk -t2 -c32 -d"${WARMUP}s" -s "deploy/bench/$kind.lua" "$HTTP" >/dev/null
+    for conns in $CONNS; do run_wrk "$kind" "$conns"; done
+    for mode in $MODES; do run_pgbench "$kind" "$mode"; done
+  done
+fi
+
+# ---- Bulk insert -------------------------------------------------------------
+# 10,000 reviews in one request (JSON and CSV bodies) against COPY of the
+# same rows in one psql session; best of five each.
+if [ -n "$SVC_PID" ] && [ "$BULK" = 1 ]; then
+  log "bulk insert of 10,000 rows ..."
+  seq 1 10000 | awk 'BEGIN {printf "["} NR > 1 {printf ","} {printf "{\"book_id\":%d,\"rating\":%d,\"body\":\"bulk %d\"}", $1, 1 + $1 % 5, $1} END {print "]"}' >"$WORK/bulk.json"
+  seq 1 10000 | awk 'BEGIN {print "book_id,rating,body"} {printf "%d,%d,bulk %d\n", $1, 1 + $1 % 5, $1}' >"$WORK/bulk.csv"
+  best_post() {
+    for _ in 1 2 3 4 5; do
+      curl -sf -o /dev/null -w "%{time_total}\n" -X POST -H "Content-Type: $1" --data-binary "@$2" "$HTTP/reviews"
+    done | sort -n | head -1 | awk '{printf "%.1f", $1 * 1000}'
+  }
+  BULK_JSON_MS=$(best_post application/json "$WORK/bulk.json")
+  BULK_CSV_MS=$(best_post text/csv "$WORK/bulk.csv")
+  BULK_COPY_MS=$(for _ in 1 2 3 4 5; do echo "\\copy bench.reviews(book_id, rating, body) from '$WORK/bulk.csv' csv header"; done |
+    "$BIN/psql" -q -X -c '\timing on' -f - "$ADMIN_URI" | awk '/^Time:/ {print $2}' | sort -n | head -1 | awk '{printf "%.1f", $1}')
+fi
+
+# ---- Soak --------------------------------------------------------------------
+# Mixed load for SOAK seconds at 32 connections, SVC's RSS sampled every
+# 10 s, so growth over time shows.
+if [ "$SOAK" != 0 ]; then
+  [ -n "$SVC_PID" ] || start_svc error
+  log "soak: mixed load for ${SOAK} s ..."
+  (start=$SECONDS; while :; do echo "$((SECONDS - start)) $(rss_kb "$SVC_PID")"; sleep 10; done) >"$WORK/soak-rss.txt" &
+  SAMPLER_PID=$!
+  wrk -t2 -c32 -d"${SOAK}s" -s deploy/bench/mixed.lua "$HTTP" >"$WORK/soak-wrk.txt"
+  echo "$SOAK $(rss_kb "$SVC_PID")" >>"$WORK/soak-rss.txt"
+  kill "$SAMPLER_PID"; wait "$SAMPLER_PID" 2>/dev/null || true; SAMPLER_PID=
+fi
+[ -n "$SVC_PID" ] && stop_svc
+
+# ---- Cold start --------------------------------------------------------------
+# The catalog benchmarks' synthetic schema (2,000 tables, 500 views, 500
+# functions) in a database of its own, dumped to a snapshot; svc-serve then
+# starts from that file five times, timed to its first 200.
+if [ "$COLD" = 1 ]; then
+  log "cold start: loading the synthetic schema ..."
+  psql_admin -c "create database synth"
+  "$WORK/bin/synthschema" -tables 2000 -views 500 -functions 500 |
+    "$BIN/psql" -q -X -v ON_ERROR_STOP=1 "postgres://postgres@127.0.0.1:$PGPORT/synth" -f -
+  # The roles are the fixture's, made here when the fixture was not loaded.
+  "$BIN/psql" -q -X -v ON_ERROR_STOP=1 "postgres://postgres@127.0.0.1:$PGPORT/synth" <<'SQL'
+do $$ begin
+  if not exists (select from pg_roles where rolname = 'bench_anon') then
+    create role bench_anon nologin;
+    create role authenticator login noinherit;
+    grant bench_anon to authenticator;
+  end if;
+end $$;
+grant usage on schema synth to bench_anon;
+grant select on all tables in schema synth to bench_anon;
+SQL
+  "$WORK/bin/svc-introspect" dump --db-uri "postgres://postgres@127.0.0.1:$PGPORT/synth" --db-schemas synth \
+    -o "$WORK/synth.msgpack" >"$WORK/dump.txt"
+  log "$(cat "$WORK/dump.txt")"
+  : >"$WORK/cold.log"
+  env SVC_DB_URI="postgres://authenticator@127.0.0.1:$PGPORT/synth" SVC_DB_SCHEMAS=synth SVC_DB_ANON_ROLE=bench_anon \
+    SVC_SERVER_HOST=127.0.0.1 SVC_SERVER_PORT=$((HTTPPORT + 1)) SVC_LOG_LEVEL=info SVC_SNAPSHOT="$WORK/synth.msgpack" \
+    "$WORK/bin/coldstart" -url "http://127.0.0.1:$((HTTPPORT + 1))/t1?limit=1" -runs 5 -log "$WORK/cold.log" \
+    -- "$WORK/bin/svc-serve" >"$WORK/cold.txt"
+  cat "$WORK/cold.txt" >&2
+  # What svc-serve itself logs for reading the file, decoding and indexing.
+  SNAP_LOAD_MS=$(grep -o 'schema snapshot loaded in [0-9]* ms' "$WORK/cold.log" | awk '{print $5}' | sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}')
+  log "BenchmarkLoadSnapshot (starts its own cluster) ..."
+  LOADBENCH=$(go test -run '^$' -bench BenchmarkLoadSnapshot -benchtime 10x ./sql/catalog/ 2>&1 |
+    awk '/^BenchmarkLoadSnapshot/ {printf "%.1f ms/op, %.1f MB/s, %d allocs/op", $3 / 1e6, $5, $9}')
+fi
+
+# ---- Report ------------------------------------------------------------------
+echo "## SVC load benchmark, $(date -u +%F)"
+echo
+echo "- machine: $(nproc) cores, $(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo), $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo) RAM"
+echo "- SVC $(git rev-parse --short HEAD 2>/dev/null || echo '?')$(git diff --quiet HEAD 2>/dev/null || echo ' (with local changes)'), $(go version | awk '{print $3}'), PostgreSQL $("$BIN/postgres" --version | awk '{print $3}'), wrk $(wrk -v 2>&1 | awk 'NR == 1 {print $2}')"
+echo "- load average before the run: $LOADAVG (other work on the machine skews every figure)"
+echo "- ${DURATION} s per run after a ${WARMUP} s warm-up; wrk -t2; SVC db-pool $POOL; pgbench -c $POOL -j 2${FIXTURE_SECONDS:+; dataset loaded in ${FIXTURE_SECONDS} s}"
+if [ -s "$WORK/rows.tsv" ]; then
+  # A run is disturbed when something else took more than 10% of a core.
+  echo
+  echo "| workload | wrk conns | SVC req/s | SVC p50 ms | SVC p99 ms | SVC max RSS MiB | pgbench tps (prepared) | pgbench p50 ms | pgbench p99 ms | SVC / pgbench |"
+  echo "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
+  awk -F'\t' 'NR == FNR {if ($2 == "prepared") {tps[$1] = $3; p50[$1] = $4; p99[$1] = $5; split($6, c, " "); bad[$1] = c[4] > 10}; next}
+    {split($8, c, " "); mark = (c[4] > 10 || bad[$1]) ? " *" : ""
+     r = ($1 in tps) && tps[$1] > 0 ? sprintf("%.2f%s", $3 / tps[$1], mark) : "-"
+     printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6,
+       ($1 in tps) ? tps[$1] : "-", ($1 in tps) ? p50[$1] : "-", ($1 in tps) ? p99[$1] : "-", r}' \
+    "$WORK/pgbench.tsv" "$WORK/rows.tsv" | tee "$WORK/table.md"
+  if grep -q ' \* |' "$WORK/table.md"; then
+    echo
+    echo "\\* one of the two runs was disturbed (other work took more than 10% of a core; see below): repeat it."
+  fi
+  echo
+  echo "Every run: where the CPU went, in percent of one core ($(nproc) cores = $(($(nproc) * 100))%), and per request in"
+  echo "microseconds; \"other\" is anything else on the machine. Errors are wrk's non-2xx answers and socket"
+  echo "errors, pgbench's failed transactions. pgbench's extended mode parses and plans every statement."
+  echo
+  echo "| run | throughput | p50 ms | p99 ms | CPU SVC % | CPU PostgreSQL % | CPU load generator % | CPU other % | SVC µs/req | PostgreSQL µs/req | errors |"
+  echo "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
+  # Per request: percent of a core / 100 / (requests per second), in µs.
+  awk -F'\t' '{split($8, c, " "); printf "| %s, wrk %s conns | %s req/s | %s | %s | %s | %s | %s | %s%s | %.0f | %.0f | %s |\n",
+    $1, $2, $3, $4, $5, c[1], c[2], c[3], c[4], (c[4] > 10 ? " *" : ""), c[1] * 1e4 / $3, c[2] * 1e4 / $3, $7}' "$WORK/rows.tsv"
+  awk -F'\t' '{split($6, c, " "); printf "| %s, pgbench -M %s | %s tps | %s | %s | %s | %s | %s | %s%s | - | %.0f | %s |\n",
+    $1, $2, $3, $4, $5, c[1], c[2], c[3], c[4], (c[4] > 10 ? " *" : ""), c[2] * 1e4 / $3, $7}' "$WORK/pgbench.tsv"
+fi
+if [ -n "${BULK_JSON_MS:-}" ]; then
+  echo
+  echo "Bulk insert of 10,000 reviews, best of 5: SVC JSON body ${BULK_JSON_MS} ms, SVC CSV body ${BULK_CSV_MS} ms, psql \\copy ${BULK_COPY_MS} ms."
+fi
+if [ -s "$WORK/soak-rss.txt" ]; then
+  echo
+  echo "### Soak: ${SOAK} s of mixed load, 32 connections"
+  echo
+  awk '/^Requests\/sec/ {printf "%s req/s", $2} /Non-2xx/ {printf ", %s non-2xx", $NF} END {print ""}' "$WORK/soak-wrk.txt"
+  echo
+  echo "SVC RSS (MiB) every 10 s: $(awk '{printf "%s%.0f", (NR > 1 ? " " : ""), $2 / 1024}' "$WORK/soak-rss.txt")"
+fi
+if [ "$COLD" = 1 ]; then
+  echo
+  echo "### Cold start: process start to first 200, snapshot of 2,000 tables, 500 views, 500 functions"
+  echo
+  echo "- $(sed 's/^wrote [^:]*: //' "$WORK/dump.txt")"
+  echo "- $(tr '\n' ';' <"$WORK/cold.txt" | sed 's/;$//; s/;/; /g')"
+  echo "- svc-serve's own \"schema snapshot loaded\" (read, decode, index), median: ${SNAP_LOAD_MS:-?} ms"
+  echo "- BenchmarkLoadSnapshot (warm, in-process): ${LOADBENCH:-not run}"
+fi
