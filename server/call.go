@@ -28,7 +28,7 @@ func (s *Server) handleFunction(w http.ResponseWriter, r *http.Request) {
 // with db-root-spec comes here too.
 func (s *Server) callFunction(w http.ResponseWriter, r *http.Request, name string) {
 	snap := s.snapshots.Current()
-	req, err := request.Parse(r, request.KindFunction, name)
+	req, err := s.parseRequest(r, request.KindFunction, name)
 	if err != nil {
 		writeError(w, s.log, err)
 		return

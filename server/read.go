@@ -18,7 +18,7 @@ import (
 // handleRead serves GET and HEAD on a relation.
 func (s *Server) handleRead(w http.ResponseWriter, r *http.Request, target string) {
 	snap := s.snapshots.Current()
-	req, err := request.Parse(r, request.KindRelation, target)
+	req, err := s.parseRequest(r, request.KindRelation, target)
 	if err != nil {
 		writeError(w, s.log, err)
 		return

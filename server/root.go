@@ -34,7 +34,7 @@ func (s *Server) handleRoot(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	snap := s.snapshots.Current()
-	req, err := request.Parse(r, request.KindRoot, "")
+	req, err := s.parseRequest(r, request.KindRoot, "")
 	if err != nil {
 		writeError(w, s.log, err)
 		return

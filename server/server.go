@@ -70,7 +70,7 @@ func New(cfg *config.Config, pool *pgxpool.Pool, snapshots *Snapshots, jwt *auth
 	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		writeError(w, s.log, apierr.NotFound())
 	})
-	s.handler = recoverPanics(log, cors(cfg.ServerCORSAllowedOrigins, r))
+	s.handler = recoverPanics(log, cors(cfg.ServerCORSAllowedOrigins, s.limitURL(r)))
 	return s
 }
 

@@ -16,7 +16,7 @@ import (
 // handleWrite serves POST, PATCH, PUT and DELETE on a relation.
 func (s *Server) handleWrite(w http.ResponseWriter, r *http.Request, target string) {
 	snap := s.snapshots.Current()
-	req, err := request.Parse(r, request.KindRelation, target)
+	req, err := s.parseRequest(r, request.KindRelation, target)
 	if err != nil {
 		writeError(w, s.log, err)
 		return

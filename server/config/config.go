@@ -49,6 +49,10 @@ type Config struct {
 	ServerCORSAllowedOrigins []string          // server-cors-allowed-origins; empty allows any origin
 	ServerMaxBodyBytes       int               // server-max-body-bytes (SVC's addition)
 	ServerMaxHeaderBytes     int               // server-max-header-bytes (SVC's addition)
+	ServerMaxURLBytes        int               // server-max-url-bytes (SVC's addition)
+	RequestMaxFilters        int               // request-max-filters (SVC's addition)
+	RequestMaxSelectItems    int               // request-max-select-items (SVC's addition)
+	RequestMaxEmbedDepth     int               // request-max-embed-depth (SVC's addition), 1 to 64
 	ServerReadTimeout        time.Duration     // server-read-timeout (SVC's addition); 0 for none
 	ServerWriteTimeout       time.Duration     // server-write-timeout (SVC's addition); 0 for none
 	ServerIdleTimeout        time.Duration     // server-idle-timeout (SVC's addition)

@@ -46,6 +46,10 @@ func TestDefault(t *testing.T) {
 		ServerUnixSocketMode:     0o660,
 		ServerMaxBodyBytes:       64 << 20,
 		ServerMaxHeaderBytes:     1 << 20,
+		ServerMaxURLBytes:        64 << 10,
+		RequestMaxFilters:        256,
+		RequestMaxSelectItems:    512,
+		RequestMaxEmbedDepth:     16,
 		ServerReadTimeout:        60 * time.Second,
 		ServerIdleTimeout:        120 * time.Second,
 		DBPreparedStatements:     true,
@@ -221,6 +225,10 @@ server-cors-allowed-origins = "https://app.example, http://localhost:5173"
 server-unix-socket = "/run/svc/svc.sock"
 server-max-body-bytes = 1000
 server-max-header-bytes = 8192
+server-max-url-bytes = 4096
+request-max-filters = 10
+request-max-select-items = 20
+request-max-embed-depth = 3
 server-read-timeout = 30
 server-write-timeout = 90
 server-idle-timeout = 10
@@ -258,6 +266,7 @@ app.settings.Other = 1
 		ServerHost: "localhost", ServerPort: 8080,
 		ServerCORSAllowedOrigins: []string{"https://app.example", "http://localhost:5173"},
 		ServerMaxBodyBytes:       1000, ServerMaxHeaderBytes: 8192, ServerReadTimeout: 30 * time.Second,
+		ServerMaxURLBytes: 4096, RequestMaxFilters: 10, RequestMaxSelectItems: 20, RequestMaxEmbedDepth: 3,
 		ServerWriteTimeout: 90 * time.Second, ServerIdleTimeout: 10 * time.Second,
 		ServerUnixSocket: "/run/svc/svc.sock", ServerUnixSocketMode: 0o600, ServerReuseport: true,
 		DBChannelURI: "postgres://bob@db-direct/app", DBPreparedStatements: false, LogLevel: "info", Snapshot: "api.msgpack",

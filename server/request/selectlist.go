@@ -64,8 +64,10 @@ func parseSelect(v string) ([]SelectItem, error) {
 	return items, nil
 }
 
-// maxEmbedDepth bounds nesting so a hostile select cannot recurse without end.
-const maxEmbedDepth = 16
+// maxEmbedDepth bounds nesting so a hostile select cannot recurse without
+// end. It is the ceiling of request-max-embed-depth, which CheckLimits
+// enforces after parsing; this bound only guards the parser's stack.
+const maxEmbedDepth = 64
 
 // selectList reads items up to the end of input or a closing parenthesis,
 // which it leaves for the caller.

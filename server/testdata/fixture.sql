@@ -575,3 +575,14 @@ create function js.nap(seconds float8) returns integer language sql as $$ select
 create function js.pre_config() returns void language sql as $$
   select set_config('pgrst.db_max_rows', '2', true), set_config('svc.db_max_rows', '1', true) $$;
 grant execute on function js.raise_custom(text), js.nap(float8) to web_anon;
+
+-- A role's statement_timeout cancels its requests (cases/role_timeout.case):
+-- web_hurried allows 200ms, and slow_call sleeps as long as it is asked.
+-- Only web_hurried may call it, so it shows in no other role's API.
+create role web_hurried nologin;
+grant web_hurried to authenticator;
+grant usage on schema test to web_hurried;
+alter role web_hurried set statement_timeout = '200ms';
+create function test.slow_call(seconds float8) returns integer language sql as $$ select 1 from pg_sleep(seconds) $$;
+revoke execute on function test.slow_call(float8) from public;
+grant execute on function test.slow_call(float8) to web_hurried;

@@ -1,0 +1,43 @@
+package config
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestRequestLimitKeys: the request size limits take whole numbers in
+// their ranges (the embed depth at most the parser's ceiling of 64), and
+// may come from the database, since each request reads them from the
+// Server a reload rebuilds.
+func TestRequestLimitKeys(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		key, value string
+		want       string // "" for accepted, else the expectation
+	}{
+		{"server-max-url-bytes", "1", ""},
+		{"server-max-url-bytes", "0", "expected a whole number of at least 1"},
+		{"request-max-filters", "1", ""},
+		{"request-max-filters", "0", "expected a whole number of at least 1"},
+		{"request-max-select-items", "-5", "expected a whole number of at least 1"},
+		{"request-max-embed-depth", "1", ""},
+		{"request-max-embed-depth", "64", ""},
+		{"request-max-embed-depth", "0", "expected a whole number from 1 to 64"},
+		{"request-max-embed-depth", "65", "expected a whole number from 1 to 64"},
+	}
+	for _, c := range cases {
+		_, _, err := Load(Sources{Flags: map[string]string{c.key: c.value}})
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s = %s: %v", c.key, c.value, err)
+		case c.want != "" && (err == nil || !strings.HasSuffix(err.Error(), c.want)):
+			t.Errorf("%s = %s: error %v, want %q", c.key, c.value, err, c.want)
+		}
+	}
+	names := DatabaseSettings()
+	for _, key := range []string{"server-max-url-bytes", "request-max-filters", "request-max-select-items", "request-max-embed-depth"} {
+		if names[strings.ReplaceAll(key, "-", "_")] != key {
+			t.Errorf("%s cannot be set from the database", key)
+		}
+	}
+}

@@ -1,0 +1,50 @@
+package server
+
+import (
+	"net/http"
+
+	"github.com/svc-dev/svc/server/apierr"
+	"github.com/svc-dev/svc/server/request"
+)
+
+// limitURL refuses (414 SVC100) a request whose path and query string
+// exceed server-max-url-bytes, before routing or parsing spend any work on
+// it. net/http bounds the request line only by server-max-header-bytes,
+// which is sized for headers and cookies, not for a query to parse. As
+// with request.Limits, zero (only a hand-built Config has it) bounds nothing.
+func (s *Server) limitURL(next http.Handler) http.Handler {
+	limit := s.cfg.ServerMaxURLBytes
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if n := uriLength(r); limit > 0 && n > limit {
+			writeError(w, s.log, apierr.URLTooLong(n, limit))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// parseRequest is request.Parse followed by the configured size limits
+// (request-max-filters, -select-items, -embed-depth), so every route
+// refuses an oversized request before planning it.
+func (s *Server) parseRequest(r *http.Request, kind request.Kind, target string) (*request.Request, error) {
+	req, err := request.Parse(r, kind, target)
+	if err != nil {
+		return nil, err
+	}
+	limits := request.Limits{Filters: s.cfg.RequestMaxFilters,
+		SelectItems: s.cfg.RequestMaxSelectItems, EmbedDepth: s.cfg.RequestMaxEmbedDepth}
+	if err := req.CheckLimits(limits); err != nil {
+		return nil, err
+	}
+	return req, nil
+}
+
+// uriLength is the length of the path and query string as received; the
+// request target net/http keeps costs nothing to measure, unlike
+// rebuilding it from r.URL, which only handlers called directly need.
+func uriLength(r *http.Request) int {
+	if r.RequestURI != "" {
+		return len(r.RequestURI)
+	}
+	return len(r.URL.RequestURI())
+}

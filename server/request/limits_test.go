@@ -1,0 +1,111 @@
+package request
+
+import (
+	"errors"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/svc-dev/svc/server/apierr"
+)
+
+// TestCheckLimits checks each limit under, at and over its bound, counted
+// across logic trees, embedded resources and function parameters.
+func TestCheckLimits(t *testing.T) {
+	t.Parallel()
+	filters := Limits{Filters: 3}
+	items := Limits{SelectItems: 4}
+	depth := Limits{EmbedDepth: 2}
+	cases := []struct {
+		name   string
+		kind   Kind
+		query  string
+		limits Limits
+		// key is the configuration key the refusal names; "" for none.
+		key string
+	}{
+		{"filters under", KindRelation, "a=eq.1&b=eq.2", filters, ""},
+		{"filters at, with a logic tree", KindRelation, "a=eq.1&or=(b.eq.1,c.eq.2)", filters, ""},
+		{"filters over in nested trees", KindRelation, "or=(a.eq.1,and(b.eq.1,not.or(c.eq.1,d.eq.1)))", filters, "request-max-filters"},
+		{"filters over across embeds", KindRelation, "select=*,rel(*,r2(*))&a=eq.1&rel.b=eq.1&rel.r2.or=(c.eq.1,d.eq.1)", filters, "request-max-filters"},
+		{"filters at across embeds", KindRelation, "select=*,rel(*)&a=eq.1&rel.b=eq.1&rel.c=eq.1", filters, ""},
+		{"order, limit and offset are no filters", KindRelation, "order=a,b,c,d&limit=1&offset=2&rel.order=e&a=eq.1", filters, ""},
+		{"function parameters at", KindFunction, "a=1&b=2&c=3", filters, ""},
+		{"function parameters over", KindFunction, "a=1&b=2&c=3&d=4", filters, "request-max-filters"},
+		{"function parameters and a tree over", KindFunction, "a=1&b=2&or=(c.eq.1,d.eq.1)", filters, "request-max-filters"},
+		{"select items at", KindRelation, "select=a,b,c,d", items, ""},
+		{"select items over", KindRelation, "select=a,b,c,d,e", items, "request-max-select-items"},
+		{"select items at with an embed", KindRelation, "select=a,rel(b,c)", items, ""},
+		{"select items over in a nested embed", KindRelation, "select=a,rel(b,r2(c))", items, "request-max-select-items"},
+		{"embed depth under", KindRelation, "select=r1(a),r2(b),r3(c)", depth, ""},
+		{"embed depth at", KindRelation, "select=r1(r2(a))", depth, ""},
+		{"embed depth over", KindRelation, "select=r1(r2(r3(a)))", depth, "request-max-embed-depth"},
+		{"embed depth over in one branch, by an empty embed", KindRelation, "select=r1(a),r2(r3(r4()))", depth, "request-max-embed-depth"},
+		{"zero limits bound nothing", KindRelation, "select=r1(r2(r3(a,b,c,d,e)))&a=eq.1&b=eq.1&c=eq.1&d=eq.1", Limits{}, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			req, err := Parse(httptest.NewRequest("GET", "/x?"+c.query, nil), c.kind, "x")
+			if err != nil {
+				t.Fatalf("Parse: %v", err)
+			}
+			err = req.CheckLimits(c.limits)
+			if c.key == "" {
+				if err != nil {
+					t.Errorf("CheckLimits(%+v) = %v, want nil", c.limits, err)
+				}
+				return
+			}
+			var e *apierr.Error
+			if !errors.As(err, &e) || e.Status != 400 || e.Code != apierr.Names.CodePrefix+"100" {
+				t.Fatalf("CheckLimits(%+v) = %v, want 400 %s100", c.limits, err, apierr.Names.CodePrefix)
+			}
+			if details, _ := e.Details.(string); !strings.Contains(details, c.key) {
+				t.Errorf("details %q do not name %s", details, c.key)
+			}
+		})
+	}
+}
+
+// TestCheckLimitsCounts pins the counts the messages report.
+func TestCheckLimitsCounts(t *testing.T) {
+	t.Parallel()
+	req, err := Parse(httptest.NewRequest("GET", "/x?select=a,r1(b,r2(c,r3(d)))&a=eq.1&or=(b.eq.1,not.and(c.eq.1,d.eq.1))&r1.r2.e=eq.1", nil), KindRelation, "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := req.filterCount(); n != 5 {
+		t.Errorf("filterCount = %d, want 5", n)
+	}
+	if n := selectItemCount(req.Select); n != 7 {
+		t.Errorf("selectItemCount = %d, want 7", n)
+	}
+	if n := embedDepth(req.Select); n != 3 {
+		t.Errorf("embedDepth = %d, want 3", n)
+	}
+	err = req.CheckLimits(Limits{Filters: 4})
+	want := "The request has 5 filter conditions; request-max-filters allows 4"
+	if e := apierr.From(err); e.Details != want || e.Message != "More than 4 filters" {
+		t.Errorf("error %q / %v, want details %q", e.Message, e.Details, want)
+	}
+}
+
+// TestEmbedDepthCeiling: the parser takes as deep a select as the highest
+// request-max-embed-depth allows, and no deeper.
+func TestEmbedDepthCeiling(t *testing.T) {
+	t.Parallel()
+	nested := func(levels int) string {
+		return strings.Repeat("r(", levels) + "a" + strings.Repeat(")", levels)
+	}
+	items, err := parseSelect(nested(maxEmbedDepth))
+	if err != nil {
+		t.Fatalf("select nested %d deep: %v", maxEmbedDepth, err)
+	}
+	if n := embedDepth(items); n != maxEmbedDepth {
+		t.Errorf("embedDepth = %d, want %d", n, maxEmbedDepth)
+	}
+	if _, err := parseSelect(nested(maxEmbedDepth + 1)); err == nil {
+		t.Errorf("select nested %d deep: want an error", maxEmbedDepth+1)
+	}
+}
