@@ -12,7 +12,8 @@ import (
 // Listener keeps a dedicated LISTEN connection on the configured channel
 // and reloads the snapshot on `reload schema`. The connection is its own
 // (not pooled) because a pooled one would be handed to requests. After a
-// reconnect it reloads, since notifications sent while it was away are lost.
+// reconnect, or a first connection that had to be retried, it reloads,
+// since notifications sent while it was away are lost.
 type Listener struct {
 	URI       string
 	Channel   string
@@ -38,6 +39,11 @@ func (l *Listener) Run(ctx context.Context) {
 	for ctx.Err() == nil {
 		conn, err := l.connect(ctx)
 		if err != nil {
+			// Notifications sent until it connects are lost, and a server
+			// started while the database was away resolved its
+			// configuration without the database's settings: reload once
+			// connected, even the first time.
+			first = false
 			l.Log.Warn("LISTEN connection failed; retrying", "channel", l.Channel, "in", backoff, "error", err)
 			select {
 			case <-ctx.Done():

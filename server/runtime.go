@@ -35,15 +35,26 @@ type Runtime struct {
 }
 
 // ResolveConfig loads the configuration from sources and, when db-config
-// is on, adds the in-database settings (ReadDatabaseConfig). A database
-// that cannot be read is logged and skipped, so a server can start while
-// the database is away; the next reload reads it again.
+// is on, adds the in-database settings (ReadDatabaseConfig). At start, a
+// database that cannot be read is logged and skipped, so a server can
+// start while the database is away; the next reload reads it again.
 func ResolveConfig(ctx context.Context, sources config.Sources, log *slog.Logger) (*config.Config, error) {
+	return resolveConfig(ctx, sources, log, true)
+}
+
+// resolveConfig is ResolveConfig; unless atStart, in-database settings
+// that cannot be read are an error: a reload must keep the configuration
+// in force rather than swap in one without them (no database JWT secret,
+// no db-max-rows) until the next reload.
+func resolveConfig(ctx context.Context, sources config.Sources, log *slog.Logger, atStart bool) (*config.Config, error) {
 	cfg, _, err := config.Load(sources)
 	if err != nil || !cfg.DBConfig {
 		return cfg, err
 	}
 	settings, err := ReadDatabaseConfig(ctx, cfg.DirectURI(), cfg.DBPreConfig)
+	if err != nil && !atStart {
+		return nil, fmt.Errorf("in-database configuration not read: %w", err)
+	}
 	if err != nil {
 		log.Warn("in-database configuration not read; using the file, environment and flags", "error", err)
 		return cfg, nil
@@ -99,7 +110,8 @@ func (rt *Runtime) Config() *config.Config { return rt.current.Load().cfg }
 func (rt *Runtime) Close() { rt.current.Load().jwt.Close() }
 
 // ReloadConfig re-reads the configuration (file, environment, database,
-// flags) and swaps it in. When the exposed schemas change in live mode the
+// flags) and swaps it in; when any of them cannot be read, the current
+// configuration stays. When the exposed schemas change in live mode the
 // snapshot is introspected again first; a snapshot file must already
 // cover them.
 func (rt *Runtime) ReloadConfig(ctx context.Context) error {
@@ -115,7 +127,7 @@ func (rt *Runtime) ReloadConfig(ctx context.Context) error {
 }
 
 func (rt *Runtime) reload(ctx context.Context) error {
-	cfg, err := ResolveConfig(ctx, rt.sources, rt.log)
+	cfg, err := resolveConfig(ctx, rt.sources, rt.log, false)
 	if err != nil {
 		return err
 	}
