@@ -1,24 +1,28 @@
 #!/usr/bin/env bash
 # The load-test suite: SVC under wrk against pgbench running the statements
 # SVC sends, on one throwaway PostgreSQL cluster tuned for benchmarking, plus
-# a cold start from a 2,000-table snapshot and an optional soak. Loopback
-# only; every load loop is bounded in time.
+# a cold start from a 2,000-table snapshot and an optional soak, with faults
+# if asked (faults.sh). Loopback only; every load loop is bounded in time.
 #
 #   deploy/bench/run.sh > report.md             # everything, about 10 minutes
 #   DURATION=30 deploy/bench/run.sh             # longer runs (default 15 s)
 #   KINDS="lookup csv" CONNS=32 COLD=0 deploy/bench/run.sh   # parts only
 #   KINDS= COLD=0 SOAK=600 deploy/bench/run.sh  # a 10-minute soak alone
+#   KINDS= COLD=0 FAULTS=1 deploy/bench/run.sh  # a 10-minute soak with faults
 #
 # Workloads (KINDS; each a wrk script KIND.lua and a pgbench script
 # KIND.pgbench beside this file): lookup page embed insert rpc count csv.
 # Other settings: CONNS (wrk connections, "32 128"), WARMUP (s, 5), MODES
 # (pgbench modes, "prepared extended"; the ratio uses prepared), COLD (1:
 # time cold starts), BULK (1: time a 10,000-row insert against COPY), SOAK
-# (s, 0: none), CHECK_SQL (1: first check that the pgbench scripts still
-# match the SQL SVC sends), PGPORT, HTTPPORT.
+# (s, 0: none), FAULTS (1: the soak with faults, SOAK then defaulting to
+# 600; see faults.sh), CHECK_SQL (1: first check that the pgbench scripts
+# still match the SQL SVC sends), PGPORT, HTTPPORT (and the next two ports:
+# the cold starts', the fault soak's admin server's).
 #
-# The report (markdown) goes to stdout, progress to stderr. Needs the
-# PostgreSQL server binaries (postgresql-15), wrk, perl and Go.
+# The report (markdown) goes to stdout, progress to stderr; the exit status
+# is 1 when a check of the fault soak fails. Needs the PostgreSQL server
+# binaries (postgresql-15), wrk, perl, curl and Go.
 set -Eeuo pipefail # -E: the ERR trap below also fires inside functions
 cd "$(dirname "$0")/../.."
 
@@ -29,10 +33,12 @@ CONNS=${CONNS:-32 128}
 MODES=${MODES:-prepared extended}
 COLD=${COLD:-1}
 BULK=${BULK:-1}
-SOAK=${SOAK:-0}
+FAULTS=${FAULTS:-0}
+SOAK=${SOAK:-$([ "$FAULTS" = 1 ] && echo 600 || echo 0)}
 CHECK_SQL=${CHECK_SQL:-1}
 PGPORT=${PGPORT:-55432}
 HTTPPORT=${HTTPPORT:-3100}
+ADMINPORT=$((HTTPPORT + 2))
 # SVC's pool, and pgbench's connections: the database sees 10 sessions
 # either way, so the ratio compares like with like.
 POOL=10
@@ -47,7 +53,7 @@ for kind in $KINDS; do
   # wrk runs a plain GET / when its script is missing; refuse instead.
   [ -f "deploy/bench/$kind.lua" ] && [ -f "deploy/bench/$kind.pgbench" ] || die "no workload $kind (deploy/bench/$kind.lua and .pgbench)"
 done
-for port in "$PGPORT" "$HTTPPORT" $((HTTPPORT + 1)); do
+for port in "$PGPORT" "$HTTPPORT" $((HTTPPORT + 1)) $([ "$FAULTS" = 1 ] && echo "$ADMINPORT"); do
   # A server already listening there would answer in SVC's place.
   if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then die "port $port is in use"; fi
 done
@@ -59,10 +65,13 @@ WORK=$(mktemp -d /tmp/svc-bench-XXXXXX)
 chmod 755 "$WORK"
 SVC_PID=
 SAMPLER_PID=
+FAULT_PID=
+FAULT_CHECKS_FAILED=0
 as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
 cleanup() {
   set +e # clean up all we can, whatever already stopped
   [ -n "$SAMPLER_PID" ] && kill "$SAMPLER_PID" 2>/dev/null
+  [ -n "$FAULT_PID" ] && kill "$FAULT_PID" 2>/dev/null
   [ -n "$SVC_PID" ] && kill "$SVC_PID" 2>/dev/null && wait "$SVC_PID" 2>/dev/null
   as_pg "$BIN/pg_ctl" -D "$WORK/data" -m immediate stop >/dev/null 2>&1
   rm -rf "$WORK"
@@ -297,8 +306,11 @@ fi
 
 # ---- Soak --------------------------------------------------------------------
 # Mixed load for SOAK seconds at 32 connections, SVC's RSS sampled every
-# 10 s, so growth over time shows.
-if [ "$SOAK" != 0 ]; then
+# 10 s, so growth over time shows; with FAULTS=1, faults.sh's soak instead.
+if [ "$SOAK" != 0 ] && [ "$FAULTS" = 1 ]; then
+  . deploy/bench/faults.sh
+  soak_with_faults
+elif [ "$SOAK" != 0 ]; then
   [ -n "$SVC_PID" ] || start_svc error
   log "soak: mixed load for ${SOAK} s ..."
   (start=$SECONDS; while :; do echo "$((SECONDS - start)) $(rss_kb "$SVC_PID")"; sleep 10; done) >"$WORK/soak-rss.txt" &
@@ -393,6 +405,9 @@ if [ -s "$WORK/soak-rss.txt" ]; then
   echo
   echo "SVC RSS (MiB) every 10 s: $(awk '{printf "%s%.0f", (NR > 1 ? " " : ""), $2 / 1024}' "$WORK/soak-rss.txt")"
 fi
+if [ -s "$WORK/fault-checks.txt" ]; then
+  fault_report
+fi
 if [ "$COLD" = 1 ]; then
   echo
   echo "### Cold start: process start to first 200, snapshot of 2,000 tables, 500 views, 500 functions"
@@ -402,3 +417,4 @@ if [ "$COLD" = 1 ]; then
   echo "- svc-serve's own \"schema snapshot loaded\" (read, decode, index), median: ${SNAP_LOAD_MS:-?} ms"
   echo "- BenchmarkLoadSnapshot (warm, in-process): ${LOADBENCH:-not run}"
 fi
+exit "$FAULT_CHECKS_FAILED"
