@@ -96,6 +96,7 @@ func (s *Server) callFunction(w http.ResponseWriter, r *http.Request, name strin
 		return
 	}
 	var res result
+	defer res.release()
 	tx.check = callChecks(req, c, &res)
 	if err := s.executeFor(w, r, tx, step{query.Call(c), scanResult(&res)}); err != nil {
 		writeError(w, s.log, err)

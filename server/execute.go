@@ -49,9 +49,18 @@ type txSpec struct {
 type result struct {
 	total     *int64
 	pageCount int64
-	body      []byte
-	headers   *string
-	status    *string
+	// body is nil for NULL; it lives in buf, a pooled buffer the request
+	// gives back with release once the body is written.
+	body    []byte
+	buf     *[]byte
+	headers *string
+	status  *string
+}
+
+// release gives the body's buffer back to the pool; res.body is then gone.
+func (res *result) release() {
+	giveBody(res.buf)
+	res.buf, res.body = nil, nil
 }
 
 // step is one statement of a request transaction and what to do with each
@@ -65,19 +74,34 @@ type step struct {
 // and nil for NULL. The values are only valid during the call.
 type rowFunc func(values [][]byte) error
 
-// scanResult reads the main statement's single row into res.
+// scanResult reads the main statement's single row into res, the body
+// into a pooled buffer (see release).
 func scanResult(res *result) rowFunc {
-	return scanOne(&res.total, &res.pageCount, &res.body, &res.headers, &res.status)
+	scan := scanOne(&res.total, &res.pageCount, nil, &res.headers, &res.status)
+	return func(values [][]byte) error {
+		if len(values) == 5 && values[2] != nil {
+			if res.buf == nil {
+				res.buf = takeBody()
+			}
+			*res.buf = append((*res.buf)[:0], values[2]...)
+			res.body = *res.buf
+		}
+		return scan(values)
+	}
 }
 
 // scanOne reads a one-row result into dest: *int64, **int64, *string,
-// **string or *[]byte (copied, as the row's memory is reused).
+// **string or *[]byte (copied, as the row's memory is reused); a nil dest
+// skips its column.
 func scanOne(dest ...any) rowFunc {
 	return func(values [][]byte) error {
 		if len(values) != len(dest) {
 			return fmt.Errorf("result has %d columns, expected %d", len(values), len(dest))
 		}
 		for i, v := range values {
+			if dest[i] == nil {
+				continue // read by the caller
+			}
 			if err := scanText(v, dest[i]); err != nil {
 				return fmt.Errorf("result column %d: %w", i+1, err)
 			}
@@ -131,41 +155,74 @@ const (
 		"pg_catalog.set_config('request.path', $4, true), pg_catalog.set_config('request.headers', $5, true), " +
 		"pg_catalog.set_config('request.cookies', $6, true), pg_catalog.set_config('request.jwt.claims', $7, true)"
 	setupFixedArgs = 7
+	// setupReadOnly makes an implicit transaction read only, as BEGIN ...
+	// READ ONLY does an explicit one. Unlike the isolation level, which
+	// only BEGIN can choose, read-only may be switched on at any point.
+	setupReadOnly = ", pg_catalog.set_config('transaction_read_only', 'on', true)"
 	// timezoneSQL applies Prefer: timezone; a statement of its own keeps
 	// the set-up one shape for the requests that do not ask.
 	timezoneSQL = "select pg_catalog.set_config('timezone', $1, true)"
 )
 
-// setupStatements caches the set-up statement by its number of extra
-// settings: its text depends only on that count, so it is prepared once
-// per connection and shape.
-var setupStatements sync.Map // int -> string
+// setupShape is what the set-up statement's text depends on.
+type setupShape struct {
+	settings int  // extra name/value settings
+	readOnly bool // the transaction is implicit and read only
+}
 
-// setupSQL returns the set-up statement with n extra name/value settings.
-func setupSQL(n int) string {
-	if sql, ok := setupStatements.Load(n); ok {
+// setupStatements caches the set-up statement by its shape, so its text is
+// built once per shape and prepared once per connection and shape.
+var setupStatements sync.Map // setupShape -> string
+
+// setupSQL returns the set-up statement of a shape.
+func setupSQL(shape setupShape) string {
+	if sql, ok := setupStatements.Load(shape); ok {
 		return sql.(string)
 	}
 	var b strings.Builder
 	b.WriteString(setupRole)
 	b.WriteString(setupFixed)
-	for i := range n {
+	for i := range shape.settings {
 		p := setupFixedArgs + 2*i + 1
 		fmt.Fprintf(&b, ", pg_catalog.set_config($%d, $%d, true)", p, p+1)
 	}
-	sql, _ := setupStatements.LoadOrStore(n, b.String())
+	if shape.readOnly {
+		b.WriteString(setupReadOnly)
+	}
+	sql, _ := setupStatements.LoadOrStore(shape, b.String())
 	return sql.(string)
 }
 
-// setupArgs are setupSQL's bind values for tx.
+// setupArgs are setupSQL's bind values for tx, copied into one buffer:
+// two allocations a request rather than one per value.
 func setupArgs(tx *txSpec) [][]byte {
-	args := make([][]byte, 0, setupFixedArgs+2*len(tx.settings))
-	args = append(args, []byte(tx.role), []byte(tx.searchPath), []byte(tx.method), []byte(tx.path),
-		[]byte(tx.headers), []byte(tx.cookies), []byte(tx.claims))
+	fixed := [setupFixedArgs]string{tx.role, tx.searchPath, tx.method, tx.path, tx.headers, tx.cookies, tx.claims}
+	size := 0
+	for _, v := range fixed {
+		size += len(v)
+	}
 	for _, kv := range tx.settings {
-		args = append(args, []byte(kv[0]), []byte(kv[1]))
+		size += len(kv[0]) + len(kv[1])
+	}
+	buf := make([]byte, 0, size)
+	args := make([][]byte, 0, setupFixedArgs+2*len(tx.settings))
+	for _, v := range fixed {
+		buf, args = appendArg(buf, args, v)
+	}
+	for _, kv := range tx.settings {
+		buf, args = appendArg(buf, args, kv[0])
+		buf, args = appendArg(buf, args, kv[1])
 	}
 	return args
+}
+
+// appendArg copies v into buf, which must have room for it (a slice handed
+// out must not move), and appends the copy to args. The copy is never nil,
+// since pgx sends a nil value as NULL.
+func appendArg(buf []byte, args [][]byte, v string) ([]byte, [][]byte) {
+	start := len(buf)
+	buf = append(buf, v...)
+	return buf, append(args, buf[start:len(buf):len(buf)])
 }
 
 // beginSQL opens the request transaction.
@@ -246,54 +303,64 @@ func runPipeline(ctx context.Context, pc *pgconn.PgConn, tx txSpec, steps []step
 		pl.SendDeallocate(name)
 	}
 	cache.evicted = cache.evicted[:0]
-	send := func(key, sql string, args [][]byte) {
+	send := func(key stmtKey, args [][]byte) {
 		if !prepare {
-			pl.SendQueryParams(sql, args, nil, nil, nil)
+			pl.SendQueryParams(key.sql, args, nil, nil, nil)
 			return
 		}
 		name, ok := cache.lookup(key)
 		if !ok {
 			name = cache.newName()
-			pl.SendPrepare(name, sql, nil)
+			pl.SendPrepare(name, key.sql, nil)
 			prepared = append(prepared, cachedStmt{key: key, name: name})
 		}
 		pl.SendQueryPrepared(name, args, nil, nil)
 	}
 
-	// BEGIN and COMMIT are prepared like the rest: transaction control
-	// resolves no names, so one statement serves every role, and the
-	// server then skips parsing them on each request.
-	begin := beginSQL(&tx)
-	send(begin, begin, nil)
-	setup := setupSQL(len(tx.settings))
-	send(setup, setup, setupArgs(&tx))
-	setups := 2 // begin and the set-up statement
+	// Everything up to the pipeline's Sync runs in one transaction: an
+	// implicit one that the Sync commits, or that a failed statement rolls
+	// back, unless the request needs BEGIN (an isolation level other than
+	// read committed), or must choose its own end (a rollback, or a check
+	// of the results first). The implicit one saves two statements a
+	// request, on both sides of the connection. BEGIN and COMMIT are
+	// prepared like the rest: transaction control resolves no names, so
+	// one statement serves every role, and the server then skips parsing
+	// them on each request.
+	explicit := tx.check != nil || tx.rollback || tx.isolation != "" || !implicitReadCommitted(pc)
+	setups := 1 // the set-up statement
+	if explicit {
+		send(stmtKey{sql: beginSQL(&tx)}, nil)
+		setups++
+	}
+	send(stmtKey{sql: setupSQL(setupShape{len(tx.settings), tx.readOnly && !explicit})}, setupArgs(&tx))
 	if tx.timezone != "" {
-		send(timezoneSQL, timezoneSQL, [][]byte{[]byte(tx.timezone)})
+		send(stmtKey{sql: timezoneSQL}, [][]byte{[]byte(tx.timezone)})
 		setups++
 	}
 	if pr := tx.preRequest; pr != nil {
-		send(stmtKey(tx.role, tx.searchPath, pr.SQL), pr.SQL, nil)
+		send(stmtKey{tx.role, tx.searchPath, pr.SQL}, nil)
 		setups++
 	}
 	for i, st := range steps {
-		send(stmtKey(tx.role, tx.searchPath, st.stmt.SQL), st.stmt.SQL, args[i])
+		send(stmtKey{tx.role, tx.searchPath, st.stmt.SQL}, args[i])
 	}
 	switch {
-	case tx.check != nil:
-		// The caller ends the transaction once it has seen the results.
+	case !explicit, tx.check != nil:
+		// The Sync commits; or the caller ends the transaction once it
+		// has seen the results.
 	case tx.rollback:
-		send("rollback", "rollback", nil)
+		send(stmtKey{sql: "rollback"}, nil)
 	default:
-		send("commit", "commit", nil)
+		send(stmtKey{sql: "commit"}, nil)
 	}
 	if err := pl.Sync(); err != nil {
 		pl.Close()
 		return err
 	}
 
-	// Result readers arrive in send order: begin, the set-up statements,
-	// the steps, and the transaction's end when it was sent.
+	// Result readers arrive in send order: begin when it was sent, the
+	// set-up statements, the steps, and the transaction's end when it was
+	// sent.
 	reader := 0
 	for {
 		res, err := pl.GetResults()
@@ -336,21 +403,33 @@ func readRows(rr *pgconn.ResultReader, row rowFunc) error {
 	return err
 }
 
-// textArgs renders bind values in PostgreSQL's text format; their types
-// are left for the server to infer from where they are used.
+// textArgs renders bind values in PostgreSQL's text format, in one buffer;
+// their types are left for the server to infer from where they are used.
 func textArgs(args []any) ([][]byte, error) {
-	out := make([][]byte, len(args))
-	for i, a := range args {
+	size := 0
+	for _, a := range args {
 		switch v := a.(type) {
 		case string:
-			out[i] = []byte(v)
-		case int:
-			out[i] = strconv.AppendInt(nil, int64(v), 10)
-		case int64:
-			out[i] = strconv.AppendInt(nil, v, 10)
+			size += len(v)
+		case int, int64:
+			size += 20 // the longest int64
 		default:
-			return nil, fmt.Errorf("bind value %d: unsupported type %T", i+1, a)
+			return nil, fmt.Errorf("bind value: unsupported type %T", a)
 		}
+	}
+	buf := make([]byte, 0, size)
+	out := make([][]byte, 0, len(args))
+	for _, a := range args {
+		start := len(buf)
+		switch v := a.(type) {
+		case string:
+			buf = append(buf, v...)
+		case int:
+			buf = strconv.AppendInt(buf, int64(v), 10)
+		case int64:
+			buf = strconv.AppendInt(buf, v, 10)
+		}
+		out = append(out, buf[start:len(buf):len(buf)])
 	}
 	return out, nil
 }

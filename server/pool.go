@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/svc-dev/svc/server/config"
 )
@@ -28,5 +29,32 @@ func NewPool(ctx context.Context, cfg *config.Config) (*pgxpool.Pool, error) {
 	poolCfg.MaxConnLifetime = cfg.DBPoolMaxLifetime
 	poolCfg.MaxConnIdleTime = cfg.DBPoolMaxIdletime
 	poolCfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeExec
+	poolCfg.AfterConnect = noteDefaultIsolation
 	return pgxpool.NewWithConfig(ctx, poolCfg)
+}
+
+// implicitKey is where a connection's pgconn custom data records whether
+// its implicit transactions run at read committed.
+const implicitKey = "svc.implicit-read-committed"
+
+// noteDefaultIsolation records, once per connection, whether the session's
+// default isolation level is read committed, the level requests run at.
+// Only then may a request use the implicit transaction of its pipeline
+// (see runPipeline); where the database or the authenticator role defaults
+// to another level, requests keep BEGIN ISOLATION LEVEL READ COMMITTED.
+func noteDefaultIsolation(ctx context.Context, conn *pgx.Conn) error {
+	var level string
+	err := conn.QueryRow(ctx, "select pg_catalog.current_setting('default_transaction_isolation')").Scan(&level)
+	if err != nil {
+		return err
+	}
+	conn.PgConn().CustomData()[implicitKey] = level == "read committed"
+	return nil
+}
+
+// implicitReadCommitted reports what noteDefaultIsolation recorded for
+// conn; false when it never ran, which keeps BEGIN.
+func implicitReadCommitted(conn *pgconn.PgConn) bool {
+	ok, _ := conn.CustomData()[implicitKey].(bool)
+	return ok
 }

@@ -54,6 +54,7 @@ func (s *Server) handleRead(w http.ResponseWriter, r *http.Request, target strin
 	}
 
 	var res result
+	defer res.release()
 	var explain []byte
 	var steps []step
 	if pc := query.PlanCount(p); pc != nil {
@@ -99,11 +100,13 @@ func (s *Server) respondRows(w http.ResponseWriter, r *http.Request, req *reques
 // writeBody sends a body PostgreSQL built, adding the header line to CSV.
 func writeBody(w http.ResponseWriter, status int, n *plan.Node, media request.Media, body []byte) {
 	if media.Kind == request.MediaCSV {
-		csv := csvHeader(n.OutputNames())
+		buf := takeBody()
+		defer giveBody(buf)
+		*buf = append(*buf, csvHeader(n.OutputNames())...)
 		if len(body) > 0 {
-			csv = append(append(csv, '\n'), body...)
+			*buf = append(append(*buf, '\n'), body...)
 		}
-		body = csv
+		body = *buf
 	}
 	// With the length known, net/http sends the body as is rather than
 	// chunked, in fewer writes.

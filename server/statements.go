@@ -24,7 +24,7 @@ const stmtCacheKey = "svc.statements"
 // text: a role never runs a statement whose names were resolved with
 // another role's privileges.
 type stmtCache struct {
-	byKey map[string]*list.Element
+	byKey map[stmtKey]*list.Element
 	lru   list.List // of *cachedStmt, most recently used first
 	next  int
 	// evicted holds names dropped from the cache and not yet deallocated on
@@ -33,7 +33,16 @@ type stmtCache struct {
 }
 
 type cachedStmt struct {
-	key, name string
+	key  stmtKey
+	name string
+}
+
+// stmtKey identifies a prepared statement: its text and the role and
+// search_path it was parsed under (empty for statements that resolve no
+// names). A struct rather than a joined string, so looking a statement up
+// on every request allocates nothing.
+type stmtKey struct {
+	role, searchPath, sql string
 }
 
 // statementsOf returns conn's statement cache, creating it on first use.
@@ -42,17 +51,13 @@ func statementsOf(conn *pgconn.PgConn) *stmtCache {
 	if c, ok := data[stmtCacheKey].(*stmtCache); ok {
 		return c
 	}
-	c := &stmtCache{byKey: map[string]*list.Element{}}
+	c := &stmtCache{byKey: map[stmtKey]*list.Element{}}
 	data[stmtCacheKey] = c
 	return c
 }
 
-func stmtKey(role, searchPath, sql string) string {
-	return role + "\x00" + searchPath + "\x00" + sql
-}
-
 // lookup returns the prepared statement name for key, if there is one.
-func (c *stmtCache) lookup(key string) (string, bool) {
+func (c *stmtCache) lookup(key stmtKey) (string, bool) {
 	e, ok := c.byKey[key]
 	if !ok {
 		return "", false
@@ -69,7 +74,7 @@ func (c *stmtCache) newName() string {
 
 // add records a statement the server confirmed prepared, evicting the
 // least recently used one when the cache is full.
-func (c *stmtCache) add(key, name string) {
+func (c *stmtCache) add(key stmtKey, name string) {
 	c.byKey[key] = c.lru.PushFront(&cachedStmt{key: key, name: name})
 	if c.lru.Len() > stmtCacheSize {
 		old := c.lru.Remove(c.lru.Back()).(*cachedStmt)

@@ -71,6 +71,7 @@ func (s *Server) handleWrite(w http.ResponseWriter, r *http.Request, target stri
 	}
 
 	var res result
+	defer res.release()
 	tx.check = writeChecks(req, p, &res)
 	if err := s.executeFor(w, r, tx, step{query.Write(p), scanResult(&res)}); err != nil {
 		writeError(w, s.log, err)

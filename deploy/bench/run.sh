@@ -238,7 +238,8 @@ run_pgbench() {
 
 # ---- Checking the pgbench scripts against SVC --------------------------------
 # main_statement FILE: the pgbench script's main statement in SVC's form:
-# the pipeline's statement that is not begin, the set-up or commit, with a
+# the pipeline's statement that is not the set-up (nor begin or commit, which
+# SVC sends only for transactions that need them), with a
 # /*$N*/-marked expression turned back into $N, and otherwise each pgbench
 # variable numbered $1, $2, ... in order.
 main_statement() {

@@ -57,6 +57,12 @@ func benchRelationships() []snapshot.Relationship {
 	}
 }
 
+// BenchmarkLookupPipeline is the cheapest read, one row by key: what a
+// plan cache keyed by request shape could at most save per request.
+func BenchmarkLookupPipeline(b *testing.B) {
+	benchPipeline(b, "/orders?c0=eq.42", 1)
+}
+
 // BenchmarkReadPipeline measures what a typical read costs SVC before the
 // database sees it: parsing, planning against the snapshot and building SQL
 // for 5 filters, 6 columns, an order and a limit.
