@@ -16,14 +16,22 @@ import (
 // NewVerifier builds the JWT verifier cfg describes, or nil when no key is
 // configured (a request with a token then fails with SVC300).
 func NewVerifier(ctx context.Context, cfg *config.Config) (*auth.Verifier, error) {
-	return auth.New(ctx, auth.Options{
+	return auth.New(ctx, verifierOptions(cfg))
+}
+
+// CheckJWTConfig reports what NewVerifier would refuse in cfg, without
+// fetching a JWKS: start-up reports a mistyped key before connecting.
+func CheckJWTConfig(cfg *config.Config) error { return auth.Check(verifierOptions(cfg)) }
+
+func verifierOptions(cfg *config.Config) auth.Options {
+	return auth.Options{
 		Secret:          cfg.JWTSecret,
 		SecretIsBase64:  cfg.JWTSecretIsBase64,
 		Audience:        cfg.JWTAud,
 		RoleClaimKey:    cfg.JWTRoleClaimKey,
 		JWKSURL:         cfg.JWTJWKSURL,
 		CacheMaxEntries: cfg.JWTCacheMaxEntries,
-	})
+	}
 }
 
 // txFor builds the request's transaction context: the role (from a

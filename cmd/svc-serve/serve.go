@@ -28,13 +28,12 @@ func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log 
 	}
 
 	// The JWT settings are checked first: a mistyped key should not wait
-	// for the database to be reachable to be reported.
-	jwt, err := server.NewVerifier(ctx, cfg)
-	if err != nil {
+	// for the database to be reachable to be reported. Checked only: the
+	// Runtime builds the verifier, and fetches a JWKS once.
+	if err := server.CheckJWTConfig(cfg); err != nil {
 		return err
 	}
-	jwt.Close()
-	cfg, err = server.ResolveConfig(ctx, sources, log)
+	cfg, err := server.ResolveConfig(ctx, sources, log)
 	if err != nil {
 		return err
 	}

@@ -25,6 +25,15 @@ const (
 	jwksTimeout = 10 * time.Second
 )
 
+// checkJWKSURL refuses a jwt-jwks-url that is not an absolute http(s) URL.
+func checkJWKSURL(u string) error {
+	parsed, err := url.Parse(u)
+	if err != nil || (parsed.Scheme != "http" && parsed.Scheme != "https") || parsed.Host == "" {
+		return fmt.Errorf("jwt-jwks-url: %q is not an http or https URL", u)
+	}
+	return nil
+}
+
 // remoteKeys is the key set served at jwt-jwks-url.
 type remoteKeys struct {
 	ctx     context.Context // ends the refresh goroutine; also bounds lookups
@@ -35,9 +44,8 @@ type remoteKeys struct {
 // keyfunc, through slog) rather than fatal: the server starts, and tokens
 // are refused until a fetch succeeds, as when the issuer is down later on.
 func newRemoteKeys(ctx context.Context, u string, client *http.Client) (*remoteKeys, error) {
-	parsed, err := url.Parse(u)
-	if err != nil || (parsed.Scheme != "http" && parsed.Scheme != "https") || parsed.Host == "" {
-		return nil, fmt.Errorf("jwt-jwks-url: %q is not an http or https URL", u)
+	if err := checkJWKSURL(u); err != nil {
+		return nil, err
 	}
 	kf, err := keyfunc.NewDefaultOverrideCtx(ctx, []string{u}, keyfunc.Override{
 		Client:           client,

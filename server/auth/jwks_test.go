@@ -48,6 +48,24 @@ func (s *jwksServer) options(entries int) Options {
 	return Options{JWKSURL: s.URL + "/.well-known/jwks.json", HTTPClient: s.Client(), CacheMaxEntries: entries}
 }
 
+// TestCheckFetchesNothing: Check validates a JWKS configuration without
+// asking the endpoint, which the server's Verifier then fetches once.
+func TestCheckFetchesNothing(t *testing.T) {
+	t.Parallel()
+	var asked atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		asked.Add(1)
+		http.Error(w, "down", http.StatusServiceUnavailable)
+	}))
+	t.Cleanup(srv.Close)
+	if err := Check(Options{JWKSURL: srv.URL + "/jwks.json", RoleClaimKey: ".role"}); err != nil {
+		t.Fatalf("Check = %v", err)
+	}
+	if n := asked.Load(); n != 0 {
+		t.Errorf("Check asked the JWKS endpoint %d times", n)
+	}
+}
+
 func TestJWKSRotation(t *testing.T) {
 	t.Parallel()
 	a := signers()["RS256"]

@@ -60,6 +60,31 @@ type Verifier struct {
 	stop     context.CancelFunc
 }
 
+// Check validates o as New does, without fetching a JWKS or starting
+// anything: for reporting configuration errors before the server starts.
+func Check(o Options) error {
+	if o.Secret == "" && o.JWKSURL == "" {
+		return nil
+	}
+	if _, err := ParseRoleClaimKey(o.RoleClaimKey); err != nil {
+		return err
+	}
+	if o.CacheMaxEntries < 0 {
+		return errCacheEntries
+	}
+	if o.Secret != "" {
+		if _, err := secretKeys(o.Secret, o.SecretIsBase64); err != nil {
+			return err
+		}
+	}
+	if o.JWKSURL != "" {
+		return checkJWKSURL(o.JWKSURL)
+	}
+	return nil
+}
+
+var errCacheEntries = errors.New("jwt-cache-max-entries: must not be negative")
+
 // New validates o and builds a Verifier. Errors are configuration errors
 // naming the key at fault. It returns (nil, nil) when neither Secret nor
 // JWKSURL is set: no JWT is configured. With JWKSURL it fetches the key set
@@ -69,12 +94,12 @@ func New(ctx context.Context, o Options) (*Verifier, error) {
 	if o.Secret == "" && o.JWKSURL == "" {
 		return nil, nil
 	}
+	if err := Check(o); err != nil {
+		return nil, err
+	}
 	role, err := ParseRoleClaimKey(o.RoleClaimKey)
 	if err != nil {
 		return nil, err
-	}
-	if o.CacheMaxEntries < 0 {
-		return nil, errors.New("jwt-cache-max-entries: must not be negative")
 	}
 	v := &Verifier{audience: o.Audience, role: role, now: o.Now, stop: func() {}}
 	if v.now == nil {

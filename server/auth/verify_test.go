@@ -265,6 +265,9 @@ func TestNewErrors(t *testing.T) {
 			if err == nil || !strings.HasPrefix(err.Error(), c.want) {
 				t.Errorf("New = %v, %v; want an error starting %q", v, err, c.want)
 			}
+			if cerr := Check(c.opts); cerr == nil || !strings.HasPrefix(cerr.Error(), c.want) {
+				t.Errorf("Check = %v; want an error starting %q", cerr, c.want)
+			}
 			if err != nil && strings.Contains(err.Error(), "\n") {
 				t.Errorf("multi-line message: %q", err)
 			}
