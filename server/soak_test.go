@@ -98,8 +98,11 @@ func TestSoak(t *testing.T) {
 	if faults.resumeErr != nil {
 		t.Fatalf("the database did not come back: %v", faults.resumeErr)
 	}
-	if counts.panics > 0 {
-		t.Errorf("%d requests answered 500 SVCX00: a handler panicked (the output has the stack)", counts.panics)
+	if counts.internal > 0 {
+		// A fault is the database's, answered 503 (or its SQLSTATE); an
+		// internal error means a panic, or a driver error SVC did not
+		// recognise as a lost connection. The server log has which.
+		t.Errorf("%d requests answered 500 SVCX00 (a panic, or a database failure taken for an internal error)", counts.internal)
 	}
 
 	// The quiet end: sessions cut at the last fault are noticed on next
@@ -132,7 +135,7 @@ func TestSoak(t *testing.T) {
 type soakCounts struct {
 	mu       sync.Mutex
 	byStatus map[int]int // 0: no answer (refused, reset, timed out)
-	panics   int         // 500 SVCX00: a handler panicked
+	internal int         // 500 SVCX00: a panic or an unrecognised driver error
 }
 
 func (c *soakCounts) add(status int, code string) {
@@ -143,7 +146,7 @@ func (c *soakCounts) add(status int, code string) {
 	}
 	c.byStatus[status]++
 	if status == 500 && code == "SVCX00" {
-		c.panics++
+		c.internal++
 	}
 }
 
