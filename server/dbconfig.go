@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/config"
 	"github.com/svc-dev/svc/snapshot"
@@ -20,7 +19,7 @@ import (
 // whatever that function sets with set_config. The result maps keys
 // ("db-schemas") to values, for config.Sources.Database.
 func ReadDatabaseConfig(ctx context.Context, uri, preConfig string) (map[string]string, error) {
-	conn, err := pgx.Connect(ctx, uri)
+	conn, err := connect(ctx, uri)
 	if err != nil {
 		return nil, err
 	}

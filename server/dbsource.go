@@ -5,7 +5,6 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/svc-dev/svc/snapshot"
 	"github.com/svc-dev/svc/sql/snapstore"
 )
@@ -27,7 +26,7 @@ func (d DBSource) Load(ctx context.Context) (*snapshot.Snapshot, error) {
 	if d.Schema == "" {
 		return nil, errors.New(`snapshot = "db:" names no schema; use "db" (schema ` + snapstore.DefaultSchema + `) or "db:<schema>"`)
 	}
-	conn, err := pgx.Connect(ctx, d.URI)
+	conn, err := connect(ctx, d.URI)
 	if err != nil {
 		return nil, err
 	}

@@ -77,7 +77,7 @@ func (l *Listener) connected(up bool) {
 }
 
 func (l *Listener) connect(ctx context.Context) (*pgx.Conn, error) {
-	conn, err := pgx.Connect(ctx, l.URI)
+	conn, err := connect(ctx, l.URI)
 	if err != nil {
 		return nil, err
 	}

@@ -29,6 +29,7 @@ func NewPool(ctx context.Context, cfg *config.Config) (*pgxpool.Pool, error) {
 	poolCfg.MaxConnLifetime = cfg.DBPoolMaxLifetime
 	poolCfg.MaxConnIdleTime = cfg.DBPoolMaxIdletime
 	poolCfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeExec
+	nameSession(poolCfg.ConnConfig.RuntimeParams)
 	poolCfg.AfterConnect = noteDefaultIsolation
 	return pgxpool.NewWithConfig(ctx, poolCfg)
 }

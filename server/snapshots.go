@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/svc-dev/svc/snapshot"
 	"github.com/svc-dev/svc/sql/catalog"
 )
@@ -44,7 +43,7 @@ type LiveSource struct {
 // pooled connections run in the request execution mode (see NewPool), and
 // introspection is rare enough that a fresh connection costs nothing.
 func (l LiveSource) Load(ctx context.Context) (*snapshot.Snapshot, error) {
-	conn, err := pgx.Connect(ctx, l.URI)
+	conn, err := connect(ctx, l.URI)
 	if err != nil {
 		return nil, err
 	}

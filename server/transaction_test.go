@@ -9,7 +9,8 @@ import (
 
 // Requests run in the pipeline's implicit transaction when nothing calls
 // for BEGIN. These tests pin what BEGIN used to guarantee: read committed
-// whatever the session's default, and read-only reads.
+// whatever the session's default, and read-only reads; and how the
+// sessions requests run in are named.
 
 // TestIsolationWhateverTheSessionDefault connects with a session default
 // of serializable: requests must still run at read committed, the level
@@ -46,6 +47,20 @@ func TestReadsAreReadOnly(t *testing.T) {
 	}
 }
 
+// TestSessionsNamed: SVC's sessions carry application_name svc, unless
+// db-uri names another.
+func TestSessionsNamed(t *testing.T) {
+	for uri, want := range map[string]string{
+		fixture.authURI:                       "svc",
+		withParam("application_name=billing"): "billing",
+	} {
+		base := serverWith(t, map[string]string{"db-uri": uri})
+		if got := requestContext(t, base, http.MethodGet)["application_name"]; got != want {
+			t.Errorf("%s: application_name %q, want %q", uri, got, want)
+		}
+	}
+}
+
 // requestContext calls test.transaction_context and decodes its object.
 func requestContext(t *testing.T, base, method string) map[string]string {
 	t.Helper()
@@ -69,10 +84,14 @@ func requestContext(t *testing.T, base, method string) map[string]string {
 
 // serializableURI is the fixture's authenticator URI with the session's
 // default isolation level set to serializable at connection start.
-func serializableURI() string {
+func serializableURI() string { return withParam("default_transaction_isolation=serializable") }
+
+// withParam is the fixture's authenticator URI with a connection
+// parameter added.
+func withParam(param string) string {
 	sep := "?"
 	if strings.Contains(fixture.authURI, "?") {
 		sep = "&"
 	}
-	return fixture.authURI + sep + "default_transaction_isolation=serializable"
+	return fixture.authURI + sep + param
 }

@@ -445,10 +445,12 @@ begin
 end $$;
 grant execute on function test.whoami(), test.request_context(), test.check_request() to web_anon, web_user;
 -- transaction_context shows the transaction a request ran in
--- (transaction_test.go): its isolation level and whether it is read only.
+-- (transaction_test.go): its isolation level, whether it is read only, and
+-- the session's application_name.
 create function test.transaction_context() returns json stable language sql as $$
   select json_build_object('isolation', current_setting('transaction_isolation'),
-    'read_only', current_setting('transaction_read_only'))
+    'read_only', current_setting('transaction_read_only'),
+    'application_name', current_setting('application_name'))
 $$;
 grant execute on function test.transaction_context() to web_anon;
 grant select on test.authors, test.books to web_user;

@@ -1,0 +1,31 @@
+package server
+
+import (
+	"context"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// applicationName is what SVC's sessions show in pg_stat_activity unless
+// db-uri names its own application_name: requests, the LISTEN session,
+// reloads of configuration and snapshots. An operator can then tell SVC's
+// sessions from others of the same role, and terminate or count them.
+const applicationName = "svc"
+
+// nameSession sets application_name in params unless it is set already.
+func nameSession(params map[string]string) {
+	if _, ok := params["application_name"]; !ok {
+		params["application_name"] = applicationName
+	}
+}
+
+// connect opens one connection to uri, a session of its own, named as
+// nameSession says.
+func connect(ctx context.Context, uri string) (*pgx.Conn, error) {
+	cfg, err := pgx.ParseConfig(uri)
+	if err != nil {
+		return nil, err
+	}
+	nameSession(cfg.RuntimeParams)
+	return pgx.ConnectConfig(ctx, cfg)
+}
