@@ -3,8 +3,6 @@ package server_test
 import (
 	"context"
 	"encoding/json"
-	"io"
-	"net/http"
 	"testing"
 	"time"
 
@@ -86,13 +84,8 @@ func TestDatabaseSettingsAfterStartWithoutDatabase(t *testing.T) {
 // getRows returns GET url's status and, for a JSON array, its length.
 func getRows(t *testing.T, url string) (int, int) {
 	t.Helper()
-	resp, err := http.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
+	status, body := fetch(t, url, "", "")
 	var rows []json.RawMessage
 	json.Unmarshal(body, &rows)
-	return resp.StatusCode, len(rows)
+	return status, len(rows)
 }

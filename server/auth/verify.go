@@ -60,8 +60,9 @@ type Verifier struct {
 	stop     context.CancelFunc
 }
 
-// Check validates o as New does, without fetching a JWKS or starting
-// anything: for reporting configuration errors before the server starts.
+// Check validates o as New does, in the same order, without fetching a
+// JWKS or starting anything: for reporting configuration errors before
+// the server starts. TestNewErrors holds the two to the same errors.
 func Check(o Options) error {
 	if o.Secret == "" && o.JWKSURL == "" {
 		return nil
@@ -94,12 +95,12 @@ func New(ctx context.Context, o Options) (*Verifier, error) {
 	if o.Secret == "" && o.JWKSURL == "" {
 		return nil, nil
 	}
-	if err := Check(o); err != nil {
-		return nil, err
-	}
 	role, err := ParseRoleClaimKey(o.RoleClaimKey)
 	if err != nil {
 		return nil, err
+	}
+	if o.CacheMaxEntries < 0 {
+		return nil, errCacheEntries
 	}
 	v := &Verifier{audience: o.Audience, role: role, now: o.Now, stop: func() {}}
 	if v.now == nil {
