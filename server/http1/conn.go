@@ -1,0 +1,264 @@
+package http1
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"runtime/debug"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// A connection is idle while it waits for a request, active while it
+// reads and serves one; Shutdown closes only idle ones.
+const (
+	stateIdle int32 = iota
+	stateActive
+	stateClosed
+)
+
+// maxDrainBytes is how much of a body the handler left unread is read
+// and dropped to keep the connection; past it the connection closes, as
+// net/http does.
+const maxDrainBytes = 256 << 10
+
+// conn serves the requests of one connection, one after another.
+type conn struct {
+	srv   *Server
+	rwc   net.Conn
+	r     connReader
+	br    *bufio.Reader
+	out   output
+	state atomic.Int32
+	res   response
+	body  requestBody
+	watch watcher
+}
+
+func newConn(s *Server, rwc net.Conn) *conn {
+	c := &conn{srv: s, rwc: rwc}
+	c.r.rwc = rwc
+	c.out.rwc = rwc
+	c.r.remain = unlimited
+	c.br = bufio.NewReaderSize(&c.r, 4<<10)
+	c.res.c = c
+	c.res.header = make(http.Header, 8)
+	c.watch.init(c)
+	return c
+}
+
+// serve runs the connection's request loop until the client or the
+// server ends it.
+func (c *conn) serve() {
+	defer c.srv.forget(c)
+	defer c.rwc.Close()
+	defer func() {
+		if v := recover(); v != nil && v != http.ErrAbortHandler && c.srv.Log != nil {
+			c.srv.Log.Error("http: panic serving request", "remote", c.rwc.RemoteAddr().String(),
+				"panic", v, "stack", string(debug.Stack()))
+		}
+		c.watch.stop()
+	}()
+	remote := c.rwc.RemoteAddr().String()
+	lastPost := false
+	for first := true; ; first = false {
+		if !c.awaitRequest(first) {
+			return
+		}
+		t0 := time.Now()
+		if !first {
+			// The idle timeout ends with the request's first byte.
+			setDeadline(c.rwc.SetReadDeadline, t0, c.srv.readHeaderTimeout())
+		}
+		if lastPost {
+			// RFC 9112 section 2.2: some clients send a CRLF after a
+			// POST body; skip it rather than fail the next request.
+			peek, _ := c.br.Peek(4)
+			c.br.Discard(leadingCRLF(peek))
+		}
+		req, err := http.ReadRequest(c.br)
+		if err != nil {
+			c.refuse(err)
+			return
+		}
+		c.r.remain = unlimited
+		lastPost = req.Method == http.MethodPost
+		if status, msg := checkRequest(req); status != 0 {
+			line := itoa(status) + " " + http.StatusText(status) + ": " + msg
+			c.writeRaw(line, line)
+			return
+		}
+		setDeadline(c.rwc.SetReadDeadline, t0, c.srv.ReadTimeout)
+		setDeadline(c.rwc.SetWriteDeadline, time.Now(), c.srv.WriteTimeout)
+		if !c.serveRequest(req, remote) {
+			return
+		}
+		c.rwc.SetWriteDeadline(time.Time{})
+	}
+}
+
+// setDeadline sets a deadline d after t, or none when d is zero.
+func setDeadline(set func(time.Time) error, t time.Time, d time.Duration) {
+	if d > 0 {
+		set(t.Add(d))
+	} else {
+		set(time.Time{})
+	}
+}
+
+// awaitRequest waits, idle, for the first byte of the next request. The
+// header limit starts here, so that the bytes this wait buffers count.
+func (c *conn) awaitRequest(first bool) bool {
+	c.state.Store(stateIdle)
+	if c.srv.isClosing() {
+		return false
+	}
+	c.r.remain = c.srv.maxHeaderBytes() + 4096
+	if c.br.Buffered() == 0 {
+		d := c.srv.idleTimeout()
+		if first {
+			d = c.srv.readHeaderTimeout()
+		}
+		setDeadline(c.rwc.SetReadDeadline, time.Now(), d)
+		if _, err := c.br.Peek(1); err != nil {
+			return false
+		}
+	}
+	return c.state.CompareAndSwap(stateIdle, stateActive)
+}
+
+// serveRequest runs the handler for req and sends its response. It
+// reports whether the connection may carry another request.
+func (c *conn) serveRequest(req *http.Request, remote string) bool {
+	w := &c.res
+	expect := req.Header.Get("Expect")
+	continues := hasToken(expect, "100-continue")
+	if expect != "" && !continues {
+		w.reset(req, nil)
+		w.header.Set("Connection", "close")
+		w.WriteHeader(http.StatusExpectationFailed)
+		w.finish()
+		c.out.flush()
+		return false
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req = req.WithContext(ctx)
+	req.RemoteAddr = remote
+	var body *requestBody
+	if req.Body == http.NoBody {
+		c.watch.arm(cancel)
+	} else {
+		body = &c.body
+		*body = requestBody{rc: req.Body, c: c, cancel: cancel,
+			expect: continues && req.ProtoAtLeast(1, 1) && req.ContentLength != 0}
+		req.Body = body
+	}
+	w.reset(req, body)
+	handler := c.srv.Handler
+	if handler == nil {
+		handler = http.DefaultServeMux
+	}
+	if req.RequestURI == "*" && req.Method == http.MethodOptions {
+		handler = http.HandlerFunc(globalOptions)
+	}
+	handler.ServeHTTP(w, req)
+	c.watch.stop()
+	cancel()
+	w.finish()
+	c.out.flush()
+	keep := !w.closeAfter && c.out.err == nil && !c.srv.isClosing()
+	if w.bodyLeft {
+		// Let the client read the answer before the unread body makes
+		// the kernel reset the connection.
+		c.closeWriteAndWait()
+	}
+	w.release()
+	return keep
+}
+
+// globalOptions answers "OPTIONS *" as net/http's server does.
+func globalOptions(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Length", "0")
+	if r.ContentLength != 0 {
+		io.Copy(io.Discard, io.LimitReader(r.Body, 4<<10))
+	}
+}
+
+// rstAvoidanceDelay is how long a connection closed with input unread
+// stays half open, so that the client reads the answer before the reset
+// the unread input causes; net/http waits as long.
+const rstAvoidanceDelay = 500 * time.Millisecond
+
+func (c *conn) closeWriteAndWait() {
+	if cw, ok := c.rwc.(interface{ CloseWrite() error }); ok {
+		cw.CloseWrite()
+		time.Sleep(rstAvoidanceDelay)
+	}
+}
+
+// refuse answers a request that could not be read, as net/http does:
+// nothing for a connection that broke or timed out, 431 for headers
+// over the limit, 501 for a transfer coding it does not know, else 400.
+func (c *conn) refuse(err error) {
+	switch {
+	case c.r.remain <= 0:
+		const line = "431 Request Header Fields Too Large"
+		c.writeRaw(line, line)
+		c.closeWriteAndWait()
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), isNetError(err):
+	case strings.HasPrefix(err.Error(), "unsupported transfer encoding"):
+		c.writeRaw("501 Not Implemented", "Unsupported transfer encoding")
+	default:
+		const line = "400 Bad Request"
+		c.writeRaw(line, line)
+	}
+}
+
+func isNetError(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne)
+}
+
+// writeRaw sends a plain-text answer to a request the handler never
+// sees; the connection then closes.
+func (c *conn) writeRaw(statusLine, body string) {
+	c.out.body = append(c.out.body, "HTTP/1.1 "+statusLine+"\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n"+body...)
+	c.out.flush()
+}
+
+// closeIfIdle closes the connection if it is waiting for a request.
+func (c *conn) closeIfIdle() {
+	if c.state.CompareAndSwap(stateIdle, stateClosed) {
+		c.rwc.Close()
+	}
+}
+
+func leadingCRLF(b []byte) int {
+	n := 0
+	for _, ch := range b {
+		if ch != '\r' && ch != '\n' {
+			break
+		}
+		n++
+	}
+	return n
+}
+
+func (s *Server) readHeaderTimeout() time.Duration {
+	if s.ReadHeaderTimeout > 0 {
+		return s.ReadHeaderTimeout
+	}
+	return s.ReadTimeout
+}
+
+func (s *Server) idleTimeout() time.Duration {
+	if s.IdleTimeout > 0 {
+		return s.IdleTimeout
+	}
+	return s.ReadTimeout
+}

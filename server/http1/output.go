@@ -1,0 +1,67 @@
+package http1
+
+import "net"
+
+// maxHeldOutput is how much of a response is gathered before it is
+// written; a larger piece is written with it in one writev.
+const maxHeldOutput = 64 << 10
+
+// output is a connection's response bytes not yet written: head, the
+// status line and header, goes out before body, which may have been
+// gathered before the header was known; both leave in one writev.
+type output struct {
+	rwc  net.Conn
+	head []byte
+	body []byte
+	err  error // the first write error; the connection is then done
+}
+
+// send queues b after what is queued, writing all at once when the
+// queue would outgrow maxHeldOutput.
+func (o *output) send(b []byte) {
+	if len(o.body)+len(b) <= maxHeldOutput {
+		o.body = append(o.body, b...)
+		return
+	}
+	o.write(b)
+}
+
+// flush writes what is queued.
+func (o *output) flush() { o.write(nil) }
+
+func (o *output) write(extra []byte) {
+	if extra == nil && len(o.head) > 0 && len(o.body) <= 4<<10 {
+		// A small body costs less to copy than a writev.
+		o.head, o.body = append(o.head, o.body...), o.body[:0]
+	}
+	if o.err == nil {
+		bufs := make(net.Buffers, 0, 3)
+		for _, b := range [][]byte{o.head, o.body, extra} {
+			if len(b) > 0 {
+				bufs = append(bufs, b)
+			}
+		}
+		switch len(bufs) {
+		case 0:
+		case 1:
+			_, o.err = o.rwc.Write(bufs[0])
+		default:
+			_, o.err = bufs.WriteTo(o.rwc)
+		}
+	}
+	o.head, o.body = o.head[:0], o.body[:0]
+}
+
+// headWriter lets http.Header.Write, which sanitises values, write the
+// header into head.
+type headWriter output
+
+func (hw *headWriter) Write(p []byte) (int, error) {
+	hw.head = append(hw.head, p...)
+	return len(p), nil
+}
+
+func (hw *headWriter) WriteString(s string) (int, error) {
+	hw.head = append(hw.head, s...)
+	return len(s), nil
+}

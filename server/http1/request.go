@@ -1,0 +1,130 @@
+package http1
+
+import (
+	"net"
+	"net/http"
+	"strconv"
+)
+
+// unlimited is connReader's remain once a request's headers are read.
+const unlimited = 1<<63 - 1
+
+// connReader is what the connection's bufio.Reader reads from: rwc,
+// bounded to remain bytes while headers are read (so a client cannot
+// send endless headers), and first any byte the watcher read while
+// waiting for the client to leave.
+type connReader struct {
+	rwc     net.Conn
+	remain  int64
+	hasByte bool
+	byteBuf [1]byte
+}
+
+func (r *connReader) Read(p []byte) (int, error) {
+	if r.remain <= 0 {
+		return 0, errHeaderLimit
+	}
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if r.hasByte {
+		p[0] = r.byteBuf[0]
+		r.hasByte = false
+		r.remain--
+		return 1, nil
+	}
+	if int64(len(p)) > r.remain {
+		p = p[:r.remain]
+	}
+	n, err := r.rwc.Read(p)
+	r.remain -= int64(n)
+	return n, err
+}
+
+type headerLimitError struct{}
+
+func (headerLimitError) Error() string { return "http1: request headers too large" }
+
+var errHeaderLimit error = headerLimitError{}
+
+// checkRequest applies the checks net/http's server makes beyond
+// http.ReadRequest's parsing. A non-zero status refuses the request.
+func checkRequest(req *http.Request) (int, string) {
+	if req.ProtoMajor != 1 {
+		return http.StatusHTTPVersionNotSupported, "unsupported protocol version"
+	}
+	// http.ReadRequest has moved Host to req.Host (and refused two).
+	if req.ProtoAtLeast(1, 1) && req.Host == "" && req.Method != http.MethodConnect {
+		return http.StatusBadRequest, "missing required Host header"
+	}
+	if !validHost(req.Host) {
+		return http.StatusBadRequest, "malformed Host header"
+	}
+	for k, vv := range req.Header {
+		if !validHeaderName(k) {
+			return http.StatusBadRequest, "invalid header name"
+		}
+		for _, v := range vv {
+			if !validHeaderValue(v) {
+				return http.StatusBadRequest, "invalid header value"
+			}
+		}
+	}
+	return 0, ""
+}
+
+// validHost reports whether h holds only the bytes a host, port, IPv6
+// literal or percent-escape may, as net/http's server requires.
+func validHost(h string) bool {
+	for i := 0; i < len(h); i++ {
+		b := h[i]
+		switch {
+		case 'a' <= b && b <= 'z', 'A' <= b && b <= 'Z', '0' <= b && b <= '9':
+			continue
+		}
+		switch b {
+		case '!', '$', '%', '&', '\'', '(', ')', '*', '+', ',', '-', '.', ':', ';', '=', '[', ']', '_', '~':
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+// validHeaderName reports whether k is an RFC 9110 token.
+func validHeaderName(k string) bool {
+	if k == "" {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		if !isTokenByte(k[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func isTokenByte(b byte) bool {
+	switch {
+	case 'a' <= b && b <= 'z', 'A' <= b && b <= 'Z', '0' <= b && b <= '9':
+		return true
+	}
+	switch b {
+	case '!', '#', '$', '%', '&', '\'', '*', '+', '-', '.', '^', '_', '`', '|', '~':
+		return true
+	}
+	return false
+}
+
+// validHeaderValue reports whether v holds no control characters other
+// than horizontal tab.
+func validHeaderValue(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if b := v[i]; (b < ' ' && b != '\t') || b == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
