@@ -6,14 +6,17 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/http/httptest"
+	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/svc-dev/svc/server"
 	"github.com/svc-dev/svc/server/config"
+	"github.com/svc-dev/svc/server/http1"
 	"github.com/svc-dev/svc/sql/catalog"
 	"github.com/svc-dev/svc/sql/pgtest"
 )
@@ -76,7 +79,7 @@ func setupFixture(uri string) error {
 // startServer starts a server for cfg over a new pool. With a nil source
 // it introspects live. The caller closes the returned test server; the pool
 // closes with the process.
-func startServer(ctx context.Context, cfg *config.Config, source server.Source) (*httptest.Server, *server.Snapshots, error) {
+func startServer(ctx context.Context, cfg *config.Config, source server.Source) (*testServer, *server.Snapshots, error) {
 	pool, err := server.NewPool(ctx, cfg)
 	if err != nil {
 		return nil, nil, err
@@ -96,5 +99,30 @@ func startServer(ctx context.Context, cfg *config.Config, source server.Source) 
 	if err != nil {
 		return nil, nil, err
 	}
-	return httptest.NewServer(server.New(cfg, pool, snaps, jwt, log)), snaps, nil
+	srv, err := newTestServer(cfg, server.New(cfg, pool, snaps, jwt, log))
+	return srv, snaps, err
+}
+
+// testServer serves a handler on a loopback port as svc-serve serves
+// its API: through http1, with the configuration's limits.
+type testServer struct {
+	URL string
+	srv *http1.Server
+}
+
+func newTestServer(cfg *config.Config, h http.Handler) (*testServer, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	srv := http1.New(cfg.HTTPServer(h), nil)
+	go srv.Serve(ln)
+	return &testServer{URL: "http://" + ln.Addr().String(), srv: srv}, nil
+}
+
+// Close stops the server once its requests in flight are answered.
+func (s *testServer) Close() {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	s.srv.Shutdown(ctx)
 }

@@ -6,7 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -53,7 +52,10 @@ func startRuntimeSnaps(t *testing.T, sources config.Sources, channel string) (*s
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(rt)
+	srv, err := newTestServer(cfg, rt)
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(srv.Close)
 	if channel != "" {
 		u, _ := url.Parse(cfg.DirectURI())
