@@ -297,7 +297,7 @@ func runPipeline(ctx context.Context, pc *pgconn.PgConn, tx txSpec, steps []step
 		args[i] = a
 	}
 	cache := statementsOf(pc)
-	var prepared []cachedStmt // prepared by this pipeline, in order
+	var prepared []pendingStmt // prepared by this pipeline, in order
 	pl := pc.StartPipeline(ctx)
 	for _, name := range cache.evicted {
 		pl.SendDeallocate(name)
@@ -308,12 +308,16 @@ func runPipeline(ctx context.Context, pc *pgconn.PgConn, tx txSpec, steps []step
 			pl.SendQueryParams(key.sql, args, nil, nil, nil)
 			return
 		}
-		name, ok := cache.lookup(key)
-		if !ok {
-			name = cache.newName()
-			pl.SendPrepare(name, key.sql, nil)
-			prepared = append(prepared, cachedStmt{key: key, name: name})
+		if desc, ok := cache.lookup(key); ok {
+			// The description the server sent when the statement was
+			// prepared stands for this run's: no Describe, so the server
+			// sends, and pgx decodes, no row description each time.
+			pl.SendQueryStatement(desc, args, nil, nil)
+			return
 		}
+		name := cache.newName()
+		pl.SendPrepare(name, key.sql, nil)
+		prepared = append(prepared, pendingStmt{key, name})
 		pl.SendQueryPrepared(name, args, nil, nil)
 	}
 
@@ -370,7 +374,7 @@ func runPipeline(ctx context.Context, pc *pgconn.PgConn, tx txSpec, steps []step
 		}
 		switch res := res.(type) {
 		case *pgconn.StatementDescription:
-			cache.add(prepared[0].key, prepared[0].name)
+			cache.add(prepared[0].key, prepared[0].name, res)
 			prepared = prepared[1:]
 		case *pgconn.ResultReader:
 			if i := reader - setups; i >= 0 && i < len(steps) {
@@ -387,6 +391,13 @@ func runPipeline(ctx context.Context, pc *pgconn.PgConn, tx txSpec, steps []step
 			return errors.New("pipeline ended before its sync")
 		}
 	}
+}
+
+// pendingStmt is a statement being prepared, cached once the server
+// describes it.
+type pendingStmt struct {
+	key  stmtKey
+	name string
 }
 
 // readRows hands each row of rr to row and returns the first error.

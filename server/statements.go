@@ -34,7 +34,7 @@ type stmtCache struct {
 
 type cachedStmt struct {
 	key  stmtKey
-	name string
+	desc *pgconn.StatementDescription // Name is the statement's
 }
 
 // stmtKey identifies a prepared statement: its text and the role and
@@ -56,14 +56,14 @@ func statementsOf(conn *pgconn.PgConn) *stmtCache {
 	return c
 }
 
-// lookup returns the prepared statement name for key, if there is one.
-func (c *stmtCache) lookup(key stmtKey) (string, bool) {
+// lookup returns the prepared statement for key, if there is one.
+func (c *stmtCache) lookup(key stmtKey) (*pgconn.StatementDescription, bool) {
 	e, ok := c.byKey[key]
 	if !ok {
-		return "", false
+		return nil, false
 	}
 	c.lru.MoveToFront(e)
-	return e.Value.(*cachedStmt).name, true
+	return e.Value.(*cachedStmt).desc, true
 }
 
 // newName reserves a name for a statement about to be prepared.
@@ -72,13 +72,15 @@ func (c *stmtCache) newName() string {
 	return "svc_" + strconv.Itoa(c.next)
 }
 
-// add records a statement the server confirmed prepared, evicting the
-// least recently used one when the cache is full.
-func (c *stmtCache) add(key stmtKey, name string) {
-	c.byKey[key] = c.lru.PushFront(&cachedStmt{key: key, name: name})
+// add records a statement the server confirmed prepared as name, with
+// the description it sent, evicting the least recently used one when the
+// cache is full.
+func (c *stmtCache) add(key stmtKey, name string, desc *pgconn.StatementDescription) {
+	desc.Name = name
+	c.byKey[key] = c.lru.PushFront(&cachedStmt{key: key, desc: desc})
 	if c.lru.Len() > stmtCacheSize {
 		old := c.lru.Remove(c.lru.Back()).(*cachedStmt)
 		delete(c.byKey, old.key)
-		c.evicted = append(c.evicted, old.name)
+		c.evicted = append(c.evicted, old.desc.Name)
 	}
 }
