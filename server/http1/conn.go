@@ -28,19 +28,24 @@ const maxDrainBytes = 256 << 10
 
 // conn serves the requests of one connection, one after another.
 type conn struct {
-	srv   *Server
-	rwc   net.Conn
-	r     connReader
-	br    *bufio.Reader
-	out   output
-	state atomic.Int32
-	res   response
-	body  requestBody
-	watch watcher
+	srv    *Server
+	rwc    net.Conn
+	remote string // the client's address, for Request.RemoteAddr
+	r      connReader
+	br     *bufio.Reader
+	out    output
+	state  atomic.Int32
+	res    response
+	body   requestBody
+	watch  watcher
 }
 
 func newConn(s *Server, rwc net.Conn) *conn {
 	c := &conn{srv: s, rwc: rwc}
+	if ra := rwc.RemoteAddr(); ra != nil {
+		// A Unix socket's client may have no address.
+		c.remote = ra.String()
+	}
 	c.r.rwc = rwc
 	c.out.rwc = rwc
 	c.r.remain = unlimited
@@ -58,12 +63,11 @@ func (c *conn) serve() {
 	defer c.rwc.Close()
 	defer func() {
 		if v := recover(); v != nil && v != http.ErrAbortHandler && c.srv.Log != nil {
-			c.srv.Log.Error("http: panic serving request", "remote", c.rwc.RemoteAddr().String(),
+			c.srv.Log.Error("http: panic serving request", "remote", c.remote,
 				"panic", v, "stack", string(debug.Stack()))
 		}
 		c.watch.stop()
 	}()
-	remote := c.rwc.RemoteAddr().String()
 	lastPost := false
 	for first := true; ; first = false {
 		if !c.awaitRequest(first) {
@@ -94,7 +98,7 @@ func (c *conn) serve() {
 		}
 		setDeadline(c.rwc.SetReadDeadline, t0, c.srv.ReadTimeout)
 		setDeadline(c.rwc.SetWriteDeadline, time.Now(), c.srv.WriteTimeout)
-		if !c.serveRequest(req, remote) {
+		if !c.serveRequest(req) {
 			return
 		}
 		c.rwc.SetWriteDeadline(time.Time{})
@@ -133,7 +137,7 @@ func (c *conn) awaitRequest(first bool) bool {
 
 // serveRequest runs the handler for req and sends its response. It
 // reports whether the connection may carry another request.
-func (c *conn) serveRequest(req *http.Request, remote string) bool {
+func (c *conn) serveRequest(req *http.Request) bool {
 	w := &c.res
 	expect := req.Header.Get("Expect")
 	continues := hasToken(expect, "100-continue")
@@ -148,7 +152,7 @@ func (c *conn) serveRequest(req *http.Request, remote string) bool {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	req = req.WithContext(ctx)
-	req.RemoteAddr = remote
+	req.RemoteAddr = c.remote
 	var body *requestBody
 	if req.Body == http.NoBody {
 		c.watch.arm(cancel)
