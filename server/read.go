@@ -6,8 +6,11 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/plan"
@@ -207,9 +210,21 @@ func rangeStatus(offset, n int64, total *int64) (int, error) {
 
 // csvHeader renders the column names as a CSV line.
 func csvHeader(names []string) []byte {
+	if !slices.ContainsFunc(names, csvNeedsQuotes) {
+		// Plain names, the usual case, need no csv.Writer.
+		return []byte(strings.Join(names, ","))
+	}
 	var buf bytes.Buffer
 	cw := csv.NewWriter(&buf)
 	cw.Write(names)
 	cw.Flush()
 	return bytes.TrimRight(buf.Bytes(), "\n")
+}
+
+// csvNeedsQuotes reports whether csv.Writer would quote name: for a
+// comma, quote or line break in it, a leading space, or PostgreSQL's
+// end-of-data marker \. (the rules of its fieldNeedsQuotes).
+func csvNeedsQuotes(name string) bool {
+	first, _ := utf8.DecodeRuneInString(name)
+	return name == `\.` || strings.ContainsAny(name, ",\"\r\n") || (name != "" && unicode.IsSpace(first))
 }
