@@ -260,6 +260,9 @@ func buildEmbed(snap *snapshot.Snapshot, parent *snapshot.Relation, item request
 // applyEmbedParams hands each embed the parameters addressed to it by
 // path, or answers SVC108 for a path that names no embed.
 func applyEmbedParams(root *Node, params map[string]*request.Params) error {
+	if len(params) == 0 {
+		return nil // the usual case; sorting no keys still allocates
+	}
 	for _, path := range slices.Sorted(maps.Keys(params)) {
 		p := params[path]
 		n := root

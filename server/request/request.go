@@ -1,7 +1,6 @@
 package request
 
 import (
-	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -116,7 +115,12 @@ func Parse(r *http.Request, kind Kind, target string) (*Request, error) {
 	query := r.URL.Query()
 	// Keys in sorted order: the SQL text must depend only on the request's
 	// shape, so reordered parameters must not reorder conditions.
-	for _, key := range slices.Sorted(maps.Keys(query)) {
+	keys := make([]string, 0, len(query))
+	for key := range query {
+		keys = append(keys, key)
+	}
+	slices.Sort(keys) // one allocation, where slices.Sorted(maps.Keys) makes three
+	for _, key := range keys {
 		for _, v := range query[key] {
 			switch path, param := splitEmbedPath(key); {
 			case key == "select":
