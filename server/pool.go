@@ -1,11 +1,14 @@
 package server
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"io"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/svc-dev/svc/server/config"
 )
@@ -31,7 +34,19 @@ func NewPool(ctx context.Context, cfg *config.Config) (*pgxpool.Pool, error) {
 	poolCfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeExec
 	nameSession(poolCfg.ConnConfig.RuntimeParams)
 	poolCfg.AfterConnect = noteDefaultIsolation
+	poolCfg.ConnConfig.BuildFrontend = bufferedFrontend
 	return pgxpool.NewWithConfig(ctx, poolCfg)
+}
+
+// resultReadBuffer is how much of the server's output one read takes.
+const resultReadBuffer = 64 << 10
+
+// bufferedFrontend reads the server's output through a buffer larger than
+// pgx's own 8 KiB: a response body of 100 rows arrives as one DataRow
+// of 10-20 KB, which pgx would read in two or three system calls even
+// when all of it is there.
+func bufferedFrontend(r io.Reader, w io.Writer) *pgproto3.Frontend {
+	return pgproto3.NewFrontend(bufio.NewReaderSize(r, resultReadBuffer), w)
 }
 
 // implicitKey is where a connection's pgconn custom data records whether
