@@ -13,7 +13,8 @@ type output struct {
 	rwc  net.Conn
 	head []byte
 	body []byte
-	err  error // the first write error; the connection is then done
+	err  error     // the first write error; the connection is then done
+	vec  [3][]byte // backs the writev of head, body and a large piece
 }
 
 // send queues b after what is queued, writing all at once when the
@@ -35,8 +36,8 @@ func (o *output) write(extra []byte) {
 		o.head, o.body = append(o.head, o.body...), o.body[:0]
 	}
 	if o.err == nil {
-		bufs := make(net.Buffers, 0, 3)
-		for _, b := range [][]byte{o.head, o.body, extra} {
+		bufs := net.Buffers(o.vec[:0])
+		for _, b := range [...][]byte{o.head, o.body, extra} {
 			if len(b) > 0 {
 				bufs = append(bufs, b)
 			}
@@ -48,6 +49,7 @@ func (o *output) write(extra []byte) {
 		default:
 			_, o.err = bufs.WriteTo(o.rwc)
 		}
+		clear(o.vec[:]) // keep no body alive until the next write
 	}
 	o.head, o.body = o.head[:0], o.body[:0]
 }

@@ -21,6 +21,7 @@ import (
 	"net/http"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -76,8 +77,7 @@ func (s *Server) Serve(ln net.Listener) error {
 			if s.isClosing() {
 				return http.ErrServerClosed
 			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
+			if temporaryAcceptError(err) {
 				// Out of file descriptors and the like: wait and
 				// retry rather than give up serving, as net/http does.
 				backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
@@ -123,6 +123,22 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		s.mu.Unlock()
 		return ctx.Err()
 	}
+}
+
+// temporaryAcceptError reports whether accepting may succeed later: the
+// process or system is out of descriptors or memory, or a client gave up
+// before its connection was accepted.
+func temporaryAcceptError(err error) bool {
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return true
+	}
+	for _, errno := range []syscall.Errno{syscall.EMFILE, syscall.ENFILE, syscall.ENOBUFS, syscall.ENOMEM, syscall.ECONNABORTED} {
+		if errors.Is(err, errno) {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *Server) init() {

@@ -6,6 +6,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -163,5 +166,45 @@ func TestShutdownDeliversHeldResponse(t *testing.T) {
 	resp, body, err := cc.read("GET")
 	if err != nil || resp.StatusCode != http.StatusOK || body != "done" {
 		t.Fatalf("answer given before Shutdown: err %v, body %q; want 200 \"done\"", err, body)
+	}
+}
+
+// exhaustedListener fails its first accepts as a process out of file
+// descriptors does, then accepts normally.
+type exhaustedListener struct {
+	net.Listener
+	failures atomic.Int32
+}
+
+func (l *exhaustedListener) Accept() (net.Conn, error) {
+	if l.failures.Add(-1) >= 0 {
+		return nil, &net.OpError{Op: "accept", Net: "tcp", Err: os.NewSyscallError("accept4", syscall.EMFILE)}
+	}
+	return l.Listener.Accept()
+}
+
+// TestServeRetriesTemporaryAcceptErrors proves Serve waits and accepts
+// again after EMFILE rather than returning, as net/http's server does.
+func TestServeRetriesTemporaryAcceptErrors(t *testing.T) {
+	ln := &exhaustedListener{Listener: listen(t)}
+	ln.failures.Store(3)
+	s := &http1.Server{Handler: testHandler()}
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ln) }()
+	cc := newClientConn(t, ln.Addr().String())
+	cc.write("GET /cl HTTP/1.1\r\nHost: a\r\n\r\n")
+	if resp, body := cc.mustRead("GET"); resp.StatusCode != http.StatusOK || body != "hello" {
+		t.Fatalf("after EMFILE: got %q %q, want 200 hello", resp.Status, body)
+	}
+	select {
+	case err := <-served:
+		t.Fatalf("Serve returned %v after a temporary accept error", err)
+	default:
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	s.Shutdown(ctx)
+	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
+		t.Fatalf("Serve returned %v after Shutdown, want http.ErrServerClosed", err)
 	}
 }
