@@ -1,0 +1,89 @@
+package http1_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/svc-dev/svc/server/http1"
+)
+
+// oneConnListener hands out one connection, then waits until closed.
+type oneConnListener struct {
+	conn   net.Conn
+	once   sync.Once
+	closed chan struct{}
+}
+
+func (l *oneConnListener) Accept() (net.Conn, error) {
+	var c net.Conn
+	l.once.Do(func() { c = l.conn })
+	if c != nil {
+		return c, nil
+	}
+	<-l.closed
+	return nil, errors.New("listener closed")
+}
+
+func (l *oneConnListener) Close() error {
+	select {
+	case <-l.closed:
+	default:
+		close(l.closed)
+	}
+	return nil
+}
+
+func (l *oneConnListener) Addr() net.Addr { return l.conn.LocalAddr() }
+
+// FuzzServeConn feeds arbitrary bytes to a connection of an http1 server
+// with the conformance handler: whatever arrives, the server must not
+// panic, and the connection must end within its timeouts. The timeouts
+// are short so that inputs which stall the connection fuzz quickly.
+func FuzzServeConn(f *testing.F) {
+	for _, c := range conformanceCases {
+		f.Add([]byte(c.req))
+	}
+	handler := conformanceHandler()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var logBuf lockedBuffer
+		s := &http1.Server{Handler: handler, ReadHeaderTimeout: 50 * time.Millisecond,
+			ReadTimeout: 100 * time.Millisecond, WriteTimeout: 100 * time.Millisecond,
+			IdleTimeout: 50 * time.Millisecond, MaxHeaderBytes: 4096, WatchAfter: 10 * time.Millisecond,
+			Log: slog.New(slog.NewTextHandler(&logBuf, nil))}
+		client, server := net.Pipe()
+		defer client.Close()
+		ln := &oneConnListener{conn: server, closed: make(chan struct{})}
+		served := make(chan error, 1)
+		go func() { served <- s.Serve(ln) }()
+		go io.Copy(io.Discard, client)
+		client.SetWriteDeadline(time.Now().Add(time.Second))
+		client.Write(data) // the server may stop reading early
+
+		// The timeouts end the connection within about a second, so
+		// Shutdown's wait for it must not run out.
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := s.Shutdown(ctx); err != nil {
+			t.Fatalf("the connection was still served 5 s after the input ended: %v", err)
+		}
+		select {
+		case err := <-served:
+			if !errors.Is(err, http.ErrServerClosed) {
+				t.Fatalf("Serve returned %v, want http.ErrServerClosed", err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("Serve did not return after Shutdown")
+		}
+		if log := logBuf.String(); strings.Contains(log, "panic") {
+			t.Fatalf("the server panicked on %q: %s", data, log)
+		}
+	})
+}
