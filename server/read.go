@@ -102,19 +102,18 @@ func (s *Server) respondRows(w http.ResponseWriter, r *http.Request, req *reques
 
 // writeBody sends a body PostgreSQL built, adding the header line to CSV.
 func writeBody(w http.ResponseWriter, status int, n *plan.Node, media request.Media, body []byte) {
+	var head []byte
 	if media.Kind == request.MediaCSV {
-		buf := takeBody()
-		defer giveBody(buf)
-		*buf = append(*buf, csvHeader(n.OutputNames())...)
+		head = csvHeader(n.OutputNames())
 		if len(body) > 0 {
-			*buf = append(append(*buf, '\n'), body...)
+			head = append(head, '\n')
 		}
-		body = *buf
 	}
-	// With the length known, net/http sends the body as is rather than
-	// chunked, in fewer writes.
-	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	// With the length known, the server sends the body as is rather than
+	// chunked; it gathers the two writes into one.
+	w.Header().Set("Content-Length", strconv.Itoa(len(head)+len(body)))
 	w.WriteHeader(status)
+	w.Write(head)
 	w.Write(body)
 }
 

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -92,7 +93,7 @@ func (c *conn) serve() {
 		c.r.remain = unlimited
 		lastPost = req.Method == http.MethodPost
 		if status, msg := checkRequest(req); status != 0 {
-			line := itoa(status) + " " + http.StatusText(status) + ": " + msg
+			line := strconv.Itoa(status) + " " + http.StatusText(status) + ": " + msg
 			c.writeRaw(line, line)
 			return
 		}

@@ -3,7 +3,6 @@ package http1
 import (
 	"net"
 	"net/http"
-	"strconv"
 )
 
 // unlimited is connReader's remain once a request's headers are read.
@@ -126,5 +125,3 @@ func validHeaderValue(v string) bool {
 	}
 	return true
 }
-
-func itoa(n int) string { return strconv.Itoa(n) }
