@@ -19,3 +19,9 @@ func RunStatement(ctx context.Context, pc *pgconn.PgConn, role, sql string, args
 	tx := txSpec{readOnly: true, role: role, searchPath: `"public"`, method: "GET", path: "/"}
 	return runPipeline(ctx, pc, tx, []step{{query.Statement{SQL: sql, Args: args}, row}}, true)
 }
+
+// HoldsLargeMessages reports whether pc reads through a lowatConn.
+func HoldsLargeMessages(pc *pgconn.PgConn) bool {
+	_, ok := pc.Conn().(*lowatConn)
+	return ok
+}

@@ -35,6 +35,7 @@ func NewPool(ctx context.Context, cfg *config.Config) (*pgxpool.Pool, error) {
 	nameSession(poolCfg.ConnConfig.RuntimeParams)
 	poolCfg.AfterConnect = noteDefaultIsolation
 	poolCfg.ConnConfig.BuildFrontend = bufferedFrontend
+	poolCfg.ConnConfig.AfterNetConnect = holdLargeMessages
 	return pgxpool.NewWithConfig(ctx, poolCfg)
 }
 

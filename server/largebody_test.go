@@ -1,0 +1,57 @@
+package server_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/svc-dev/svc/server"
+)
+
+// Results of every size around the receive watermark's bounds arrive
+// whole through the pool's connections: a watermark above what the
+// server still owes would leave the read waiting until the deadline.
+func TestLargeResultsArriveWhole(t *testing.T) {
+	pool, err := server.NewPool(t.Context(), fixture.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	conn, err := pool.Acquire(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Release()
+	pc := conn.Conn().PgConn()
+	if !server.HoldsLargeMessages(pc) {
+		t.Fatal("the pool's connection over TCP does not hold large messages back")
+	}
+	sizes := []int{0, 1, 8 << 10, 16<<10 - 1, 16 << 10, 16<<10 + 1, 100_000, 256<<10 - 1, 256 << 10, 256<<10 + 1, 3_000_000}
+	for _, size := range sizes {
+		ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+		var got []byte
+		err := server.RunStatement(ctx, pc, "web_anon", "select pg_catalog.repeat('x', $1::int)", []any{size},
+			func(v [][]byte) error { got = append(got, v[0]...); return nil })
+		cancel()
+		if err != nil {
+			t.Fatalf("%d bytes: %v", size, err)
+		}
+		if len(got) != size || strings.Trim(string(got), "x") != "" {
+			t.Fatalf("%d bytes: got %d", size, len(got))
+		}
+	}
+	// Many large rows in one result: the watermark rises and falls with each.
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	rows, total := 0, 0
+	err = server.RunStatement(ctx, pc, "web_anon",
+		"select pg_catalog.repeat('y', 20000 + n) from pg_catalog.generate_series(1, 60) n", nil,
+		func(v [][]byte) error { rows++; total += len(v[0]); return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := 60*20000 + 60*61/2; rows != 60 || total != want {
+		t.Fatalf("got %d rows, %d bytes; want 60 rows, %d bytes", rows, total, want)
+	}
+}
