@@ -223,7 +223,7 @@ func (f *soakFaults) run(ctx context.Context, cluster *pgtest.Cluster, restartAf
 			withSuper(ctx, cluster.URI, func(ctx context.Context, c *pgx.Conn) error {
 				var n int64
 				err := c.QueryRow(ctx, `select count(*) filter (where pg_terminate_backend(pid))
-					from pg_stat_activity where usename = 'authenticator'`).Scan(&n)
+					from pg_stat_activity where application_name = 'svc'`).Scan(&n)
 				f.terminated.Add(n)
 				return err
 			})
@@ -300,7 +300,7 @@ func (p soakProbe) sample(t *testing.T) soakSample {
 	// the reloads' are anything else.
 	withSuper(context.Background(), p.superURI, func(ctx context.Context, c *pgx.Conn) error {
 		return c.QueryRow(ctx, `select count(*) filter (where query !~* '^\s*listen '),
-			count(*) filter (where query ~* '^\s*listen ') from pg_stat_activity where usename = 'authenticator'`).
+			count(*) filter (where query ~* '^\s*listen ') from pg_stat_activity where application_name = 'svc'`).
 			Scan(&s.pooled, &s.listening)
 	})
 	return s

@@ -5,9 +5,9 @@
 # then checks, after the load, that SVC still serves and has leaked neither
 # goroutines, database sessions nor memory.
 #
-# SVC's sessions are the authenticator's: SVC sets no application_name of
-# its own, and nothing else here logs in as that role. Every loop ends by
-# itself after SOAK seconds; run.sh's clean-up stops what is left.
+# SVC's sessions are those named "svc", the application_name it gives
+# every session when db-uri names none. Every loop ends by itself after
+# SOAK seconds; run.sh's clean-up stops what is left.
 
 ADMIN=http://127.0.0.1:$ADMINPORT
 # Above the warm baseline after the load: a scrape, a probe or a closing
@@ -20,7 +20,7 @@ GOROUTINE_MARGIN=10
 # LISTEN; "- -" when the database does not answer.
 svc_sessions() {
   PGCONNECT_TIMEOUT=3 psql_admin -At -F' ' -c "select count(*) filter (where query !~* '^\s*listen '),
-    count(*) filter (where query ~* '^\s*listen ') from pg_stat_activity where usename = 'authenticator'" 2>/dev/null ||
+    count(*) filter (where query ~* '^\s*listen ') from pg_stat_activity where application_name = 'svc'" 2>/dev/null ||
     echo "- -"
 }
 
@@ -73,7 +73,7 @@ fault_loop() {
     if [ "$t" -ge "$kill_at" ]; then
       kill_at=$((kill_at + 15))
       echo "$t terminate $(PGCONNECT_TIMEOUT=3 psql_admin -At -c "select count(*) filter (where pg_terminate_backend(pid))
-        from pg_stat_activity where usename = 'authenticator'" 2>/dev/null || echo -)"
+        from pg_stat_activity where application_name = 'svc'" 2>/dev/null || echo -)"
     fi
     sleep 1
   done
