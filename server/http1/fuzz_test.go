@@ -6,7 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -80,14 +79,7 @@ func FuzzServeConn(f *testing.F) {
 		if err := s.Shutdown(ctx); err != nil {
 			t.Fatalf("Shutdown: %v", err)
 		}
-		select {
-		case err := <-served:
-			if !errors.Is(err, http.ErrServerClosed) {
-				t.Fatalf("Serve returned %v, want http.ErrServerClosed", err)
-			}
-		case <-time.After(5 * time.Second):
-			t.Fatalf("Serve did not return after Shutdown")
-		}
+		awaitServeClosed(t, served)
 		if log := logBuf.String(); strings.Contains(log, "panic") {
 			t.Fatalf("the server panicked on %q: %s", data, log)
 		}

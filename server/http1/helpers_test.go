@@ -39,16 +39,24 @@ func startHTTP1(t testing.TB, s *http1.Server) (string, <-chan error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		s.Shutdown(ctx)
-		select {
-		case err, ok := <-served:
-			if ok && !errors.Is(err, http.ErrServerClosed) {
-				t.Errorf("Serve returned %v, want http.ErrServerClosed", err)
-			}
-		case <-time.After(5 * time.Second):
-			t.Errorf("Serve did not return after Shutdown")
-		}
+		awaitServeClosed(t, served)
 	})
 	return ln.Addr().String(), served
+}
+
+// awaitServeClosed waits up to 5 s for Serve's result on served and
+// reports an error unless it is http.ErrServerClosed. A closed channel
+// means the test has read the result already.
+func awaitServeClosed(t testing.TB, served <-chan error) {
+	t.Helper()
+	select {
+	case err, ok := <-served:
+		if ok && !errors.Is(err, http.ErrServerClosed) {
+			t.Errorf("Serve returned %v, want http.ErrServerClosed", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Errorf("Serve did not return after Shutdown")
+	}
 }
 
 // startNetHTTP serves s (net/http's server) on a fresh loopback listener.

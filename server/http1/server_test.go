@@ -206,18 +206,23 @@ func TestLargeResponse(t *testing.T) {
 	}
 }
 
+// writeGetOrPost sends request i of a run that alternates GET /cl and a
+// POST /echo of posted, and returns the body its answer must carry.
+func writeGetOrPost(cc *clientConn, i int, posted string) string {
+	if i%2 == 0 {
+		cc.write("GET /cl HTTP/1.1\r\nHost: a\r\n\r\n")
+		return "hello"
+	}
+	cc.write(fmt.Sprintf("POST /echo HTTP/1.1\r\nHost: a\r\nContent-Length: %d\r\n\r\n%s", len(posted), posted))
+	return posted
+}
+
 // TestManyKeepAliveRequests proves 1000 sequential GETs and POSTs are all served on one connection.
 func TestManyKeepAliveRequests(t *testing.T) {
 	addr, _ := startHTTP1(t, &http1.Server{Handler: testHandler()})
 	cc := newClientConn(t, addr)
 	for i := range 1000 {
-		want := "hello"
-		if i%2 == 0 {
-			cc.write("GET /cl HTTP/1.1\r\nHost: a\r\n\r\n")
-		} else {
-			want = fmt.Sprintf("body-%d", i)
-			cc.write(fmt.Sprintf("POST /echo HTTP/1.1\r\nHost: a\r\nContent-Length: %d\r\n\r\n%s", len(want), want))
-		}
+		want := writeGetOrPost(cc, i, fmt.Sprintf("body-%d", i))
 		resp, body, err := cc.read("GET")
 		if err != nil || resp.StatusCode != http.StatusOK || body != want || resp.Close {
 			t.Fatalf("request %d: err %v, body %q; want 200 %q kept alive", i, err, body, want)
@@ -232,13 +237,7 @@ func TestWatcherKeepsPipelinedBytes(t *testing.T) {
 	for i := range 20 {
 		cc.write(fmt.Sprintf("GET /slow?%d HTTP/1.1\r\nHost: a\r\n\r\n", i))
 		time.Sleep(50 * time.Millisecond)
-		want := "hello"
-		if i%2 == 0 {
-			cc.write("GET /cl HTTP/1.1\r\nHost: a\r\n\r\n")
-		} else {
-			want = fmt.Sprintf("posted %d", i)
-			cc.write(fmt.Sprintf("POST /echo HTTP/1.1\r\nHost: a\r\nContent-Length: %d\r\n\r\n%s", len(want), want))
-		}
+		want := writeGetOrPost(cc, i, fmt.Sprintf("posted %d", i))
 		resp, body, err := cc.read("GET")
 		if wantSlow := fmt.Sprintf("slow %d ctx=<nil>", i); err != nil || resp.StatusCode != http.StatusOK || body != wantSlow {
 			t.Fatalf("round %d, slow request: err %v, body %q; want %q", i, err, body, wantSlow)
