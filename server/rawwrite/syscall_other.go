@@ -1,0 +1,13 @@
+//go:build !linux
+
+package rawwrite
+
+import "syscall"
+
+// supported is false here, so New returns nil and write and writev are
+// never called: the raw calls are Linux's.
+const supported = false
+
+func write(uintptr, []byte) (int, syscall.Errno) { return 0, syscall.ENOSYS }
+
+func writev(uintptr, []syscall.Iovec) (int, syscall.Errno) { return 0, syscall.ENOSYS }

@@ -1,0 +1,231 @@
+package rawwrite
+
+import (
+	"bytes"
+	"crypto/tls"
+	"errors"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// tcpPair returns the two ends of a loopback TCP connection, with small
+// socket buffers so that megabytes cannot be written without waiting for
+// the reader.
+func tcpPair(t *testing.T) (client, server *net.TCPConn) {
+	t.Helper()
+	if !supported {
+		t.Skip("raw writes are made on Linux only")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		c, _ := ln.Accept()
+		accepted <- c
+	}()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := <-accepted
+	if s == nil {
+		t.Fatal("accept failed")
+	}
+	client, server = c.(*net.TCPConn), s.(*net.TCPConn)
+	client.SetWriteBuffer(16 << 10)
+	server.SetReadBuffer(16 << 10)
+	t.Cleanup(func() { client.Close(); server.Close() })
+	return client, server
+}
+
+// pattern returns n bytes that differ from one position to the next, so
+// lost, repeated or reordered pieces show.
+func pattern(n, seed int) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte((i*7 + i/251 + seed) % 256)
+	}
+	return b
+}
+
+// readAllLater starts reading c after a pause, so the writer first fills
+// the socket buffers and has to wait for room, and returns what it read
+// once c reaches end of file.
+func readAllLater(c net.Conn) <-chan []byte {
+	got := make(chan []byte, 1)
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		b, _ := io.ReadAll(c)
+		got <- b
+	}()
+	return got
+}
+
+func TestWriteWaitsForRoomAndWritesAll(t *testing.T) {
+	client, server := tcpPair(t)
+	w := New(client)
+	if w == nil {
+		t.Fatal("New(TCP connection) = nil")
+	}
+	want := pattern(4<<20, 1)
+	got := readAllLater(server)
+	n, err := w.Write(want)
+	if err != nil || n != len(want) {
+		t.Fatalf("Write = %d, %v; want %d, nil", n, err, len(want))
+	}
+	client.CloseWrite()
+	if b := <-got; !bytes.Equal(b, want) {
+		t.Fatalf("read %d bytes that differ from the %d written", len(b), len(want))
+	}
+}
+
+func TestWriteBuffersKeepsOrderAcrossCalls(t *testing.T) {
+	client, server := tcpPair(t)
+	w := New(client)
+	// More buffers than one writev takes, empty ones among them, and
+	// enough bytes that the writes are partial.
+	var bufs net.Buffers
+	var want []byte
+	for i := range 3*maxIovecs + 1 {
+		b := pattern((i%5)*97_001, i)
+		bufs = append(bufs, b)
+		want = append(want, b...)
+	}
+	got := readAllLater(server)
+	n, err := w.WriteBuffers(&bufs)
+	if err != nil || n != int64(len(want)) {
+		t.Fatalf("WriteBuffers = %d, %v; want %d, nil", n, err, len(want))
+	}
+	if len(bufs) != 0 {
+		t.Errorf("%d buffers left after a whole write, want none", len(bufs))
+	}
+	client.CloseWrite()
+	if b := <-got; !bytes.Equal(b, want) {
+		t.Fatalf("read %d bytes that differ from the %d written", len(b), len(want))
+	}
+}
+
+func TestWriteHonoursDeadline(t *testing.T) {
+	client, _ := tcpPair(t)
+	w := New(client)
+	client.SetWriteDeadline(time.Now().Add(50 * time.Millisecond))
+	p := pattern(8<<20, 2)
+	n, err := w.Write(p) // nobody reads, so the buffers fill
+	if n >= len(p) || !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("Write past the deadline = %d, %v; want a short count and os.ErrDeadlineExceeded", n, err)
+	}
+	var ne net.Error
+	if !errors.As(err, &ne) || !ne.Timeout() {
+		t.Errorf("error %v is not a net.Error timeout", err)
+	}
+	assertWriteOp(t, err)
+}
+
+func TestWriteToResetPeerFails(t *testing.T) {
+	client, server := tcpPair(t)
+	w := New(client)
+	server.SetLinger(0) // close with a reset
+	server.Close()
+	time.Sleep(20 * time.Millisecond)
+	var err error
+	for range 100 {
+		if _, err = w.Write(pattern(64<<10, 3)); err != nil {
+			break
+		}
+	}
+	if !errors.Is(err, syscall.EPIPE) && !errors.Is(err, syscall.ECONNRESET) {
+		t.Fatalf("Write to a reset peer: %v; want EPIPE or ECONNRESET", err)
+	}
+	assertWriteOp(t, err)
+	// net's own Write fails the same way on the same socket.
+	_, nerr := client.Write([]byte("x"))
+	var mine, theirs *net.OpError
+	errors.As(err, &mine)
+	if !errors.As(nerr, &theirs) || theirs.Net != mine.Net || theirs.Source.String() != mine.Source.String() || theirs.Addr.String() != mine.Addr.String() {
+		t.Errorf("raw write error %#v, net's %#v: want the same addresses", mine, theirs)
+	}
+}
+
+func TestWriteOnClosedConnection(t *testing.T) {
+	client, _ := tcpPair(t)
+	w := New(client)
+	client.Close()
+	if _, err := w.Write([]byte("x")); !errors.Is(err, net.ErrClosed) {
+		t.Fatalf("Write after Close: %v; want net.ErrClosed", err)
+	}
+	bufs := net.Buffers{[]byte("x")}
+	if _, err := w.WriteBuffers(&bufs); !errors.Is(err, net.ErrClosed) {
+		t.Fatalf("WriteBuffers after Close: %v; want net.ErrClosed", err)
+	}
+}
+
+// assertWriteOp checks that err reads as net.Conn's Write failing.
+func assertWriteOp(t *testing.T, err error) {
+	t.Helper()
+	var op *net.OpError
+	if !errors.As(err, &op) || op.Op != "write" {
+		t.Errorf("error %#v is not a *net.OpError of operation write", err)
+	}
+}
+
+func TestNewTakesOnlyPlainSockets(t *testing.T) {
+	client, _ := tcpPair(t)
+	if New(client) == nil {
+		t.Error("New(TCP) = nil")
+	}
+	ln, err := net.Listen("unix", filepath.Join(t.TempDir(), "s"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		if c, err := ln.Accept(); err == nil {
+			c.Close()
+		}
+	}()
+	uc, err := net.Dial("unix", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer uc.Close()
+	if New(uc) == nil {
+		t.Error("New(Unix socket) = nil")
+	}
+	if New(tls.Client(client, &tls.Config{})) != nil {
+		t.Error("New(TLS session) != nil; TLS must write through its own layer")
+	}
+	a, b := net.Pipe()
+	defer a.Close()
+	defer b.Close()
+	if New(a) != nil {
+		t.Error("New(net.Pipe) != nil")
+	}
+	if Wrap(a) != a {
+		t.Error("Wrap(net.Pipe) wrapped it")
+	}
+	if _, ok := Wrap(client).(*Conn); !ok {
+		t.Error("Wrap(TCP) did not wrap it")
+	}
+}
+
+func TestConnWritesThroughWriter(t *testing.T) {
+	client, server := tcpPair(t)
+	c := Wrap(client)
+	want := pattern(1<<20, 4)
+	got := readAllLater(server)
+	if n, err := c.Write(want); err != nil || n != len(want) {
+		t.Fatalf("Write = %d, %v; want %d, nil", n, err, len(want))
+	}
+	client.CloseWrite()
+	if b := <-got; !bytes.Equal(b, want) {
+		t.Fatalf("read %d bytes that differ from the %d written", len(b), len(want))
+	}
+}
