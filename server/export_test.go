@@ -5,6 +5,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/svc-dev/svc/server/query"
+	"github.com/svc-dev/svc/server/rawwrite"
 )
 
 // StmtCacheSize exposes the per-connection statement cache bound to tests.
@@ -18,6 +19,16 @@ const StmtCacheSize = stmtCacheSize
 func RunStatement(ctx context.Context, pc *pgconn.PgConn, role, sql string, args []any, row func([][]byte) error) error {
 	tx := txSpec{readOnly: true, role: role, searchPath: `"public"`, method: "GET", path: "/"}
 	return runPipeline(ctx, pc, tx, []step{{query.Statement{SQL: sql, Args: args}, row}}, true)
+}
+
+// WritesRaw reports whether pc writes with raw system calls.
+func WritesRaw(pc *pgconn.PgConn) bool {
+	c, ok := pc.Conn().(*lowatConn)
+	if !ok {
+		return false
+	}
+	_, ok = c.Conn.(*rawwrite.Conn)
+	return ok
 }
 
 // HoldsLargeMessages reports whether pc reads through a lowatConn.

@@ -2,6 +2,8 @@ package server_test
 
 import (
 	"context"
+	"crypto/md5"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -53,5 +55,40 @@ func TestLargeResultsArriveWhole(t *testing.T) {
 	}
 	if want := 60*20000 + 60*61/2; rows != 60 || total != want {
 		t.Fatalf("got %d rows, %d bytes; want 60 rows, %d bytes", rows, total, want)
+	}
+}
+
+// TestLargeArgumentsLeaveWhole sends statements whose arguments outgrow the
+// socket buffers, so the pool's raw writes to PostgreSQL have to wait for
+// room part way.
+func TestLargeArgumentsLeaveWhole(t *testing.T) {
+	pool, err := server.NewPool(t.Context(), fixture.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	conn, err := pool.Acquire(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Release()
+	pc := conn.Conn().PgConn()
+	if !server.WritesRaw(pc) {
+		t.Fatal("the pool's connection over TCP does not write with raw system calls")
+	}
+	for _, size := range []int{0, 1, 100_000, 5_000_000} {
+		arg := strings.Repeat("ab", size/2) + strings.Repeat("c", size%2)
+		ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+		var got string
+		err := server.RunStatement(ctx, pc, "web_anon",
+			"select pg_catalog.md5($1::text) || ' ' || pg_catalog.length($1::text)", []any{arg},
+			func(v [][]byte) error { got = string(v[0]); return nil })
+		cancel()
+		if err != nil {
+			t.Fatalf("%d bytes: %v", size, err)
+		}
+		if want := fmt.Sprintf("%x %d", md5.Sum([]byte(arg)), size); got != want {
+			t.Fatalf("%d bytes: PostgreSQL saw %q, want %q", size, got, want)
+		}
 	}
 }

@@ -35,7 +35,7 @@ func NewPool(ctx context.Context, cfg *config.Config) (*pgxpool.Pool, error) {
 	nameSession(poolCfg.ConnConfig.RuntimeParams)
 	poolCfg.AfterConnect = noteDefaultIsolation
 	poolCfg.ConnConfig.BuildFrontend = bufferedFrontend
-	poolCfg.ConnConfig.AfterNetConnect = holdLargeMessages
+	poolCfg.ConnConfig.AfterNetConnect = tunePGSocket
 	return pgxpool.NewWithConfig(ctx, poolCfg)
 }
 

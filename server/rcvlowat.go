@@ -7,6 +7,7 @@ import (
 	"syscall"
 
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/svc-dev/svc/server/rawwrite"
 )
 
 // Large response bodies arrive from PostgreSQL in pieces of its 8 KiB
@@ -33,19 +34,21 @@ const (
 	lowatMax = 256 << 10
 )
 
-// holdLargeMessages wraps a plain TCP connection to PostgreSQL in a
-// lowatConn; it is the pool's AfterNetConnect hook, so it runs after any
-// TLS negotiation and sees a *net.TCPConn only when the session is plain.
-func holdLargeMessages(_ context.Context, _ *pgconn.Config, c net.Conn) (net.Conn, error) {
+// tunePGSocket is the pool's AfterNetConnect hook. It runs after any TLS
+// negotiation, so it sees a *net.TCPConn or *net.UnixConn only when the
+// session is plain. Such a session writes with raw system calls (see
+// package rawwrite), and over TCP it reads large messages whole.
+func tunePGSocket(_ context.Context, _ *pgconn.Config, c net.Conn) (net.Conn, error) {
+	wrapped := rawwrite.Wrap(c)
 	tc, ok := c.(*net.TCPConn)
 	if !ok {
-		return c, nil
+		return wrapped, nil
 	}
 	raw, err := tc.SyscallConn()
 	if err != nil {
-		return c, nil
+		return wrapped, nil
 	}
-	return &lowatConn{TCPConn: tc, raw: raw, lowat: 1}, nil
+	return &lowatConn{Conn: wrapped, raw: raw, lowat: 1}, nil
 }
 
 // lowatConn follows the message framing of what it reads and keeps the
@@ -53,16 +56,16 @@ func holdLargeMessages(_ context.Context, _ *pgconn.Config, c net.Conn) (net.Con
 // reads a connection from one goroutine at a time (its background reader
 // included), so the state needs no lock.
 type lowatConn struct {
-	*net.TCPConn
-	raw   syscall.RawConn
-	frame framing
-	lowat int  // the watermark in force
-	off   bool // tracking stopped: the framing was lost, or the socket closed
+	net.Conn // the TCP socket, writing through rawwrite where it can
+	raw      syscall.RawConn
+	frame    framing
+	lowat    int  // the watermark in force
+	off      bool // tracking stopped: the framing was lost, or the socket closed
 }
 
 // Read reads from the socket, then sets the watermark for the next read.
 func (c *lowatConn) Read(p []byte) (int, error) {
-	n, err := c.TCPConn.Read(p)
+	n, err := c.Conn.Read(p)
 	if n > 0 && !c.off {
 		if !c.frame.scan(p[:n]) {
 			c.off = true

@@ -139,7 +139,7 @@ func awaitQueued(t *testing.T, c *lowatConn, n int) {
 
 func TestLowatConnWaitsForTheRestOfALargeMessage(t *testing.T) {
 	client, peer := tcpPair(t)
-	wrapped, _ := holdLargeMessages(context.Background(), nil, client)
+	wrapped, _ := tunePGSocket(context.Background(), nil, client)
 	c, ok := wrapped.(*lowatConn)
 	if !ok {
 		t.Fatalf("a plain TCP connection was not wrapped: %T", wrapped)
@@ -190,7 +190,7 @@ func TestLowatConnWaitsForTheRestOfALargeMessage(t *testing.T) {
 
 func TestLowatConnLeavesSmallMessagesAlone(t *testing.T) {
 	client, peer := tcpPair(t)
-	wrapped, _ := holdLargeMessages(context.Background(), nil, client)
+	wrapped, _ := tunePGSocket(context.Background(), nil, client)
 	c := wrapped.(*lowatConn)
 	small := message('D', make([]byte, lowatMin+100))
 	// Leave less than lowatMin of the body owed.
@@ -209,12 +209,12 @@ func TestLowatConnLeavesSmallMessagesAlone(t *testing.T) {
 	}
 }
 
-func TestHoldLargeMessagesWrapsOnlyPlainTCP(t *testing.T) {
+func TestTunePGSocketLeavesOtherConnections(t *testing.T) {
 	a, b := net.Pipe()
 	defer a.Close()
 	defer b.Close()
-	got, err := holdLargeMessages(context.Background(), nil, a)
+	got, err := tunePGSocket(context.Background(), nil, a)
 	if err != nil || got != a {
-		t.Fatalf("holdLargeMessages(pipe) = %T, %v; want the pipe unchanged", got, err)
+		t.Fatalf("tunePGSocket(pipe) = %T, %v; want the pipe unchanged", got, err)
 	}
 }
