@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/svc-dev/svc/server/rawwrite"
 )
 
 // A connection is idle while it waits for a request, active while it
@@ -49,6 +51,7 @@ func newConn(s *Server, rwc net.Conn) *conn {
 	}
 	c.r.rwc = rwc
 	c.out.rwc = rwc
+	c.out.raw = rawwrite.New(rwc)
 	c.r.remain = unlimited
 	c.br = bufio.NewReaderSize(&c.r, 4<<10)
 	c.res.c = c

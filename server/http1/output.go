@@ -1,6 +1,10 @@
 package http1
 
-import "net"
+import (
+	"net"
+
+	"github.com/svc-dev/svc/server/rawwrite"
+)
 
 // maxHeldOutput is how much of a response is gathered before it is
 // written; a larger piece is written with it in one writev.
@@ -10,7 +14,10 @@ const maxHeldOutput = 64 << 10
 // status line and header, goes out before body, which may have been
 // gathered before the header was known; both leave in one writev.
 type output struct {
-	rwc  net.Conn
+	rwc net.Conn
+	// raw writes to rwc with raw system calls, where rawwrite makes them;
+	// nil otherwise.
+	raw  *rawwrite.Writer
 	head []byte
 	body []byte
 	err  error     // the first write error; the connection is then done
@@ -42,9 +49,11 @@ func (o *output) write(extra []byte) {
 				bufs = append(bufs, b)
 			}
 		}
-		switch len(bufs) {
-		case 0:
-		case 1:
+		switch {
+		case len(bufs) == 0:
+		case o.raw != nil:
+			_, o.err = o.raw.WriteBuffers(&bufs)
+		case len(bufs) == 1:
 			_, o.err = o.rwc.Write(bufs[0])
 		default:
 			_, o.err = bufs.WriteTo(o.rwc)
