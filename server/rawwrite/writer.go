@@ -9,9 +9,14 @@
 // the call has outlasted one of its ticks (20 us), and the writer, when it
 // returns, has to find a processor again: two thread wake-ups and a park
 // per preempted write. A raw call keeps the processor, so none of that
-// happens. The sockets are non-blocking (Go's network poller made them so),
-// so a raw write never waits for the peer: when the socket buffer is full
-// it fails with EAGAIN, and the poller waits for room as it always does.
+// happens.
+//
+// A raw call must not block, and these do not: Go's network poller made
+// the sockets non-blocking, so when the socket buffer is full the call
+// fails with EAGAIN and the poller waits for room as it always does (the
+// write deadline included). While a call runs, its processor runs nothing
+// else, as when the goroutine computes for as long: the call copies at most
+// a socket buffer's worth, and the other processors steal its queued work.
 package rawwrite
 
 import (
