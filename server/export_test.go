@@ -5,7 +5,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/svc-dev/svc/server/query"
-	"github.com/svc-dev/svc/server/rawwrite"
+	"github.com/svc-dev/svc/server/rawsock"
 )
 
 // StmtCacheSize exposes the per-connection statement cache bound to tests.
@@ -21,13 +21,14 @@ func RunStatement(ctx context.Context, pc *pgconn.PgConn, role, sql string, args
 	return runPipeline(ctx, pc, tx, []step{{query.Statement{SQL: sql, Args: args}, row}}, true)
 }
 
-// WritesRaw reports whether pc writes with raw system calls.
-func WritesRaw(pc *pgconn.PgConn) bool {
+// ReadsAndWritesRaw reports whether pc reads and writes with raw system
+// calls.
+func ReadsAndWritesRaw(pc *pgconn.PgConn) bool {
 	c, ok := pc.Conn().(*lowatConn)
 	if !ok {
 		return false
 	}
-	_, ok = c.Conn.(*rawwrite.Conn)
+	_, ok = c.Conn.(*rawsock.Conn)
 	return ok
 }
 

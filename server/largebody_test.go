@@ -73,8 +73,8 @@ func TestLargeArgumentsLeaveWhole(t *testing.T) {
 	}
 	defer conn.Release()
 	pc := conn.Conn().PgConn()
-	if !server.WritesRaw(pc) {
-		t.Fatal("the pool's connection over TCP does not write with raw system calls")
+	if !server.ReadsAndWritesRaw(pc) {
+		t.Fatal("the pool's connection over TCP does not read and write with raw system calls")
 	}
 	for _, size := range []int{0, 1, 100_000, 5_000_000} {
 		arg := strings.Repeat("ab", size/2) + strings.Repeat("c", size%2)

@@ -7,7 +7,7 @@ import (
 	"syscall"
 
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/svc-dev/svc/server/rawwrite"
+	"github.com/svc-dev/svc/server/rawsock"
 )
 
 // Large response bodies arrive from PostgreSQL in pieces of its 8 KiB
@@ -36,10 +36,10 @@ const (
 
 // tunePGSocket is the pool's AfterNetConnect hook. It runs after any TLS
 // negotiation, so it sees a *net.TCPConn or *net.UnixConn only when the
-// session is plain. Such a session writes with raw system calls (see
-// package rawwrite), and over TCP it reads large messages whole.
+// session is plain. Such a session reads and writes with raw system calls
+// (see package rawsock), and over TCP it reads large messages whole.
 func tunePGSocket(_ context.Context, _ *pgconn.Config, c net.Conn) (net.Conn, error) {
-	wrapped := rawwrite.Wrap(c)
+	wrapped := rawsock.Wrap(c)
 	tc, ok := c.(*net.TCPConn)
 	if !ok {
 		return wrapped, nil
@@ -56,7 +56,7 @@ func tunePGSocket(_ context.Context, _ *pgconn.Config, c net.Conn) (net.Conn, er
 // reads a connection from one goroutine at a time (its background reader
 // included), so the state needs no lock.
 type lowatConn struct {
-	net.Conn // the TCP socket, writing through rawwrite where it can
+	net.Conn // the TCP socket, through rawsock where it can
 	raw      syscall.RawConn
 	frame    framing
 	lowat    int  // the watermark in force

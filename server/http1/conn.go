@@ -13,7 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/svc-dev/svc/server/rawwrite"
+	"github.com/svc-dev/svc/server/rawsock"
 )
 
 // A connection is idle while it waits for a request, active while it
@@ -33,7 +33,8 @@ const maxDrainBytes = 256 << 10
 type conn struct {
 	srv    *Server
 	rwc    net.Conn
-	remote string // the client's address, for Request.RemoteAddr
+	io     net.Conn // rwc to read and write, through rawsock where it can
+	remote string   // the client's address, for Request.RemoteAddr
 	r      connReader
 	br     *bufio.Reader
 	out    output
@@ -49,9 +50,9 @@ func newConn(s *Server, rwc net.Conn) *conn {
 		// A Unix socket's client may have no address.
 		c.remote = ra.String()
 	}
-	c.r.rwc = rwc
-	c.out.rwc = rwc
-	c.out.raw = rawwrite.New(rwc)
+	c.io = rawsock.Wrap(rwc)
+	c.r.rwc = c.io
+	c.out.rwc = c.io
 	c.r.remain = unlimited
 	c.br = bufio.NewReaderSize(&c.r, 4<<10)
 	c.res.c = c

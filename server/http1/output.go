@@ -3,7 +3,7 @@ package http1
 import (
 	"net"
 
-	"github.com/svc-dev/svc/server/rawwrite"
+	"github.com/svc-dev/svc/server/rawsock"
 )
 
 // maxHeldOutput is how much of a response is gathered before it is
@@ -14,10 +14,7 @@ const maxHeldOutput = 64 << 10
 // status line and header, goes out before body, which may have been
 // gathered before the header was known; both leave in one writev.
 type output struct {
-	rwc net.Conn
-	// raw writes to rwc with raw system calls, where rawwrite makes them;
-	// nil otherwise.
-	raw  *rawwrite.Writer
+	rwc  net.Conn // the connection's io
 	head []byte
 	body []byte
 	err  error     // the first write error; the connection is then done
@@ -51,12 +48,15 @@ func (o *output) write(extra []byte) {
 		}
 		switch {
 		case len(bufs) == 0:
-		case o.raw != nil:
-			_, o.err = o.raw.WriteBuffers(&bufs)
 		case len(bufs) == 1:
 			_, o.err = o.rwc.Write(bufs[0])
 		default:
-			_, o.err = bufs.WriteTo(o.rwc)
+			if rc, ok := o.rwc.(*rawsock.Conn); ok {
+				// net.Buffers.WriteTo would make one write per buffer.
+				_, o.err = rc.WriteBuffers(&bufs)
+			} else {
+				_, o.err = bufs.WriteTo(o.rwc)
+			}
 		}
 		clear(o.vec[:]) // keep no body alive until the next write
 	}

@@ -5,11 +5,13 @@ package http1
 import (
 	"net"
 	"testing"
+
+	"github.com/svc-dev/svc/server/rawsock"
 )
 
-// A connection accepted over TCP writes its responses with raw system
-// calls; one on another kind of connection writes through it.
-func TestConnWritesRawOverTCP(t *testing.T) {
+// A connection accepted over TCP reads requests and writes responses with
+// raw system calls; another kind of connection is used as it is.
+func TestConnReadsAndWritesRawOverTCP(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -25,13 +27,18 @@ func TestConnWritesRawOverTCP(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer accepted.Close()
-	if c := newConn(&Server{}, accepted); c.out.raw == nil {
-		t.Error("a TCP connection's output does not write raw")
+	if c := newConn(&Server{}, accepted); !isRaw(c.r.rwc) || !isRaw(c.out.rwc) || !isRaw(c.io) {
+		t.Error("a TCP connection does not read and write raw")
 	}
 	a, b := net.Pipe()
 	defer a.Close()
 	defer b.Close()
-	if c := newConn(&Server{}, a); c.out.raw != nil {
-		t.Error("a pipe's output writes raw")
+	if c := newConn(&Server{}, a); c.io != a || c.r.rwc != a || c.out.rwc != a {
+		t.Error("a pipe is not read and written as it is")
 	}
+}
+
+func isRaw(c net.Conn) bool {
+	_, ok := c.(*rawsock.Conn)
+	return ok
 }

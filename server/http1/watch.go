@@ -69,7 +69,7 @@ func (w *watcher) read() {
 	w.mu.Unlock()
 
 	r := &w.c.r
-	n, err := w.c.rwc.Read(r.byteBuf[:])
+	n, err := w.c.io.Read(r.byteBuf[:])
 
 	w.mu.Lock()
 	if n == 1 {

@@ -1,4 +1,4 @@
-package rawwrite
+package rawsock
 
 import (
 	"bytes"
@@ -168,11 +168,14 @@ func TestWriteOnClosedConnection(t *testing.T) {
 }
 
 // assertWriteOp checks that err reads as net.Conn's Write failing.
-func assertWriteOp(t *testing.T, err error) {
+func assertWriteOp(t *testing.T, err error) { assertOp(t, err, "write") }
+
+// assertOp checks that err reads as net.Conn's op failing.
+func assertOp(t *testing.T, err error, op string) {
 	t.Helper()
-	var op *net.OpError
-	if !errors.As(err, &op) || op.Op != "write" {
-		t.Errorf("error %#v is not a *net.OpError of operation write", err)
+	var oe *net.OpError
+	if !errors.As(err, &oe) || oe.Op != op {
+		t.Errorf("error %#v is not a *net.OpError of operation %s", err, op)
 	}
 }
 
@@ -216,7 +219,7 @@ func TestNewTakesOnlyPlainSockets(t *testing.T) {
 	}
 }
 
-func TestConnWritesThroughWriter(t *testing.T) {
+func TestWrappedConnWritesAll(t *testing.T) {
 	client, server := tcpPair(t)
 	c := Wrap(client)
 	want := pattern(1<<20, 4)
@@ -227,5 +230,71 @@ func TestConnWritesThroughWriter(t *testing.T) {
 	client.CloseWrite()
 	if b := <-got; !bytes.Equal(b, want) {
 		t.Fatalf("read %d bytes that differ from the %d written", len(b), len(want))
+	}
+}
+
+func TestReadWaitsAndReadsToEOF(t *testing.T) {
+	client, server := tcpPair(t)
+	c := New(client)
+	want := pattern(3<<20, 5)
+	go func() {
+		time.Sleep(50 * time.Millisecond) // the first read waits
+		for b := want; len(b) > 0; {
+			k := min(len(b), 100_003)
+			server.Write(b[:k])
+			b = b[k:]
+		}
+		server.CloseWrite()
+	}()
+	if n, err := c.Read(nil); n != 0 || err != nil {
+		t.Fatalf("Read(nil) = %d, %v; want 0, nil", n, err)
+	}
+	got, err := io.ReadAll(c)
+	if err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("read %d bytes, %v; want the %d written", len(got), err, len(want))
+	}
+	if n, err := c.Read(make([]byte, 10)); n != 0 || err != io.EOF {
+		t.Fatalf("Read at the end = %d, %v; want 0, io.EOF", n, err)
+	}
+}
+
+func TestReadHonoursDeadline(t *testing.T) {
+	client, _ := tcpPair(t)
+	c := New(client)
+	client.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
+	n, err := c.Read(make([]byte, 10))
+	if n != 0 || !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("Read past the deadline = %d, %v; want 0, os.ErrDeadlineExceeded", n, err)
+	}
+	assertOp(t, err, "read")
+}
+
+func TestReadFromResetPeerFails(t *testing.T) {
+	client, server := tcpPair(t)
+	c := New(client)
+	server.Write([]byte("unread")) // unread data makes the close a reset
+	time.Sleep(20 * time.Millisecond)
+	client.Write([]byte("x"))
+	server.SetLinger(0)
+	server.Close()
+	time.Sleep(20 * time.Millisecond)
+	var err error
+	for range 10 {
+		if _, err = c.Read(make([]byte, 64)); err != nil {
+			break
+		}
+	}
+	if !errors.Is(err, syscall.ECONNRESET) {
+		t.Fatalf("Read from a reset peer: %v; want ECONNRESET", err)
+	}
+	assertOp(t, err, "read")
+}
+
+func TestReadOnClosedConnection(t *testing.T) {
+	client, _ := tcpPair(t)
+	c := New(client)
+	client.Close()
+	if _, err := c.Read(make([]byte, 1)); !errors.Is(err, net.ErrClosed) {
+		t.Fatalf("Read after Close: %v; want net.ErrClosed", err)
 	}
 }

@@ -1,12 +1,14 @@
 //go:build !linux
 
-package rawwrite
+package rawsock
 
 import "syscall"
 
-// supported is false here, so New returns nil and write and writev are
-// never called: the raw calls are Linux's.
+// supported is false here, so New returns nil and read, write and writev
+// are never called: the raw calls are Linux's.
 const supported = false
+
+func read(uintptr, []byte) (int, syscall.Errno) { return 0, syscall.ENOSYS }
 
 func write(uintptr, []byte) (int, syscall.Errno) { return 0, syscall.ENOSYS }
 

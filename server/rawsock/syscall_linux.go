@@ -1,4 +1,4 @@
-package rawwrite
+package rawsock
 
 import (
 	"syscall"
@@ -6,6 +6,11 @@ import (
 )
 
 const supported = true
+
+func read(fd uintptr, p []byte) (int, syscall.Errno) {
+	n, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(unsafe.SliceData(p))), uintptr(len(p)))
+	return int(n), e
+}
 
 func write(fd uintptr, p []byte) (int, syscall.Errno) {
 	n, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(unsafe.SliceData(p))), uintptr(len(p)))
