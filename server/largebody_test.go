@@ -8,24 +8,32 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/svc-dev/svc/server"
 )
+
+// poolConn returns a connection of a new request pool, given back and
+// the pool closed when the test ends.
+func poolConn(t *testing.T) *pgconn.PgConn {
+	t.Helper()
+	pool, err := server.NewPool(t.Context(), fixture.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	conn, err := pool.Acquire(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(conn.Release)
+	return conn.Conn().PgConn()
+}
 
 // Results of every size around the receive watermark's bounds arrive
 // whole through the pool's connections: a watermark above what the
 // server still owes would leave the read waiting until the deadline.
 func TestLargeResultsArriveWhole(t *testing.T) {
-	pool, err := server.NewPool(t.Context(), fixture.cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
-	conn, err := pool.Acquire(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Release()
-	pc := conn.Conn().PgConn()
+	pc := poolConn(t)
 	if !server.HoldsLargeMessages(pc) {
 		t.Fatal("the pool's connection over TCP does not hold large messages back")
 	}
@@ -47,7 +55,7 @@ func TestLargeResultsArriveWhole(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
 	rows, total := 0, 0
-	err = server.RunStatement(ctx, pc, "web_anon",
+	err := server.RunStatement(ctx, pc, "web_anon",
 		"select pg_catalog.repeat('y', 20000 + n) from pg_catalog.generate_series(1, 60) n", nil,
 		func(v [][]byte) error { rows++; total += len(v[0]); return nil })
 	if err != nil {
@@ -62,17 +70,7 @@ func TestLargeResultsArriveWhole(t *testing.T) {
 // socket buffers, so the pool's raw writes to PostgreSQL have to wait for
 // room part way.
 func TestLargeArgumentsLeaveWhole(t *testing.T) {
-	pool, err := server.NewPool(t.Context(), fixture.cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
-	conn, err := pool.Acquire(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Release()
-	pc := conn.Conn().PgConn()
+	pc := poolConn(t)
 	if !server.ReadsAndWritesRaw(pc) {
 		t.Fatal("the pool's connection over TCP does not read and write with raw system calls")
 	}

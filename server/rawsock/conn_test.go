@@ -19,7 +19,7 @@ import (
 func tcpPair(t *testing.T) (client, server *net.TCPConn) {
 	t.Helper()
 	if !supported {
-		t.Skip("raw writes are made on Linux only")
+		t.Skip("raw reads and writes are made on Linux only")
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -69,6 +69,16 @@ func readAllLater(c net.Conn) <-chan []byte {
 	return got
 }
 
+// expectReceived ends client's sending side and checks that its peer,
+// reading into got, received want.
+func expectReceived(t *testing.T, client *net.TCPConn, got <-chan []byte, want []byte) {
+	t.Helper()
+	client.CloseWrite()
+	if b := <-got; !bytes.Equal(b, want) {
+		t.Fatalf("read %d bytes that differ from the %d written", len(b), len(want))
+	}
+}
+
 func TestWriteWaitsForRoomAndWritesAll(t *testing.T) {
 	client, server := tcpPair(t)
 	w := New(client)
@@ -81,10 +91,7 @@ func TestWriteWaitsForRoomAndWritesAll(t *testing.T) {
 	if err != nil || n != len(want) {
 		t.Fatalf("Write = %d, %v; want %d, nil", n, err, len(want))
 	}
-	client.CloseWrite()
-	if b := <-got; !bytes.Equal(b, want) {
-		t.Fatalf("read %d bytes that differ from the %d written", len(b), len(want))
-	}
+	expectReceived(t, client, got, want)
 }
 
 func TestWriteBuffersKeepsOrderAcrossCalls(t *testing.T) {
@@ -107,10 +114,7 @@ func TestWriteBuffersKeepsOrderAcrossCalls(t *testing.T) {
 	if len(bufs) != 0 {
 		t.Errorf("%d buffers left after a whole write, want none", len(bufs))
 	}
-	client.CloseWrite()
-	if b := <-got; !bytes.Equal(b, want) {
-		t.Fatalf("read %d bytes that differ from the %d written", len(b), len(want))
-	}
+	expectReceived(t, client, got, want)
 }
 
 func TestWriteHonoursDeadline(t *testing.T) {
@@ -216,20 +220,6 @@ func TestNewTakesOnlyPlainSockets(t *testing.T) {
 	}
 	if _, ok := Wrap(client).(*Conn); !ok {
 		t.Error("Wrap(TCP) did not wrap it")
-	}
-}
-
-func TestWrappedConnWritesAll(t *testing.T) {
-	client, server := tcpPair(t)
-	c := Wrap(client)
-	want := pattern(1<<20, 4)
-	got := readAllLater(server)
-	if n, err := c.Write(want); err != nil || n != len(want) {
-		t.Fatalf("Write = %d, %v; want %d, nil", n, err, len(want))
-	}
-	client.CloseWrite()
-	if b := <-got; !bytes.Equal(b, want) {
-		t.Fatalf("read %d bytes that differ from the %d written", len(b), len(want))
 	}
 }
 
