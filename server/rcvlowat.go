@@ -88,7 +88,7 @@ func (c *lowatConn) setLowat(v int) {
 	}
 	var serr error
 	cerr := c.raw.Control(func(fd uintptr) {
-		serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVLOWAT, v)
+		serr = rawsock.SetsockoptInt(fd, syscall.SOL_SOCKET, syscall.SO_RCVLOWAT, v)
 	})
 	if cerr != nil || serr != nil {
 		// SO_RCVLOWAT takes any positive value, so this is a closed

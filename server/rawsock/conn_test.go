@@ -288,3 +288,26 @@ func TestReadOnClosedConnection(t *testing.T) {
 		t.Fatalf("Read after Close: %v; want net.ErrClosed", err)
 	}
 }
+
+func TestSetsockoptInt(t *testing.T) {
+	client, _ := tcpPair(t)
+	raw, err := client.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got int
+	var serr, gerr error
+	raw.Control(func(fd uintptr) {
+		serr = SetsockoptInt(fd, syscall.SOL_SOCKET, syscall.SO_RCVLOWAT, 12345)
+		got, gerr = syscall.GetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVLOWAT)
+	})
+	if serr != nil || gerr != nil || got != 12345 {
+		t.Fatalf("SO_RCVLOWAT after setting 12345: %d (set: %v, get: %v)", got, serr, gerr)
+	}
+	raw.Control(func(fd uintptr) {
+		serr = SetsockoptInt(fd, syscall.SOL_SOCKET, 9999, 1) // no such option
+	})
+	if !errors.Is(serr, syscall.ENOPROTOOPT) {
+		t.Errorf("setting socket option 9999: %v, want ENOPROTOOPT", serr)
+	}
+}

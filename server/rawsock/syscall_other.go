@@ -13,3 +13,9 @@ func read(uintptr, []byte) (int, syscall.Errno) { return 0, syscall.ENOSYS }
 func write(uintptr, []byte) (int, syscall.Errno) { return 0, syscall.ENOSYS }
 
 func writev(uintptr, []syscall.Iovec) (int, syscall.Errno) { return 0, syscall.ENOSYS }
+
+// SetsockoptInt sets an integer socket option on fd; here with the usual
+// system call.
+func SetsockoptInt(fd uintptr, level, opt, value int) error {
+	return syscall.SetsockoptInt(int(fd), level, opt, value)
+}
