@@ -6,10 +6,13 @@ import (
 	"context"
 	"encoding/binary"
 	"net"
+	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
 	"unsafe"
+
+	"github.com/svc-dev/svc/server/rawsock"
 )
 
 // message frames body as a backend message of type typ.
@@ -216,5 +219,29 @@ func TestTunePGSocketLeavesOtherConnections(t *testing.T) {
 	got, err := tunePGSocket(context.Background(), nil, a)
 	if err != nil || got != a {
 		t.Fatalf("tunePGSocket(pipe) = %T, %v; want the pipe unchanged", got, err)
+	}
+}
+
+// A session over a Unix socket reads and writes raw, without the
+// watermark, which is kept to TCP.
+func TestTunePGSocketMakesUnixSocketsRaw(t *testing.T) {
+	ln, err := net.Listen("unix", filepath.Join(t.TempDir(), "s"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		if c, err := ln.Accept(); err == nil {
+			c.Close()
+		}
+	}()
+	c, err := net.Dial("unix", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	got, err := tunePGSocket(context.Background(), nil, c)
+	if _, ok := got.(*rawsock.Conn); err != nil || !ok {
+		t.Fatalf("tunePGSocket(Unix socket) = %T, %v; want a *rawsock.Conn", got, err)
 	}
 }

@@ -22,7 +22,9 @@
 // poller waits as it always does, deadlines included. While a call runs,
 // its processor runs nothing else, as when the goroutine computes for as
 // long: a call copies at most a socket buffer's worth, and the other
-// processors steal its queued work.
+// processors steal its queued work. A sleeping sysmon still wakes for the
+// next timer (connections have deadlines), and then preempts a goroutine
+// that has run for over 10 ms, as it would have.
 package rawsock
 
 import (
