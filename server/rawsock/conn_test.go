@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -309,5 +310,64 @@ func TestSetsockoptInt(t *testing.T) {
 	})
 	if !errors.Is(serr, syscall.ENOPROTOOPT) {
 		t.Errorf("setting socket option 9999: %v, want ENOPROTOOPT", serr)
+	}
+}
+
+// The poller's callbacks and the call's state live in the Conn, so reads
+// and writes allocate nothing on the request path.
+func TestReadAndWriteAllocateNothing(t *testing.T) {
+	client, server := tcpPair(t)
+	w, r := New(client), New(server)
+	p, buf := []byte("ping"), make([]byte, 16)
+	var vec [2][]byte // WriteBuffers consumes its slice, as WriteTo does
+	allocs := testing.AllocsPerRun(100, func() {
+		w.Write(p)
+		bufs := append(net.Buffers(vec[:0]), p, p)
+		w.WriteBuffers(&bufs)
+		for got := 0; got < 3*len(p); {
+			n, _ := r.Read(buf)
+			got += n
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("a Write, a WriteBuffers and their Reads allocate %.1f times, want 0", allocs)
+	}
+}
+
+// Concurrent callers each write whole, as on a net.Conn: the state kept in
+// the Conn is not shared between two calls at once.
+func TestConcurrentWritesStayWhole(t *testing.T) {
+	client, server := tcpPair(t)
+	client.SetWriteBuffer(1 << 20) // tcpPair's small buffers make this slow
+	server.SetReadBuffer(1 << 20)
+	c := New(client)
+	const chunk, rounds = 10_000, 50
+	got := readAllLater(server)
+	var wg sync.WaitGroup
+	for g := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			piece := bytes.Repeat([]byte{byte('a' + g)}, chunk)
+			for range rounds {
+				if g == 0 {
+					c.Write(piece)
+				} else {
+					bufs := net.Buffers{piece[:chunk/2], piece[chunk/2:]}
+					c.WriteBuffers(&bufs)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	client.CloseWrite()
+	b := <-got
+	if len(b) != 2*chunk*rounds {
+		t.Fatalf("read %d bytes, want %d", len(b), 2*chunk*rounds)
+	}
+	for i := 0; i < len(b); i += chunk {
+		if piece := b[i : i+chunk]; !bytes.Equal(piece, bytes.Repeat(piece[:1], chunk)) {
+			t.Fatalf("bytes %d-%d mix two writes", i, i+chunk)
+		}
 	}
 }
