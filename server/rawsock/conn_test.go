@@ -131,7 +131,7 @@ func TestWriteHonoursDeadline(t *testing.T) {
 	if !errors.As(err, &ne) || !ne.Timeout() {
 		t.Errorf("error %v is not a net.Error timeout", err)
 	}
-	assertWriteOp(t, err)
+	assertOp(t, err, "write")
 }
 
 func TestWriteToResetPeerFails(t *testing.T) {
@@ -149,7 +149,7 @@ func TestWriteToResetPeerFails(t *testing.T) {
 	if !errors.Is(err, syscall.EPIPE) && !errors.Is(err, syscall.ECONNRESET) {
 		t.Fatalf("Write to a reset peer: %v; want EPIPE or ECONNRESET", err)
 	}
-	assertWriteOp(t, err)
+	assertOp(t, err, "write")
 	// net's own Write fails the same way on the same socket.
 	_, nerr := client.Write([]byte("x"))
 	var mine, theirs *net.OpError
@@ -171,9 +171,6 @@ func TestWriteOnClosedConnection(t *testing.T) {
 		t.Fatalf("WriteBuffers after Close: %v; want net.ErrClosed", err)
 	}
 }
-
-// assertWriteOp checks that err reads as net.Conn's Write failing.
-func assertWriteOp(t *testing.T, err error) { assertOp(t, err, "write") }
 
 // assertOp checks that err reads as net.Conn's op failing.
 func assertOp(t *testing.T, err error, op string) {
