@@ -82,7 +82,7 @@ func (s *Server) callFunction(w http.ResponseWriter, r *http.Request, name strin
 		writeError(w, s.log, err)
 		return
 	}
-	applied, err := s.preferences(req, &tx)
+	applied, err := s.preferences(req.Prefer, &tx)
 	if err != nil {
 		writeError(w, s.log, err)
 		return
@@ -103,7 +103,8 @@ func (s *Server) callFunction(w http.ResponseWriter, r *http.Request, name strin
 		return
 	}
 	if c.ReturnsRows() {
-		s.respondRows(w, r, req, c.Read, &res, nil, applied)
+		rep := newRowsReply(c.Read)
+		s.respondRows(w, r, req.Prefer, &rep, &res, nil, applied)
 		return
 	}
 	s.respondValue(w, r, req, c, &res, applied)
@@ -160,5 +161,5 @@ func (s *Server) respondValue(w http.ResponseWriter, r *http.Request, req *reque
 		w.WriteHeader(status)
 		return
 	}
-	writeBody(w, status, nil, request.Media{}, res.body)
+	writeBody(w, status, nil, res.body)
 }

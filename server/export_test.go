@@ -37,3 +37,11 @@ func HoldsLargeMessages(pc *pgconn.PgConn) bool {
 	_, ok := pc.Conn().(*lowatConn)
 	return ok
 }
+
+// ReadShapes is the number of read shapes h, a *Server, keeps.
+func ReadShapes(h any) int {
+	s := h.(*Server)
+	s.reads.mu.Lock()
+	defer s.reads.mu.Unlock()
+	return len(s.reads.entries)
+}

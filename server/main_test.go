@@ -99,15 +99,20 @@ func startServer(ctx context.Context, cfg *config.Config, source server.Source) 
 	if err != nil {
 		return nil, nil, err
 	}
-	srv, err := newTestServer(cfg, server.New(cfg, pool, snaps, jwt, log))
+	h := server.New(cfg, pool, snaps, jwt, log)
+	srv, err := newTestServer(cfg, h)
+	if srv != nil {
+		srv.handler = h
+	}
 	return srv, snaps, err
 }
 
 // testServer serves a handler on a loopback port as svc-serve serves
 // its API: through http1, with the configuration's limits.
 type testServer struct {
-	URL string
-	srv *http1.Server
+	URL     string
+	srv     *http1.Server
+	handler http.Handler // what srv serves, when startServer made it
 }
 
 func newTestServer(cfg *config.Config, h http.Handler) (*testServer, error) {

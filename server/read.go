@@ -18,9 +18,27 @@ import (
 	"github.com/svc-dev/svc/server/request"
 )
 
-// handleRead serves GET and HEAD on a relation.
+// handleRead serves GET and HEAD on a relation. A read of a shape seen
+// before skips parsing, planning and building (see readCache).
 func (s *Server) handleRead(w http.ResponseWriter, r *http.Request, target string) {
 	snap := s.snapshots.Current()
+	t := templates.Get().(*request.Template)
+	defer templates.Put(t)
+	shaped := t.Read(r, target)
+	if shaped {
+		if e := s.reads.get(snap, t.Key); e != nil {
+			if read, count, ok := e.bind(t.Filters); ok {
+				tx, err := s.txFor(r, snap)
+				if err != nil {
+					writeError(w, s.log, err)
+					return
+				}
+				s.runRead(w, r, tx, e, read, count)
+				return
+			}
+		}
+	}
+
 	req, err := s.parseRequest(r, request.KindRelation, target)
 	if err != nil {
 		writeError(w, s.log, err)
@@ -39,44 +57,84 @@ func (s *Server) handleRead(w http.ResponseWriter, r *http.Request, target strin
 		writeError(w, s.log, err)
 		return
 	}
-	tx.readOnly = true
-	applied, err := s.preferences(req, &tx)
-	if err != nil {
-		writeError(w, s.log, err)
-		return
-	}
-	tx.searchPath = searchPath(p.Relation.Schema, s.cfg.DBExtraSearchPath)
-	if len(s.cfg.DBSchemas) > 1 {
-		w.Header().Set("Content-Profile", p.Relation.Schema)
-	}
+	e := s.newReadEntry(req, p)
 	if p.Media.Kind == request.MediaPlan {
+		if _, err := s.readTx(w, &tx, e); err != nil {
+			writeError(w, s.log, err)
+			return
+		}
 		inner := *p
 		inner.Media = request.Media{Kind: p.Media.PlanFor}
 		s.writePlan(w, r, tx, query.Read(&inner), p.Media)
 		return
 	}
+	e.read, e.count = query.Read(p), query.PlanCount(p)
+	if kept := e.shape(); shaped && kept != nil {
+		s.reads.put(snap, t.Key, kept)
+	}
+	s.runRead(w, r, tx, e, e.read, e.count)
+}
 
+// readTx readies tx for the read e describes: read only, the request's
+// preferences and the relation's schema.
+func (s *Server) readTx(w http.ResponseWriter, tx *txSpec, e *readEntry) (honoured, error) {
+	tx.readOnly = true
+	applied, err := s.preferences(e.prefer, tx)
+	if err != nil {
+		return applied, err
+	}
+	tx.searchPath = e.searchPath
+	if len(s.cfg.DBSchemas) > 1 {
+		w.Header().Set("Content-Profile", e.schema)
+	}
+	return applied, nil
+}
+
+// runRead runs the read e describes, its statements bound to the request,
+// and answers it.
+func (s *Server) runRead(w http.ResponseWriter, r *http.Request, tx txSpec, e *readEntry, read query.Statement, count *query.Statement) {
+	applied, err := s.readTx(w, &tx, e)
+	if err != nil {
+		writeError(w, s.log, err)
+		return
+	}
 	var res result
 	defer res.release()
 	var explain []byte
 	var steps []step
-	if pc := query.PlanCount(p); pc != nil {
-		steps = append(steps, step{*pc, scanOne(&explain)})
+	if count != nil {
+		steps = append(steps, step{*count, scanOne(&explain)})
 	}
-	steps = append(steps, step{query.Read(p), scanResult(&res)})
+	steps = append(steps, step{read, scanResult(&res)})
 	if err := s.executeFor(w, r, tx, steps...); err != nil {
 		writeError(w, s.log, err)
 		return
 	}
-	s.respondRows(w, r, req, p, &res, explain, applied)
+	s.respondRows(w, r, e.prefer, &e.reply, &res, explain, applied)
+}
+
+// rowsReply is what answering a read of rows takes from its plan. A kept
+// read shape holds one, so it holds none of the request's values.
+type rowsReply struct {
+	offset  int64
+	count   string // plan.Read.Count
+	maxRows int64
+	media   request.Media
+	// head is the CSV header line, newline included, for CSV bodies.
+	head []byte
+}
+
+func newRowsReply(p *plan.Read) rowsReply {
+	return rowsReply{offset: p.Offset, count: p.Count, maxRows: p.MaxRows, media: p.Media,
+		head: csvHead(&p.Node, p.Media)}
 }
 
 // respondRows answers a read of rows, a relation's or a function's: the
 // range headers, the status they decide, and the body.
-func (s *Server) respondRows(w http.ResponseWriter, r *http.Request, req *request.Request, p *plan.Read, res *result, explain []byte, applied honoured) {
-	total := countTotal(p, res.total, explain)
-	status, err := rangeStatus(p.Offset, res.pageCount, total)
-	if err == nil && p.Media.Kind == request.MediaObject && res.pageCount != 1 {
+func (s *Server) respondRows(w http.ResponseWriter, r *http.Request, pr request.Preferences, rep *rowsReply, res *result, explain []byte, applied honoured) {
+	total := countTotal(rep, res.total, explain)
+	status, err := rangeStatus(rep.offset, res.pageCount, total)
+	if err == nil && rep.media.Kind == request.MediaObject && res.pageCount != 1 {
 		err = apierr.SingularityError(res.pageCount)
 	}
 	if err == nil {
@@ -87,27 +145,34 @@ func (s *Server) respondRows(w http.ResponseWriter, r *http.Request, req *reques
 		return
 	}
 	h := w.Header()
-	h.Set("Content-Type", p.Media.ContentType())
+	h.Set("Content-Type", rep.media.ContentType())
 	h.Set("Range-Unit", "items")
-	h.Set("Content-Range", contentRange(p.Offset, res.pageCount, total))
-	if v := preferenceApplied(req.Prefer, applied); v != "" {
+	h.Set("Content-Range", contentRange(rep.offset, res.pageCount, total))
+	if v := preferenceApplied(pr, applied); v != "" {
 		h.Set("Preference-Applied", v)
 	}
 	if r.Method == http.MethodHead {
 		w.WriteHeader(status)
 		return
 	}
-	writeBody(w, status, &p.Node, p.Media, res.body)
+	writeBody(w, status, rep.head, res.body)
 }
 
-// writeBody sends a body PostgreSQL built, adding the header line to CSV.
-func writeBody(w http.ResponseWriter, status int, n *plan.Node, media request.Media, body []byte) {
-	var head []byte
-	if media.Kind == request.MediaCSV {
-		head = csvHeader(n.OutputNames())
-		if len(body) > 0 {
-			head = append(head, '\n')
-		}
+// csvHead is the header line CSV bodies of node n start with, newline
+// included; nil for other media.
+func csvHead(n *plan.Node, media request.Media) []byte {
+	if media.Kind != request.MediaCSV {
+		return nil
+	}
+	return append(csvHeader(n.OutputNames()), '\n')
+}
+
+// writeBody sends a body PostgreSQL built, after the CSV header line head
+// (see csvHead) when there is one. head may be shared, so it is never
+// written to: an empty body takes it without its newline.
+func writeBody(w http.ResponseWriter, status int, head, body []byte) {
+	if len(head) > 0 && len(body) == 0 {
+		head = head[:len(head)-1]
 	}
 	// With the length known, the server sends the body as is rather than
 	// chunked; it gathers the two writes into one.
@@ -164,12 +229,12 @@ func (s *Server) explainCall(w http.ResponseWriter, r *http.Request, tx txSpec, 
 // countTotal decides the total for Content-Range: the exact count, or the
 // planner's estimate for planned counts and for estimated counts past
 // db-max-rows.
-func countTotal(p *plan.Read, exact *int64, explain []byte) *int64 {
-	switch p.Count {
+func countTotal(rep *rowsReply, exact *int64, explain []byte) *int64 {
+	switch rep.count {
 	case "planned":
 		return planRows(explain)
 	case "estimated":
-		if exact != nil && p.MaxRows > 0 && *exact > p.MaxRows {
+		if exact != nil && rep.maxRows > 0 && *exact > rep.maxRows {
 			if est := planRows(explain); est != nil {
 				return est
 			}

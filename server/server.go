@@ -39,6 +39,8 @@ type Server struct {
 	traceHeader string
 	// logQuery is log-query = main-query.
 	logQuery bool
+	// reads keeps the statements of read shapes seen before.
+	reads readCache
 }
 
 // Option adds an optional part to a Server.
@@ -110,9 +112,8 @@ func (s *Server) planOptions() plan.Options {
 // timezone (validated against the IANA database Go and PostgreSQL both
 // use; an unknown one is ignored, or refused under handling=strict) and
 // the transaction's end. It reports which of the two it applied.
-func (s *Server) preferences(req *request.Request, tx *txSpec) (applied honoured, err error) {
+func (s *Server) preferences(pr request.Preferences, tx *txSpec) (applied honoured, err error) {
 	var invalid []string
-	pr := req.Prefer
 	if pr.Timezone != "" {
 		if _, err := time.LoadLocation(pr.Timezone); err == nil && pr.Timezone != "Local" {
 			tx.timezone = pr.Timezone

@@ -54,7 +54,7 @@ func (s *Server) handleWrite(w http.ResponseWriter, r *http.Request, target stri
 	if len(s.cfg.DBSchemas) > 1 {
 		w.Header().Set("Content-Profile", p.Relation.Schema)
 	}
-	applied, err := s.preferences(req, &tx)
+	applied, err := s.preferences(req.Prefer, &tx)
 	if err != nil {
 		writeError(w, s.log, err)
 		return
@@ -158,7 +158,7 @@ func (s *Server) respondWrite(w http.ResponseWriter, r *http.Request, req *reque
 		return
 	}
 	h.Set("Content-Type", p.Read.Media.ContentType())
-	writeBody(w, status, &p.Read.Node, p.Read.Media, res.body)
+	writeBody(w, status, csvHead(&p.Read.Node, p.Read.Media), res.body)
 }
 
 // location renders /<relation>?<pk>=eq.<value>&... from the JSON array of

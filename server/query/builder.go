@@ -3,12 +3,15 @@ package query
 import (
 	"strconv"
 	"strings"
+
+	"github.com/svc-dev/svc/server/request"
 )
 
 // builder accumulates SQL text and the bind arguments it refers to.
 type builder struct {
-	sql  strings.Builder
-	args []any
+	sql     strings.Builder
+	args    []any
+	sources []Source // where each of args came from
 	// aliases numbers the aliases of embeds, so each is unique in the
 	// statement.
 	aliases int
@@ -17,7 +20,7 @@ type builder struct {
 // newBuilder returns a builder sized for a typical read, so the statement
 // text is not regrown several times per request.
 func newBuilder() *builder {
-	b := &builder{args: make([]any, 0, 8)}
+	b := &builder{args: make([]any, 0, 8), sources: make([]Source, 0, 8)}
 	b.sql.Grow(1024)
 	return b
 }
@@ -59,11 +62,30 @@ func writeQuoted(w *strings.Builder, s string) {
 	w.WriteByte('"')
 }
 
-// arg adds a bind parameter and writes its placeholder.
-func (b *builder) arg(v any) {
+// arg adds a bind parameter the statement's shape fixes, and writes its
+// placeholder.
+func (b *builder) arg(v any) { b.bind(v, Source{}) }
+
+// operand adds the part-th operand value of filter f (see OperandArg) as
+// a bind parameter, and writes its placeholder.
+func (b *builder) operand(f request.Filter, part int) {
+	src := Source{Slot: f.Slot, Part: part}
+	if f.Slot == 0 {
+		src.Slot = -1
+	}
+	b.bind(OperandArg(f, part), src)
+}
+
+func (b *builder) bind(v any, src Source) {
 	b.args = append(b.args, v)
+	b.sources = append(b.sources, src)
 	b.sql.WriteByte('$')
 	b.sql.WriteString(strconv.Itoa(len(b.args)))
+}
+
+// statement is what b built.
+func (b *builder) statement() Statement {
+	return Statement{SQL: b.sql.String(), Args: b.args, Sources: b.sources}
 }
 
 // list writes n items with ", " between them; item writes the i-th.

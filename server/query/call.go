@@ -47,7 +47,7 @@ func Call(c *plan.Call) Statement {
 			") select null::bigint as total_count, 1::bigint as page_count, coalesce(_svc_call.v::text, 'null') as body, ",
 			resultColumns, " from _svc_call")
 	}
-	return Statement{SQL: b.sql.String(), Args: b.args}
+	return b.statement()
 }
 
 // arguments writes the FROM item the arguments are read from: the JSON

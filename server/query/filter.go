@@ -99,25 +99,46 @@ func filter(b *builder, sc *scope, f request.Filter) {
 		b.write(" ", isSQL[f.Value])
 	case f.Op == "in":
 		b.write(" = any(")
-		b.arg(arrayLiteral(f.List))
+		b.operand(f, 0)
 		b.write(")")
 	case f.Quantifier != "":
 		b.write(" ", binaryOps[f.Op], " ", f.Quantifier, "(")
-		b.arg(arrayLiteral(likePatterns(f.Op, f.List)))
+		b.operand(f, 0)
 		b.write(")")
 	case ftsFuncs[f.Op] != "":
 		b.write(" @@ ", ftsFuncs[f.Op], "(")
 		if f.Language != "" {
-			b.arg(f.Language)
+			b.operand(f, 0)
 			b.write("::regconfig, ")
+			b.operand(f, 1)
+		} else {
+			b.operand(f, 0)
 		}
-		b.arg(f.Value)
 		b.write(")")
 	default:
 		b.write(" ", binaryOps[f.Op], " ")
-		b.arg(likePattern(f.Op, f.Value))
+		b.operand(f, 0)
 	}
 	b.write(")")
+}
+
+// OperandArg is the part-th value filter f binds: the text search
+// language and then the query for a full-text search with a language,
+// the one operand otherwise. A statement built for one request binds
+// another request of the same shape by it (see Source).
+func OperandArg(f request.Filter, part int) string {
+	switch {
+	case f.Op == "in":
+		return arrayLiteral(f.List)
+	case f.Quantifier != "":
+		return arrayLiteral(likePatterns(f.Op, f.List))
+	case ftsFuncs[f.Op] != "":
+		if f.Language != "" && part == 0 {
+			return f.Language
+		}
+		return f.Value
+	}
+	return likePattern(f.Op, f.Value)
 }
 
 // likePattern lets `*` stand for `%` in like/ilike operands, sparing callers

@@ -12,7 +12,16 @@ import (
 type Statement struct {
 	SQL  string
 	Args []any
+	// Sources says, for each of Args, where it came from.
+	Sources []Source
 }
+
+// Source is where a bind value came from. Slot 0: the statement's shape
+// fixes it, so every request of that shape binds the same. Slot n > 0:
+// the Part-th operand (see OperandArg) of the request's filter from query
+// parameter n (request.Filter.Slot). Slot -1: a filter operand with no
+// slot (inside a logic tree); such a statement serves its request only.
+type Source struct{ Slot, Part int }
 
 // Result columns every main statement ends with: the response.headers and
 // response.status settings a function may have set.
@@ -25,7 +34,7 @@ const resultColumns = `nullif(pg_catalog.current_setting('response.headers', tru
 func Read(p *plan.Read) Statement {
 	b := newBuilder()
 	readRows(b, p, func() *scope { return topScope(&p.Node) })
-	return Statement{SQL: b.sql.String(), Args: b.args}
+	return b.statement()
 }
 
 // readRows writes the read statement over the rows top's scope names;
@@ -66,7 +75,8 @@ func PlanCount(p *plan.Read) *Statement {
 	var b builder
 	b.write("explain (format json) select 1 from ")
 	countedRows(&b, topScope(&p.Node))
-	return &Statement{SQL: b.sql.String(), Args: b.args}
+	st := b.statement()
+	return &st
 }
 
 // countedRows writes the relation, joins and conditions that decide which
@@ -97,7 +107,7 @@ func Explain(stmt Statement, asJSON bool, options []string) Statement {
 	}
 	sb.WriteString(") ")
 	sb.WriteString(stmt.SQL)
-	return Statement{SQL: sb.String(), Args: stmt.Args}
+	return Statement{SQL: sb.String(), Args: stmt.Args, Sources: stmt.Sources}
 }
 
 // body writes the expression that serialises the page in PostgreSQL.

@@ -64,7 +64,7 @@ func Write(w *plan.Write) Statement {
 		b.write("null::text as body, ", resultColumns, " from (select from ", writtenRows)
 	}
 	b.write(") _svc_row")
-	return Statement{SQL: b.sql.String(), Args: b.args}
+	return b.statement()
 }
 
 // returning asks for what the answer needs: every column for a

@@ -17,6 +17,10 @@ type Filter struct {
 	// `in.(...)` and `{...}` operands.
 	Value string
 	List  []string
+	// Slot is the position, from 1, of the query parameter the filter came
+	// from, in Parse's order; 0 for a filter inside a logic tree. A cached
+	// statement finds its operands by it (see Template).
+	Slot int
 }
 
 // opInfo describes what an operator's operand looks like.

@@ -120,21 +120,23 @@ func Parse(r *http.Request, kind Kind, target string) (*Request, error) {
 		keys = append(keys, key)
 	}
 	slices.Sort(keys) // one allocation, where slices.Sorted(maps.Keys) makes three
+	slot := 0
 	for _, key := range keys {
 		for _, v := range query[key] {
-			switch path, param := splitEmbedPath(key); {
-			case key == "select":
+			slot++
+			switch path, param, class := classify(key); {
+			case class == paramSelect:
 				req.Select, err = parseSelect(v)
-			case key == "columns":
+			case class == paramColumns:
 				req.Columns, err = parseNames(key, v)
-			case key == "on_conflict":
+			case class == paramOnConflict:
 				req.OnConflict, err = parseNames(key, v)
 			case path != "":
-				err = req.embedded(path).parse(key, param, v)
-			case kind == KindFunction && !reservedKey(key):
+				err = req.embedded(path).parse(key, param, class, v, slot)
+			case kind == KindFunction && class == paramFilter:
 				req.Unparsed = append(req.Unparsed, Pair{key, v})
 			default:
-				err = req.Params.parse(key, key, v)
+				err = req.Params.parse(key, param, class, v, slot)
 			}
 			if err != nil {
 				return nil, err
@@ -147,17 +149,6 @@ func Parse(r *http.Request, kind Kind, target string) (*Request, error) {
 	}
 	req.Range = rng
 	return req, nil
-}
-
-// reservedKey reports a key that is never a function argument: the
-// window, order and logic-tree parameters.
-func reservedKey(key string) bool {
-	switch key {
-	case "order", "limit", "offset":
-		return true
-	}
-	_, _, logic := logicKey(key)
-	return logic
 }
 
 // ParseFilter parses one filter parameter, for keys whose meaning was left
@@ -183,31 +174,74 @@ func parseNames(param, v string) ([]string, error) {
 	}
 }
 
-// parse reads one parameter of a level: the top (param is key) or an
-// embed (param is the part of key after the embed path; key names the
-// parameter in error messages).
-func (p *Params) parse(key, param, v string) error {
-	var err error
+// paramClass is what a query parameter is, told from its key alone.
+type paramClass int
+
+const (
+	paramFilter paramClass = iota
+	paramSelect
+	paramColumns
+	paramOnConflict
+	paramOrder
+	paramLimit
+	paramOffset
+	paramLogic
+)
+
+// classify tells what the parameter key is, and splits off the embed path
+// it is addressed to (see splitEmbedPath). Parse and Template.Read both
+// go by it, so the two cannot disagree on a parameter's part in the shape.
+func classify(key string) (path, param string, class paramClass) {
+	switch key {
+	case "select":
+		return "", key, paramSelect
+	case "columns":
+		return "", key, paramColumns
+	case "on_conflict":
+		return "", key, paramOnConflict
+	}
+	path, param = splitEmbedPath(key)
 	switch param {
 	case "order":
+		class = paramOrder
+	case "limit":
+		class = paramLimit
+	case "offset":
+		class = paramOffset
+	default:
+		if _, _, ok := logicKey(param); ok {
+			class = paramLogic
+		}
+	}
+	return path, param, class
+}
+
+// parse reads one parameter of a level: the top (param is key) or an
+// embed (param is the part of key after the embed path; key names the
+// parameter in error messages). slot is the parameter's position in
+// Parse's order, recorded in its filter.
+func (p *Params) parse(key, param string, class paramClass, v string, slot int) error {
+	var err error
+	switch class {
+	case paramOrder:
 		var terms []OrderTerm
 		if terms, err = parseOrder(v); err == nil {
 			p.Order = append(p.Order, terms...)
 		}
-	case "limit":
+	case paramLimit:
 		p.Limit, err = parseCount(key, v)
-	case "offset":
+	case paramOffset:
 		p.Offset, err = parseCount(key, v)
-	default:
-		if or, negate, ok := logicKey(param); ok {
-			var t LogicTree
-			if t, err = parseLogic(key, v, or, negate); err == nil {
-				p.Logic = append(p.Logic, t)
-			}
-			break
+	case paramLogic:
+		or, negate, _ := logicKey(param)
+		var t LogicTree
+		if t, err = parseLogic(key, v, or, negate); err == nil {
+			p.Logic = append(p.Logic, t)
 		}
+	default:
 		var f Filter
 		if f, err = parseFilter(param, v); err == nil {
+			f.Slot = slot
 			p.Filters = append(p.Filters, f)
 		}
 	}

@@ -1,0 +1,165 @@
+package query_test
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"net/http/httptest"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/svc-dev/svc/server/plan"
+	"github.com/svc-dev/svc/server/query"
+	"github.com/svc-dev/svc/server/request"
+)
+
+// reuseShapes are reads of benchSnapshot's tables with {} where a filter
+// operand goes, [] where an element of a list operand goes. Every operator form and every level an operand can sit
+// at is here, beside the parameters that shape the statement.
+var reuseShapes = []struct{ target, accept, prefer string }{
+	{"/orders?c0=eq.{}", "", ""},
+	{"/orders?c0=neq.{}&c1=gt.{}&c2=gte.{}&c3=lt.{}&c4=lte.{}&order=c0.desc&limit=25&offset=5", "", ""},
+	{"/orders?c0=in.([],[],[])&c1=not.in.([])&doc->>a=like.*{}*&doc->a->>b=ilike.{}*", "text/csv", ""},
+	{"/orders?c0=eq(any).{[],[]}&c1=like(all).{[],[]}&c2=match.{}&c3=imatch.{}", "", "count=exact"},
+	{"/orders?doc->>t=fts(english).{}&doc->>t=plfts.{}&doc->>t=phfts(simple).{}&doc->>t=wfts.{}", "", ""},
+	{"/orders?tags=cs.{[],[]}&tags=cd.{[]}&tags=ov.{[]}&c5=is.null&c6=not.is.true&c7=isdistinct.{}", "", "count=planned"},
+	{"/orders?select=c0,t1(c0,c2),t2(c0,c3)&t2.c3=eq.{}&t2.c0=in.([],[])&t2.order=c0.desc&t2.limit=5&c1=neq.{}", "", "count=estimated"},
+	{"/orders?select=c0,t1(c0,orders(c0))&t1.orders.c0=gt.{}&t1.c2=lt.{}&limit=3", "application/vnd.svc.object+json", ""},
+	{"/orders?select=c0,t2(c0)&t2=not.is.null&c0=eq.{}&c0=eq.{}&c0=neq.{}", "", ""},
+}
+
+// reuseValues are operands: plain, empty, with quotes, commas, stars,
+// braces and escapes that survive the URL, so binding has to redo each
+// operator's quoting.
+var reuseValues = []string{"1", "42", "abc", "", "a%20b", "%22q%22", "x%2Cy", "%5C", "%7Bz%7D", "%25", "%C3%A9", "a*b"}
+
+// reuseElements are list elements: a quoted one may hold what would end
+// an unquoted one.
+var reuseElements = []string{"1", "42", "abc", "", "a%20b", "%22q,%5C%22%22", "%5C", "%25", "%C3%A9", "a*b"}
+
+func fillShape(shape string, rng *rand.Rand) string {
+	var sb strings.Builder
+	for {
+		i := strings.IndexAny(shape, "{[")
+		if i < 0 || i+1 == len(shape) {
+			sb.WriteString(shape)
+			return sb.String()
+		}
+		sb.WriteString(shape[:i])
+		switch shape[i : i+2] {
+		case "{}":
+			sb.WriteString(reuseValues[rng.IntN(len(reuseValues))])
+		case "[]":
+			sb.WriteString(reuseElements[rng.IntN(len(reuseElements))])
+		default:
+			sb.WriteByte(shape[i])
+			shape = shape[i+1:]
+			continue
+		}
+		shape = shape[i+2:]
+	}
+}
+
+// built parses, plans and builds a GET of target against snapshot snap.
+type built struct {
+	tpl         request.Template
+	shaped      bool
+	read        query.Statement
+	count       *query.Statement
+	parseFailed bool
+}
+
+func buildTarget(t *testing.T, target, accept, prefer string) built {
+	t.Helper()
+	snap := benchSnapshot(t)
+	r := httptest.NewRequest("GET", target, nil)
+	if accept != "" {
+		r.Header.Set("Accept", accept)
+	}
+	if prefer != "" {
+		r.Header.Set("Prefer", prefer)
+	}
+	var b built
+	b.shaped = b.tpl.Read(r, "orders")
+	b.tpl.Key = bytes.Clone(b.tpl.Key)
+	req, err := request.Parse(r, request.KindRelation, "orders")
+	if err != nil {
+		b.parseFailed = true
+		return b
+	}
+	p, err := plan.BuildRead(req, snap, plan.Options{Schemas: []string{"api"}, MaxRows: 1000})
+	if err != nil {
+		t.Fatalf("%s: %v", target, err)
+	}
+	b.read, b.count = query.Read(p), query.PlanCount(p)
+	return b
+}
+
+// A statement kept from one read binds, for another read of its shape,
+// exactly the statement parsing, planning and building would make.
+func TestShapeBindsLikeAFreshBuild(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, shape := range reuseShapes {
+		first := buildTarget(t, fillShape(shape.target, rng), shape.accept, shape.prefer)
+		if !first.shaped || first.parseFailed {
+			t.Errorf("%s: no template or no parse (%v, %v)", shape.target, first.shaped, first.parseFailed)
+			continue
+		}
+		if shape.prefer != "" && shape.prefer != "count=exact" && first.count == nil {
+			t.Errorf("%s: %s makes no count statement", shape.target, shape.prefer)
+		}
+		kept, ok := first.read.Shape()
+		if !ok {
+			t.Errorf("%s: statement cannot be kept: %+v", shape.target, first.read.Sources)
+			continue
+		}
+		for range 20 {
+			target := fillShape(shape.target, rng)
+			next := buildTarget(t, target, shape.accept, shape.prefer)
+			if next.parseFailed || !next.shaped {
+				t.Errorf("%s: no template or no parse", target)
+				continue
+			}
+			if !bytes.Equal(next.tpl.Key, first.tpl.Key) {
+				t.Errorf("%s: key differs from its shape's", target)
+				continue
+			}
+			got, ok := kept.Bind(next.tpl.Filters)
+			if !ok || got.SQL != next.read.SQL || !reflect.DeepEqual(got.Args, next.read.Args) {
+				t.Errorf("%s: bound %v\n%s\n%q\nwant\n%s\n%q", target, ok, got.SQL, got.Args, next.read.SQL, next.read.Args)
+			}
+			if first.count != nil {
+				keptCount, _ := first.count.Shape()
+				got, ok := keptCount.Bind(next.tpl.Filters)
+				if !ok || got.SQL != next.count.SQL || !reflect.DeepEqual(got.Args, next.count.Args) {
+					t.Errorf("%s: bound count %v %q, want %q", target, ok, got.Args, next.count.Args)
+				}
+			}
+		}
+	}
+}
+
+// Operands inside logic trees have no slot: such a statement is never
+// kept, and a kept statement does not bind from filters that cannot be
+// its own.
+func TestShapeRefusesWhatItCannotTrace(t *testing.T) {
+	t.Parallel()
+	b := buildTarget(t, "/orders?or=(c0.eq.1,c1.eq.2)&c2=eq.3", "", "")
+	if _, ok := b.read.Shape(); ok {
+		t.Error("a statement with logic-tree operands was kept")
+	}
+	lookup := buildTarget(t, "/orders?c0=eq.1", "", "")
+	kept, _ := lookup.read.Shape()
+	if _, ok := kept.Bind(nil); ok {
+		t.Error("bound with no filters")
+	}
+	if _, ok := kept.Bind([]request.Filter{{}}); ok {
+		t.Error("bound from a slot that holds no filter")
+	}
+	for i, a := range kept.Args {
+		if kept.Sources[i].Slot != 0 && a != nil {
+			t.Errorf("kept statement holds operand %v of the request it was built for", a)
+		}
+	}
+}

@@ -1,0 +1,108 @@
+package server_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/svc-dev/svc/server"
+)
+
+// answer is what the read-shape tests compare of a response.
+type answer struct {
+	status                    int
+	contentType, contentRange string
+	body                      string
+}
+
+func fetchAnswer(t *testing.T, method, url string, header http.Header) answer {
+	t.Helper()
+	req, _ := http.NewRequest(method, url, nil)
+	req.Header = header
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return answer{resp.StatusCode, resp.Header.Get("Content-Type"), resp.Header.Get("Content-Range"), string(body)}
+}
+
+// Each case reads the same rows two ways: a form with a template, whose
+// shape the server keeps after the first read, and a form with a logic
+// tree, which it parses and plans every time. For every value the two
+// answer alike, on a shape's first read and on the later ones.
+func TestKeptReadShapesAnswerLikeFreshOnes(t *testing.T) {
+	srv, _, err := startServer(context.Background(), fixture.cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	csv := http.Header{"Accept": {"text/csv"}}
+	cases := []struct {
+		method, kept, fresh string
+		header              http.Header
+		values              []string
+	}{
+		{"GET", "/books?id=eq.{}&select=id,title", "/books?or=(id.eq.{})&select=id,title", nil, []string{"1", "2", "99", "3"}},
+		{"GET", "/books?author_id=eq.{}&order=year.desc,id.desc&limit=2", "/books?or=(author_id.eq.{})&order=year.desc,id.desc&limit=2",
+			csv, []string{"1", "2", "3", "1"}},
+		{"GET", "/books?id=in.({})&select=id&order=id", "/books?or=(id.in.({}))&select=id&order=id", nil, []string{"1,2", "3", "4,1,99"}},
+		{"GET", "/books?title=like.*{}*&select=id,title", "/books?or=(title.like.*{}*)&select=id,title", nil, []string{"Dune", "Dark", "zzz"}},
+		{"GET", "/authors?select=name,books(title)&books.year=gt.{}&order=id", "/authors?select=name,books(title)&books.or=(year.gt.{})&order=id",
+			nil, []string{"1970", "1900", "2000"}},
+		{"GET", "/books?author_id=eq.{}&select=id&limit=1", "/books?or=(author_id.eq.{})&select=id&limit=1",
+			http.Header{"Prefer": {"count=exact"}}, []string{"1", "2", "3"}},
+		{"HEAD", "/books?year=lt.{}&select=id", "/books?or=(year.lt.{})&select=id",
+			http.Header{"Prefer": {"count=exact"}}, []string{"1970", "1900", "2000"}},
+		{"GET", "/books?id=eq.{}", "/books?or=(id.eq.{})",
+			http.Header{"Accept": {"application/vnd.svc.object+json"}}, []string{"1", "99", "2"}},
+	}
+	for _, c := range cases {
+		for _, v := range c.values {
+			kept := srv.URL + strings.ReplaceAll(c.kept, "{}", v)
+			want := fetchAnswer(t, c.method, srv.URL+strings.ReplaceAll(c.fresh, "{}", v), c.header)
+			if want.status >= 500 {
+				t.Fatalf("%s %s: %+v", c.method, c.fresh, want)
+			}
+			for range 2 {
+				if got := fetchAnswer(t, c.method, kept, c.header); got != want {
+					t.Errorf("%s %s\n got %+v\nwant %+v", c.method, kept, got, want)
+				}
+			}
+		}
+	}
+	if n := server.ReadShapes(srv.handler); n != len(cases) {
+		t.Errorf("the server keeps %d read shapes, want %d", n, len(cases))
+	}
+}
+
+// A swapped snapshot retires the shapes planned against the old one: a
+// column renamed since is not read from a kept statement.
+func TestSnapshotSwapRetiresReadShapes(t *testing.T) {
+	f := newReloadFixture(t, "svc_reload_shapes")
+	f.exec(t, "create table test.shapes (id int primary key, name text); insert into test.shapes values (1, 'a'), (2, 'b');"+
+		"grant select on test.shapes to web_anon")
+	t.Cleanup(func() { f.exec(t, "drop table test.shapes") })
+	f.dump(t)
+	if err := f.snaps.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := fetchAnswer(t, "GET", f.url+"/shapes?id=eq.1&select=id,name", nil); got.status != 200 || got.body != `[{"id":1,"name":"a"}]` {
+		t.Fatalf("before the rename: %+v", got)
+	}
+	f.exec(t, "alter table test.shapes rename column name to label")
+	f.dump(t)
+	if err := f.snaps.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	want := fetchAnswer(t, "GET", f.url+"/shapes?or=(id.eq.2)&select=id,name", nil)
+	if want.status != 400 {
+		t.Fatalf("a read of the renamed column: %+v", want)
+	}
+	if got := fetchAnswer(t, "GET", f.url+"/shapes?id=eq.2&select=id,name", nil); got != want {
+		t.Errorf("after the swap\n got %+v\nwant %+v", got, want)
+	}
+}

@@ -1,0 +1,116 @@
+package request
+
+import (
+	"encoding/binary"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+)
+
+// Template is the shape of a read of a relation: everything Parse takes
+// from the request except its filters' operands. Operands travel as bind
+// parameters and never change the statement, so two reads with the same
+// Key parse, plan and build to the same statement but for the values
+// bound from their filters (Filter.Slot says which). Reading a template
+// costs a fraction of Parse: select lists, orders and the Accept and
+// Prefer headers enter the key as text, unparsed.
+type Template struct {
+	// Key identifies the shape. It is reused by the next Read.
+	Key []byte
+	// Filters holds, at Slot-1, the filter of each query parameter that
+	// is one; other parameters leave a zero Filter there.
+	Filters []Filter
+	pairs   []Pair
+}
+
+// Read fills t from a GET or HEAD of the relation target, and reports
+// whether the request has a template. Some have none: those with logic
+// trees, whose operands sit inside a structure Read does not take apart;
+// those with a query string the standard parser would partly drop; and
+// those with a filter that does not parse (Parse reports its error).
+func (t *Template) Read(r *http.Request, target string) bool {
+	t.Key, t.Filters, t.pairs = t.Key[:0], t.Filters[:0], t.pairs[:0]
+	if !t.readPairs(r.URL.RawQuery) {
+		return false
+	}
+	t.text(r.Method)
+	t.text(target)
+	for _, h := range [...]string{"Accept", "Accept-Profile", "Prefer", "Range"} {
+		vs := r.Header.Values(h)
+		t.Key = binary.AppendUvarint(t.Key, uint64(len(vs)))
+		for _, v := range vs {
+			t.text(v)
+		}
+	}
+	for i, p := range t.pairs {
+		t.text(p.Key)
+		var f Filter
+		switch _, param, class := classify(p.Key); class {
+		case paramLogic:
+			return false
+		case paramFilter:
+			var err error
+			if f, err = parseFilter(param, p.Value); err != nil {
+				return false
+			}
+			f.Slot = i + 1
+			t.filterShape(&f)
+		default:
+			// Parsed whole from the same text, these come out the same.
+			t.text(p.Value)
+		}
+		t.Filters = append(t.Filters, f)
+	}
+	return true
+}
+
+// readPairs splits the query string as url.ParseQuery does and sorts the
+// parameters by key as Parse does, keeping the order of repeated keys.
+// A pair ParseQuery would drop (a semicolon, a bad escape) gives false.
+func (t *Template) readPairs(raw string) bool {
+	for raw != "" {
+		var pair string
+		pair, raw, _ = strings.Cut(raw, "&")
+		if strings.Contains(pair, ";") {
+			return false
+		}
+		if pair == "" {
+			continue
+		}
+		k, v, _ := strings.Cut(pair, "=")
+		k, err := url.QueryUnescape(k)
+		if err != nil {
+			return false
+		}
+		if v, err = url.QueryUnescape(v); err != nil {
+			return false
+		}
+		t.pairs = append(t.pairs, Pair{k, v})
+	}
+	slices.SortStableFunc(t.pairs, func(a, b Pair) int { return strings.Compare(a.Key, b.Key) })
+	return true
+}
+
+// filterShape adds what of f the statement depends on: everything but the
+// operand, which is shape only for `is` (it picks the SQL written).
+func (t *Template) filterShape(f *Filter) {
+	neg := byte(0)
+	if f.Negate {
+		neg = 1
+	}
+	t.Key = append(t.Key, neg)
+	t.text(f.Op)
+	t.text(f.Quantifier)
+	t.text(f.Language)
+	if f.Op == "is" {
+		t.text(f.Value)
+	}
+}
+
+// text adds s to the key, length first, so no two sequences of texts
+// make the same key.
+func (t *Template) text(s string) {
+	t.Key = binary.AppendUvarint(t.Key, uint64(len(s)))
+	t.Key = append(t.Key, s...)
+}

@@ -1,0 +1,159 @@
+package request
+
+import (
+	"bytes"
+	"net/http/httptest"
+	"reflect"
+	"testing"
+)
+
+// readTemplate reads the template of a GET of target with headers.
+func readTemplate(t *testing.T, target string, headers ...string) (*Template, bool) {
+	t.Helper()
+	r := httptest.NewRequest("GET", target, nil)
+	for i := 0; i+1 < len(headers); i += 2 {
+		r.Header.Add(headers[i], headers[i+1])
+	}
+	var tpl Template
+	ok := tpl.Read(r, "books")
+	tpl.Key = bytes.Clone(tpl.Key)
+	return &tpl, ok
+}
+
+// The template's filters are, slot for slot, the filters Parse makes:
+// the cached statements find their operands through them.
+func TestTemplateFiltersAreParsesFilters(t *testing.T) {
+	t.Parallel()
+	for _, target := range []string{
+		"/books?id=eq.1",
+		"/books?year=gt.2000&select=id,title&order=id&limit=5&offset=10&id=in.(1,%222,3%22,4)",
+		"/books?title=not.like.*a%2Cb*&title=ilike(any).{x*,y}&tags=cs.{a,b}&meta->a->>b=eq.x",
+		"/books?title=fts(english).cat&title=plfts.dog&z=is.NULL&b=isdistinct.3",
+		"/books?select=id,authors(name,books(id))&authors.name=eq.x&authors.books.id=lt.9&authors.limit=2&authors.order=name",
+		"/books?id=eq.&&title=eq.%00&&",
+		"/books?id=eq.2&id=neq.3&id=gt.1&a.b.c=eq.4",
+	} {
+		tpl, ok := readTemplate(t, target)
+		if !ok {
+			t.Errorf("%s: no template", target)
+			continue
+		}
+		req, err := Parse(httptest.NewRequest("GET", target, nil), KindRelation, "books")
+		if err != nil {
+			t.Errorf("%s: %v", target, err)
+			continue
+		}
+		levels := []Params{req.Params}
+		for _, p := range req.Embedded {
+			levels = append(levels, *p)
+		}
+		parsed := 0
+		for _, p := range levels {
+			for _, f := range p.Filters {
+				parsed++
+				if f.Slot < 1 || f.Slot > len(tpl.Filters) {
+					t.Errorf("%s: filter %+v has slot %d of %d", target, f, f.Slot, len(tpl.Filters))
+				} else if got := tpl.Filters[f.Slot-1]; !reflect.DeepEqual(got, f) {
+					t.Errorf("%s: template's slot %d holds %+v, Parse made %+v", target, f.Slot, got, f)
+				}
+			}
+		}
+		inTemplate := 0
+		for _, f := range tpl.Filters {
+			if f.Op != "" {
+				inTemplate++
+			}
+		}
+		if parsed == 0 || parsed != inTemplate {
+			t.Errorf("%s: Parse made %d filters, the template holds %d", target, parsed, inTemplate)
+		}
+	}
+}
+
+// Requests that differ only in their filters' operands share a key.
+func TestTemplateKeyIgnoresOperands(t *testing.T) {
+	t.Parallel()
+	pairs := [][2]string{
+		{"/books?id=eq.1", "/books?id=eq.2"},
+		{"/books?id=in.(1,2,3)", "/books?id=in.()"},
+		{"/books?title=like.*a*&limit=5", "/books?limit=5&title=like.b"},
+		{"/books?title=fts(english).cat", "/books?title=fts(english).dog%20house"},
+		{"/books?title=eq(any).{a,b}", "/books?title=eq(any).{c}"},
+		{"/books?authors.name=eq.x&select=id,authors(name)", "/books?select=id,authors(name)&authors.name=eq.y"},
+		{"/books?a=eq.1&b=eq.2", "/books?b=eq.3&a=eq.4"},
+	}
+	for _, p := range pairs {
+		a, okA := readTemplate(t, p[0], "Accept", "text/csv")
+		b, okB := readTemplate(t, p[1], "Accept", "text/csv")
+		if !okA || !okB {
+			t.Errorf("%s, %s: no template (%v, %v)", p[0], p[1], okA, okB)
+			continue
+		}
+		if !bytes.Equal(a.Key, b.Key) {
+			t.Errorf("%s and %s have different keys", p[0], p[1])
+		}
+	}
+}
+
+// Anything else that changes the statement or the answer changes the key.
+func TestTemplateKeySeesShape(t *testing.T) {
+	t.Parallel()
+	base := "/books?id=eq.1&select=id&order=id&limit=5"
+	variants := []struct {
+		target  string
+		headers []string
+	}{
+		{"/books?id=neq.1&select=id&order=id&limit=5", nil},
+		{"/books?id=not.eq.1&select=id&order=id&limit=5", nil},
+		{"/books?ids=eq.1&select=id&order=id&limit=5", nil},
+		{"/books?id=eq.1&select=id,title&order=id&limit=5", nil},
+		{"/books?id=eq.1&select=id&order=id.desc&limit=5", nil},
+		{"/books?id=eq.1&select=id&order=id&limit=6", nil},
+		{"/books?id=eq.1&select=id&order=id&limit=5&offset=1", nil},
+		{"/books?id=eq.1&id=eq.1&select=id&order=id&limit=5", nil},
+		{base, []string{"Accept", "text/csv"}},
+		{base, []string{"Accept-Profile", "other"}},
+		{base, []string{"Prefer", "count=exact"}},
+		{base, []string{"Range", "0-1"}},
+	}
+	b, _ := readTemplate(t, base)
+	for _, v := range variants {
+		tpl, ok := readTemplate(t, v.target, v.headers...)
+		if !ok {
+			t.Errorf("%s %v: no template", v.target, v.headers)
+			continue
+		}
+		if bytes.Equal(tpl.Key, b.Key) {
+			t.Errorf("%s %v has the key of %s", v.target, v.headers, base)
+		}
+	}
+	for _, p := range [][2]string{
+		{"/books?z=is.null", "/books?z=is.true"},
+		{"/books?t=fts.a", "/books?t=fts(english).a"},
+		{"/books?t=eq(any).{a}", "/books?t=eq(all).{a}"},
+	} {
+		x, _ := readTemplate(t, p[0])
+		y, _ := readTemplate(t, p[1])
+		if bytes.Equal(x.Key, y.Key) {
+			t.Errorf("%s and %s share a key", p[0], p[1])
+		}
+	}
+}
+
+// Requests whose shape Read cannot tell have no template.
+func TestTemplateDeclines(t *testing.T) {
+	t.Parallel()
+	for _, target := range []string{
+		"/books?or=(id.eq.1,id.eq.2)",
+		"/books?authors.and=(id.eq.1)",
+		"/books?not.or=(id.eq.1)",
+		"/books?id=eq.1;x=2",
+		"/books?id=eq.%zz",
+		"/books?id=nope.1",
+		"/books?id=in.(1",
+	} {
+		if _, ok := readTemplate(t, target); ok {
+			t.Errorf("%s has a template", target)
+		}
+	}
+}
