@@ -2,10 +2,11 @@ package server_test
 
 import (
 	"bufio"
-	"bytes"
 	"net"
 	"strings"
 	"testing"
+
+	"github.com/svc-dev/svc/server/internal/benchclient"
 )
 
 // BenchmarkServeRead runs reads through the whole server, one at a time on
@@ -33,38 +34,8 @@ func BenchmarkServeRead(b *testing.B) {
 				if _, err := c.Write(req); err != nil {
 					b.Fatal(err)
 				}
-				readOKResponse(b, br)
+				benchclient.ReadOK(b, br)
 			}
 		})
-	}
-}
-
-// readOKResponse reads a 200 response with a Content-Length, without
-// allocating.
-func readOKResponse(b *testing.B, br *bufio.Reader) {
-	line, err := br.ReadSlice('\n')
-	if err != nil || !bytes.HasPrefix(line, []byte("HTTP/1.1 200 ")) {
-		b.Fatalf("status line %q, %v", line, err)
-	}
-	n := -1
-	for {
-		if line, err = br.ReadSlice('\n'); err != nil {
-			b.Fatal(err)
-		}
-		if len(line) <= 2 {
-			break
-		}
-		if v, ok := bytes.CutPrefix(line, []byte("Content-Length: ")); ok {
-			n = 0
-			for _, ch := range bytes.TrimSpace(v) {
-				n = 10*n + int(ch-'0')
-			}
-		}
-	}
-	if n < 0 {
-		b.Fatal("no Content-Length")
-	}
-	if _, err := br.Discard(n); err != nil {
-		b.Fatal(err)
 	}
 }

@@ -2,12 +2,12 @@ package http1_test
 
 import (
 	"bufio"
-	"bytes"
 	"net/http"
 	"strconv"
 	"testing"
 
 	"github.com/svc-dev/svc/server/http1"
+	"github.com/svc-dev/svc/server/internal/benchclient"
 )
 
 // benchBody is the 126-byte JSON answer of BenchmarkServe.
@@ -45,40 +45,8 @@ func benchClient(b *testing.B, addr string) {
 		if _, err := c.Write(req); err != nil {
 			b.Fatal(err)
 		}
-		if n := readBenchResponse(b, br); n != len(benchBody) {
+		if n := benchclient.ReadOK(b, br); n != len(benchBody) {
 			b.Fatalf("body of %d bytes, want %d", n, len(benchBody))
 		}
 	}
-}
-
-// readBenchResponse reads a 200 response with a Content-Length and
-// returns its body length, without allocating.
-func readBenchResponse(b *testing.B, br *bufio.Reader) int {
-	line, err := br.ReadSlice('\n')
-	if err != nil || !bytes.HasPrefix(line, []byte("HTTP/1.1 200 ")) {
-		b.Fatalf("status line %q, %v", line, err)
-	}
-	n := -1
-	for {
-		line, err = br.ReadSlice('\n')
-		if err != nil {
-			b.Fatal(err)
-		}
-		if len(line) <= 2 {
-			break
-		}
-		if v, ok := bytes.CutPrefix(line, []byte("Content-Length: ")); ok {
-			n = 0
-			for _, ch := range bytes.TrimSpace(v) {
-				n = 10*n + int(ch-'0')
-			}
-		}
-	}
-	if n < 0 {
-		b.Fatalf("no Content-Length")
-	}
-	if _, err := br.Discard(n); err != nil {
-		b.Fatal(err)
-	}
-	return n
 }
