@@ -157,3 +157,53 @@ func TestTemplateDeclines(t *testing.T) {
 		}
 	}
 }
+
+// FuzzTemplateMatchesParse feeds arbitrary query strings to Template.Read
+// and Parse. Where both succeed, each filter Parse makes sits in the
+// template at its slot, and the template holds no other filter: a kept
+// statement binds exactly the operands Parse would have given it.
+func FuzzTemplateMatchesParse(f *testing.F) {
+	for _, seed := range []string{
+		"id=eq.1&select=id&order=id&limit=2",
+		`t=in.("a,b",c)&n=like(any).{a*,b}&d=fts(english).x&z=not.is.null`,
+		"a.b=eq.1&a.order=x&a.c.d=lt.2&b=gt.3&b=lt.4",
+		"x=eq.%26&&y=eq.%3D&=1",
+		"or=(a.eq.1)&b=eq.2",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, rawQuery string) {
+		r := httptest.NewRequest("GET", "/t", nil)
+		r.URL.RawQuery = rawQuery
+		var tpl Template
+		if !tpl.Read(r, "t") {
+			return
+		}
+		req, err := Parse(r, KindRelation, "t")
+		if err != nil {
+			return
+		}
+		levels := []*Params{&req.Params}
+		for _, p := range req.Embedded {
+			levels = append(levels, p)
+		}
+		parsed := 0
+		for _, p := range levels {
+			for _, f := range p.Filters {
+				parsed++
+				if f.Slot < 1 || f.Slot > len(tpl.Filters) || !reflect.DeepEqual(tpl.Filters[f.Slot-1], f) {
+					t.Fatalf("%q: Parse made %+v; the template has %+v", rawQuery, f, tpl.Filters)
+				}
+			}
+		}
+		held := 0
+		for _, f := range tpl.Filters {
+			if f.Op != "" {
+				held++
+			}
+		}
+		if held != parsed {
+			t.Fatalf("%q: the template holds %d filters, Parse made %d", rawQuery, held, parsed)
+		}
+	})
+}
