@@ -97,3 +97,45 @@ func benchPipeline(b *testing.B, target string, wantArgs int) {
 		}
 	}
 }
+
+// BenchmarkKeptPipeline is what a read of a shape seen before costs SVC
+// instead of parsing, planning and building: reading the request's
+// template and binding its operands into the kept statement.
+func BenchmarkKeptPipeline(b *testing.B) {
+	for _, bc := range []struct {
+		name, target string
+		wantArgs     int
+	}{
+		{"lookup", "/orders?c0=eq.42", 1},
+		{"read", "/orders?select=c0,c1,c2,c3,c4,c5&c0=gt.10&c1=eq.3&c2=in.(1,2,3)&c3=lte.99&c4=neq.7&order=c0.desc,c1&limit=25", 6},
+		{"embed", "/orders?select=c0,c1,t1(c0,c2,orders(c0)),t2(c0,c3)&c0=gt.10&t2.c3=eq.1&t2.order=c0.desc&t2.limit=5&order=t1(c2).desc&limit=25", 4},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			snap := benchSnapshot(b)
+			r := httptest.NewRequest("GET", bc.target, nil)
+			req, err := request.Parse(r, request.KindRelation, "orders")
+			if err != nil {
+				b.Fatal(err)
+			}
+			p, err := plan.BuildRead(req, snap, plan.Options{Schemas: []string{"api"}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			kept, ok := query.Read(p).Shape()
+			if !ok {
+				b.Fatal("statement cannot be kept")
+			}
+			var t request.Template
+			b.ReportAllocs()
+			for b.Loop() {
+				if !t.Read(r, "orders") {
+					b.Fatal("no template")
+				}
+				st, ok := kept.Bind(t.Filters)
+				if !ok || len(st.Args) != bc.wantArgs {
+					b.Fatalf("bound %v, %d args, want %d", ok, len(st.Args), bc.wantArgs)
+				}
+			}
+		})
+	}
+}
