@@ -69,8 +69,10 @@ func (s *Server) handleRead(w http.ResponseWriter, r *http.Request, target strin
 		return
 	}
 	e.read, e.count = query.Read(p), query.PlanCount(p)
-	if kept := e.shape(); shaped && kept != nil {
-		s.reads.put(snap, t.Key, kept)
+	if shaped {
+		if kept := e.shape(); kept != nil {
+			s.reads.put(snap, t.Key, kept)
+		}
 	}
 	s.runRead(w, r, tx, e, e.read, e.count)
 }

@@ -66,6 +66,11 @@ func writeQuoted(w *strings.Builder, s string) {
 // placeholder.
 func (b *builder) arg(v any) { b.bind(v, Source{}) }
 
+// value adds a bind parameter taken from the request but from no filter
+// (a payload, a function argument), and writes its placeholder. It ties
+// the statement to its request: Shape refuses to keep it.
+func (b *builder) value(v any) { b.bind(v, Source{Slot: -1}) }
+
 // operand adds the part-th operand value of filter f (see OperandArg) as
 // a bind parameter, and writes its placeholder.
 func (b *builder) operand(f request.Filter, part int) {

@@ -60,11 +60,11 @@ func arguments(b *builder, c *plan.Call) {
 	case c.Args[0].Name == "":
 		// The whole body is the one unnamed argument.
 		b.write("(select ")
-		b.arg(c.Args[0].Value)
+		b.value(c.Args[0].Value)
 		b.write("::", c.Args[0].Type, " as v) _svc_a")
 	case c.Body != nil:
 		b.write("pg_catalog.json_to_record(")
-		b.arg(string(c.Body))
+		b.value(string(c.Body))
 		b.write("::json) as _svc_a(")
 		b.list(len(c.Args), func(i int) {
 			b.ident(c.Args[i].Name)
@@ -75,7 +75,7 @@ func arguments(b *builder, c *plan.Call) {
 	default:
 		b.write("(select ")
 		b.list(len(c.Args), func(i int) {
-			b.arg(c.Args[i].Value)
+			b.value(c.Args[i].Value)
 			b.write("::", c.Args[i].Type, " as ")
 			b.ident(c.Args[i].Name)
 		})

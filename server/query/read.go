@@ -19,8 +19,9 @@ type Statement struct {
 // Source is where a bind value came from. Slot 0: the statement's shape
 // fixes it, so every request of that shape binds the same. Slot n > 0:
 // the Part-th operand (see OperandArg) of the request's filter from query
-// parameter n (request.Filter.Slot). Slot -1: a filter operand with no
-// slot (inside a logic tree); such a statement serves its request only.
+// parameter n (request.Filter.Slot). Slot -1: a value from the request
+// with no slot (a filter operand inside a logic tree, a payload, a
+// function argument); such a statement serves its request only.
 type Source struct{ Slot, Part int }
 
 // Result columns every main statement ends with: the response.headers and

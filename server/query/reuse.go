@@ -5,7 +5,7 @@ import "github.com/svc-dev/svc/server/request"
 // Shape returns s with the values it took from its request's filters
 // removed, fit to keep for other requests of the same shape (see
 // request.Template), and whether s can serve them at all: not when it
-// binds an operand it cannot trace to a query parameter.
+// binds a request value it cannot trace to a query parameter.
 func (s Statement) Shape() (Statement, bool) {
 	args := make([]any, len(s.Args))
 	for i, src := range s.Sources {

@@ -140,14 +140,30 @@ func TestShapeBindsLikeAFreshBuild(t *testing.T) {
 	}
 }
 
-// Operands inside logic trees have no slot: such a statement is never
-// kept, and a kept statement does not bind from filters that cannot be
-// its own.
+// Operands inside logic trees and payloads have no slot: statements
+// holding one are never kept, and a kept statement does not bind from
+// filters that cannot be its own.
 func TestShapeRefusesWhatItCannotTrace(t *testing.T) {
 	t.Parallel()
 	b := buildTarget(t, "/orders?or=(c0.eq.1,c1.eq.2)&c2=eq.3", "", "")
 	if _, ok := b.read.Shape(); ok {
 		t.Error("a statement with logic-tree operands was kept")
+	}
+	r := httptest.NewRequest("POST", "/orders?c0=eq.1", nil)
+	req, err := request.Parse(r, request.KindRelation, "orders")
+	if err != nil {
+		t.Fatal(err)
+	}
+	payload, err := request.ParsePayload("application/json", []byte(`{"c1": 2}`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := plan.BuildWrite(req, payload, benchSnapshot(t), plan.Options{Schemas: []string{"api"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := query.Write(w).Shape(); ok {
+		t.Error("an insert, bound to its payload, was kept")
 	}
 	lookup := buildTarget(t, "/orders?c0=eq.1", "", "")
 	kept, _ := lookup.read.Shape()

@@ -115,7 +115,7 @@ func insert(b *builder, w *plan.Write) {
 		b.write(" from pg_catalog.json_populate_recordset(null::")
 		b.ident(w.Relation.Schema, w.Relation.Name)
 		b.write(", ")
-		b.arg(string(w.Payload.JSON))
+		b.value(string(w.Payload.JSON))
 		b.write("::json) _svc_p")
 	}
 	if w.Conflict == nil {
@@ -158,7 +158,7 @@ func insertRowsWithDefaults(b *builder, w *plan.Write) {
 	b.write(" from (select _svc_e.j, pg_catalog.json_populate_record(null::")
 	b.ident(w.Relation.Schema, w.Relation.Name)
 	b.write(", _svc_e.j) as r from pg_catalog.json_array_elements(")
-	b.arg(string(w.Payload.JSON))
+	b.value(string(w.Payload.JSON))
 	b.write("::json) as _svc_e(j)) _svc_p")
 }
 
@@ -175,7 +175,7 @@ func update(b *builder, w *plan.Write) {
 	b.write(" from pg_catalog.json_populate_record(null::")
 	b.ident(w.Relation.Schema, w.Relation.Name)
 	b.write(", (")
-	b.arg(string(w.Payload.JSON))
+	b.value(string(w.Payload.JSON))
 	b.write("::json)->0) _svc_p")
 	rowsToWrite(b, w)
 }
