@@ -38,9 +38,8 @@ func HoldsLargeMessages(pc *pgconn.PgConn) bool {
 	return ok
 }
 
-// ReadShapes is the number of read shapes h, a *Server, keeps.
-func ReadShapes(h any) int {
-	s := h.(*Server)
+// ReadShapes is the number of read shapes s keeps.
+func ReadShapes(s *Server) int {
 	s.reads.mu.Lock()
 	defer s.reads.mu.Unlock()
 	return len(s.reads.entries)

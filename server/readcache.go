@@ -56,8 +56,9 @@ func (c *readCache) put(snap *snapshot.Snapshot, key []byte, e *readEntry) {
 	c.entries[string(key)] = e
 }
 
-// readEntry is what a read of one shape runs and answers with, holding
-// none of the operands of the request it was made for.
+// readEntry is what a read of one shape runs and answers with. The one
+// kept for a shape (see shape) holds none of the operands of the request
+// it was made for.
 type readEntry struct {
 	prefer     request.Preferences
 	schema     string // the relation's schema, sent as Content-Profile

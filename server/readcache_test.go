@@ -74,7 +74,7 @@ func TestKeptReadShapesAnswerLikeFreshOnes(t *testing.T) {
 			}
 		}
 	}
-	if n := server.ReadShapes(srv.handler); n != len(cases) {
+	if n := server.ReadShapes(srv.handler.(*server.Server)); n != len(cases) {
 		t.Errorf("the server keeps %d read shapes, want %d", n, len(cases))
 	}
 }
