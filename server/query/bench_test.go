@@ -17,6 +17,15 @@ import (
 // embed is ambiguous) and t4 (many-to-many through t5); t1 relates back.
 func benchSnapshot(b testing.TB) *snapshot.Snapshot {
 	b.Helper()
+	s, err := snapshot.New(snapshot.Header{}, benchContent())
+	if err != nil {
+		b.Fatal(err)
+	}
+	return s
+}
+
+// benchContent is benchSnapshot's content.
+func benchContent() snapshot.Content {
 	var c snapshot.Content
 	for t := range 200 {
 		rel := snapshot.Relation{QualifiedName: snapshot.QualifiedName{Schema: "api", Name: fmt.Sprintf("t%d", t)}, Kind: snapshot.KindTable}
@@ -31,11 +40,7 @@ func benchSnapshot(b testing.TB) *snapshot.Snapshot {
 		c.Relations = append(c.Relations, rel)
 	}
 	c.Relationships = benchRelationships()
-	s, err := snapshot.New(snapshot.Header{}, c)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return s
+	return c
 }
 
 func benchRelationships() []snapshot.Relationship {

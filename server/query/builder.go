@@ -88,6 +88,13 @@ func (b *builder) bind(v any, src Source) {
 	b.sql.WriteString(strconv.Itoa(len(b.args)))
 }
 
+// sub returns a builder that writes text of its own but binds into b's
+// arguments; rejoin takes its bindings back into b.
+func (b *builder) sub() builder { return builder{args: b.args, sources: b.sources} }
+
+// rejoin takes back the arguments sub-builder s, made by b.sub, bound.
+func (b *builder) rejoin(s *builder) { b.args, b.sources = s.args, s.sources }
+
 // statement is what b built.
 func (b *builder) statement() Statement {
 	return Statement{SQL: b.sql.String(), Args: b.args, Sources: b.sources}

@@ -16,14 +16,13 @@ func Call(c *plan.Call) Statement {
 	b := newBuilder()
 	// The argument source and the call are written once, in a builder
 	// sharing the statement's arguments, and placed wherever needed.
-	var part builder
-	part.args = b.args
+	part := b.sub()
 	arguments(&part, c)
 	args := part.sql.String()
 	part.sql.Reset()
 	invoke(&part, c)
 	call := part.sql.String()
-	b.args = part.args
+	b.rejoin(&part)
 
 	switch {
 	case c.ReturnsRows():

@@ -7,6 +7,9 @@ import "github.com/svc-dev/svc/server/request"
 // request.Template), and whether s can serve them at all: not when it
 // binds a request value it cannot trace to a query parameter.
 func (s Statement) Shape() (Statement, bool) {
+	if len(s.Sources) != len(s.Args) {
+		return Statement{}, false
+	}
 	args := make([]any, len(s.Args))
 	for i, src := range s.Sources {
 		switch {

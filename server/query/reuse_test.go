@@ -11,6 +11,7 @@ import (
 	"github.com/svc-dev/svc/server/plan"
 	"github.com/svc-dev/svc/server/query"
 	"github.com/svc-dev/svc/server/request"
+	"github.com/svc-dev/svc/snapshot"
 )
 
 // reuseShapes are reads of benchSnapshot's tables with {} where a filter
@@ -165,6 +166,9 @@ func TestShapeRefusesWhatItCannotTrace(t *testing.T) {
 	if _, ok := query.Write(w).Shape(); ok {
 		t.Error("an insert, bound to its payload, was kept")
 	}
+	if _, ok := callStatement(t, "/rpc/orders_by?k=1&c0=eq.2&order=c1").Shape(); ok {
+		t.Error("a call, bound to its arguments, was kept")
+	}
 	lookup := buildTarget(t, "/orders?c0=eq.1", "", "")
 	kept, _ := lookup.read.Shape()
 	if _, ok := kept.Bind(nil); ok {
@@ -178,4 +182,43 @@ func TestShapeRefusesWhatItCannotTrace(t *testing.T) {
 			t.Errorf("kept statement holds operand %v of the request it was built for", a)
 		}
 	}
+}
+
+// Every statement accounts for each of its arguments, calls included,
+// whose argument list and call are written by a builder of their own.
+func TestEveryArgumentHasASource(t *testing.T) {
+	t.Parallel()
+	for _, target := range []string{"/rpc/orders_by?k=1", "/rpc/orders_by?k=1&c0=eq.2&doc->>a=like.x*&order=c1&limit=3"} {
+		st := callStatement(t, target)
+		if len(st.Sources) != len(st.Args) || len(st.Args) == 0 {
+			t.Errorf("%s: %d arguments, %d sources", target, len(st.Args), len(st.Sources))
+		}
+	}
+}
+
+// callStatement builds the statement of a GET of target, a call of
+// api.orders_by(k integer) returning setof api.orders.
+func callStatement(t *testing.T, target string) query.Statement {
+	t.Helper()
+	c := benchContent()
+	c.Functions = []snapshot.Function{{
+		QualifiedName: snapshot.QualifiedName{Schema: "api", Name: "orders_by"},
+		Arguments:     []snapshot.Argument{{Name: "k", Type: "integer", Mode: snapshot.ArgIn}},
+		ReturnType:    snapshot.QualifiedName{Schema: "api", Name: "orders"},
+		Returns:       snapshot.ReturnsSetOfComposite,
+	}}
+	withFn, err := snapshot.New(snapshot.Header{}, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := strings.TrimPrefix(strings.SplitN(target, "?", 2)[0], "/rpc/")
+	req, err := request.Parse(httptest.NewRequest("GET", target, nil), request.KindFunction, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	call, err := plan.BuildCall(req, nil, nil, "application/json", withFn, plan.Options{Schemas: []string{"api"}})
+	if err != nil {
+		t.Fatalf("%s: %v", target, err)
+	}
+	return query.Call(call)
 }

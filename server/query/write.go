@@ -199,12 +199,11 @@ func rowsToWrite(b *builder, w *plan.Write) {
 	if k := w.Relation.Kind; k != snapshot.KindTable && k != snapshot.KindPartitionedTable {
 		ids = ids[:0]
 		for _, o := range n.Order {
-			var f builder
 			// Shares the statement's arguments: a JSON key in a path is
 			// bound once and its placeholder written twice.
-			f.args = b.args
+			f := b.sub()
 			f.field(sc, o.Field)
-			b.args = f.args
+			b.rejoin(&f)
 			ids = append(ids, f.sql.String())
 		}
 	}
