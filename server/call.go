@@ -28,6 +28,29 @@ func (s *Server) handleFunction(w http.ResponseWriter, r *http.Request) {
 // with db-root-spec comes here too.
 func (s *Server) callFunction(w http.ResponseWriter, r *http.Request, name string) {
 	snap := s.snapshots.Current()
+	var t *request.Template
+	shaped := false
+	if r.Method == http.MethodGet || r.Method == http.MethodHead {
+		// A call of a shape seen before skips parsing, planning and
+		// building (see shapecache.go).
+		t = templates.Get().(*request.Template)
+		defer templates.Put(t)
+		if shaped = t.Read(r, request.KindFunction, name); shaped {
+			if e := s.calls.get(snap, t.Key); e != nil {
+				if stmt, ok := e.stmt.Bind(t); ok {
+					tx, err := s.txFor(r, snap)
+					if err != nil {
+						writeError(w, s.log, err)
+						return
+					}
+					tx.readOnly = true
+					s.runCall(w, r, tx, e, stmt)
+					return
+				}
+			}
+		}
+	}
+
 	req, err := s.parseRequest(r, request.KindFunction, name)
 	if err != nil {
 		writeError(w, s.log, err)
@@ -82,32 +105,58 @@ func (s *Server) callFunction(w http.ResponseWriter, r *http.Request, name strin
 		writeError(w, s.log, err)
 		return
 	}
-	applied, err := s.preferences(req.Prefer, &tx)
+	e := s.newCallEntry(req, c)
+	if req.Media.Kind == request.MediaPlan {
+		if _, err := s.callTx(w, &tx, e); err != nil {
+			writeError(w, s.log, err)
+			return
+		}
+		s.explainCall(w, r, tx, c, req.Media)
+		return
+	}
+	e.stmt = query.Call(c)
+	if shaped {
+		if kept := e.shape(); kept != nil {
+			s.calls.put(snap, t.Key, kept)
+		}
+	}
+	s.runCall(w, r, tx, e, e.stmt)
+}
+
+// callTx readies tx for the call e describes: the request's preferences
+// and the function's schema.
+func (s *Server) callTx(w http.ResponseWriter, tx *txSpec, e *callEntry) (honoured, error) {
+	applied, err := s.preferences(e.prefer, tx)
+	if err != nil {
+		return applied, err
+	}
+	tx.searchPath = e.searchPath
+	if len(s.cfg.DBSchemas) > 1 {
+		w.Header().Set("Content-Profile", e.schema)
+	}
+	return applied, nil
+}
+
+// runCall runs the call e describes, its statement bound to the request,
+// and answers it.
+func (s *Server) runCall(w http.ResponseWriter, r *http.Request, tx txSpec, e *callEntry, stmt query.Statement) {
+	applied, err := s.callTx(w, &tx, e)
 	if err != nil {
 		writeError(w, s.log, err)
 		return
 	}
-	tx.searchPath = searchPath(c.Function.Schema, s.cfg.DBExtraSearchPath)
-	if len(s.cfg.DBSchemas) > 1 {
-		w.Header().Set("Content-Profile", c.Function.Schema)
-	}
-	if req.Media.Kind == request.MediaPlan {
-		s.explainCall(w, r, tx, c, req.Media)
-		return
-	}
 	var res result
 	defer res.release()
-	tx.check = callChecks(req, c, &res)
-	if err := s.executeFor(w, r, tx, step{query.Call(c), scanResult(&res)}); err != nil {
+	tx.check = callChecks(e.prefer, e.returns, &res)
+	if err := s.executeFor(w, r, tx, step{stmt, scanResult(&res)}); err != nil {
 		writeError(w, s.log, err)
 		return
 	}
-	if c.ReturnsRows() {
-		rep := newRowsReply(c.Read)
-		s.respondRows(w, r, req.Prefer, &rep, &res, nil, applied)
+	if e.rows != nil {
+		s.respondRows(w, r, e.prefer, e.rows, &res, nil, applied)
 		return
 	}
-	s.respondValue(w, r, req, c, &res, applied)
+	s.respondValue(w, r, e.prefer, e.returns, &res, applied)
 }
 
 // rawBodyTypes are the body types only a function taking the whole body
@@ -117,9 +166,8 @@ var rawBodyTypes = map[string]bool{"application/octet-stream": true, "text/plain
 // callChecks returns what must hold before a call's transaction may
 // commit: Prefer: max-affected under handling=strict bounds the rows a
 // set-returning function returns.
-func callChecks(req *request.Request, c *plan.Call, res *result) func() error {
-	pr := req.Prefer
-	setof := c.Function.Returns == snapshot.ReturnsSetOfComposite || c.Function.Returns == snapshot.ReturnsSetOfScalar
+func callChecks(pr request.Preferences, returns snapshot.ReturnShape, res *result) func() error {
+	setof := returns == snapshot.ReturnsSetOfComposite || returns == snapshot.ReturnsSetOfScalar
 	if !setof || pr.Handling != "strict" || pr.MaxAffected == nil {
 		return nil
 	}
@@ -133,9 +181,9 @@ func callChecks(req *request.Request, c *plan.Call, res *result) func() error {
 
 // respondValue answers a call whose result is one JSON value: a scalar, a
 // set of scalars, or nothing (void: 204).
-func (s *Server) respondValue(w http.ResponseWriter, r *http.Request, req *request.Request, c *plan.Call, res *result, applied honoured) {
+func (s *Server) respondValue(w http.ResponseWriter, r *http.Request, pr request.Preferences, returns snapshot.ReturnShape, res *result, applied honoured) {
 	status := http.StatusOK
-	if c.Function.Returns == snapshot.ReturnsVoid {
+	if returns == snapshot.ReturnsVoid {
 		status = http.StatusNoContent
 	}
 	status, err := applyResponseSettings(w.Header(), res, status)
@@ -144,7 +192,7 @@ func (s *Server) respondValue(w http.ResponseWriter, r *http.Request, req *reque
 		return
 	}
 	h := w.Header()
-	if v := preferenceApplied(req.Prefer, applied); v != "" {
+	if v := preferenceApplied(pr, applied); v != "" {
 		h.Set("Preference-Applied", v)
 	}
 	if status == http.StatusNoContent {
@@ -152,7 +200,7 @@ func (s *Server) respondValue(w http.ResponseWriter, r *http.Request, req *reque
 		return
 	}
 	var total *int64
-	if req.Prefer.Count == "exact" {
+	if pr.Count == "exact" {
 		total = &res.pageCount
 	}
 	h.Set("Content-Range", contentRange(0, res.pageCount, total))

@@ -4,5 +4,5 @@
 // (request -> plan -> query) together and is the only package that knows
 // both HTTP and the database. Reads of a shape seen before skip the three
 // stages: the statements kept from the first such read are bound to the
-// request's own filter operands (readcache.go).
+// request's own filter operands and arguments (shapecache.go).
 package server

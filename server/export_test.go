@@ -38,9 +38,6 @@ func HoldsLargeMessages(pc *pgconn.PgConn) bool {
 	return ok
 }
 
-// ReadShapes is the number of read shapes s keeps.
-func ReadShapes(s *Server) int {
-	s.reads.mu.Lock()
-	defer s.reads.mu.Unlock()
-	return len(s.reads.entries)
-}
+// ReadShapes is the number of read shapes s keeps, reads of relations
+// and calls.
+func ReadShapes(s *Server) int { return s.reads.len() + s.calls.len() }

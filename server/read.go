@@ -19,15 +19,15 @@ import (
 )
 
 // handleRead serves GET and HEAD on a relation. A read of a shape seen
-// before skips parsing, planning and building (see readCache).
+// before skips parsing, planning and building (see shapecache.go).
 func (s *Server) handleRead(w http.ResponseWriter, r *http.Request, target string) {
 	snap := s.snapshots.Current()
 	t := templates.Get().(*request.Template)
 	defer templates.Put(t)
-	shaped := t.Read(r, target)
+	shaped := t.Read(r, request.KindRelation, target)
 	if shaped {
 		if e := s.reads.get(snap, t.Key); e != nil {
-			if read, count, ok := e.bind(t.Filters); ok {
+			if read, count, ok := e.bind(t); ok {
 				tx, err := s.txFor(r, snap)
 				if err != nil {
 					writeError(w, s.log, err)

@@ -20,6 +20,7 @@ func BenchmarkServeRead(b *testing.B) {
 		{"page", "/books?author_id=eq.1&order=year.desc,id.desc&limit=100", "application/json"},
 		{"csv", "/books?author_id=eq.1&order=year.desc,id.desc&limit=100", "text/csv"},
 		{"embed", "/authors?select=id,name,books(id,title)&order=id&limit=10", "application/json"},
+		{"rpc", "/rpc/add?a=1&b=2", "application/json"},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			c, err := net.Dial("tcp", strings.TrimPrefix(fixture.url, "http://"))

@@ -39,8 +39,10 @@ type Server struct {
 	traceHeader string
 	// logQuery is log-query = main-query.
 	logQuery bool
-	// reads keeps the statements of read shapes seen before.
-	reads readCache
+	// reads and calls keep the statements of read shapes seen before:
+	// reads of relations, and GET and HEAD calls.
+	reads shapeCache[readEntry]
+	calls shapeCache[callEntry]
 }
 
 // Option adds an optional part to a Server.

@@ -36,6 +36,9 @@ type CallArg struct {
 	Value string
 	// Variadic marks the variadic argument, passed as an array.
 	Variadic bool
+	// Slot is the query parameter Value is, in full (request.Pair.Slot);
+	// 0 when Value is built otherwise (a body, a variadic array).
+	Slot int
 }
 
 // ReturnsRows reports whether the result is read as rows of a relation
@@ -78,7 +81,7 @@ func BuildCall(req *request.Request, body *request.Payload, raw []byte, media st
 	// The names supplied: the body's keys, or the query parameters that
 	// name an argument of some overload (the others filter the result).
 	var supplied []string
-	values := map[string][]string{}
+	values := map[string][]request.Pair{}
 	var filters []request.Pair
 	if body != nil {
 		// Of an array of objects, the first is the arguments (PostgREST);
@@ -91,7 +94,7 @@ func BuildCall(req *request.Request, body *request.Payload, raw []byte, media st
 				if _, dup := values[p.Key]; !dup {
 					supplied = append(supplied, p.Key)
 				}
-				values[p.Key] = append(values[p.Key], p.Value)
+				values[p.Key] = append(values[p.Key], p)
 			} else {
 				filters = append(filters, p)
 			}
@@ -109,11 +112,16 @@ func BuildCall(req *request.Request, body *request.Payload, raw []byte, media st
 	for _, a := range fn.Arguments {
 		if slices.Contains(supplied, a.Name) && a.Mode != snapshot.ArgOut && a.Mode != snapshot.ArgTable {
 			arg := CallArg{Name: a.Name, Type: a.Type, Variadic: a.Mode == snapshot.ArgVariadic}
-			if vs := values[a.Name]; len(vs) > 0 {
-				arg.Value = vs[len(vs)-1]
+			if ps := values[a.Name]; len(ps) > 0 {
+				last := ps[len(ps)-1]
+				arg.Value, arg.Slot = last.Value, last.Slot
 				if arg.Variadic {
 					// Repeated query parameters are the variadic array.
-					arg.Value = arrayLiteral(vs)
+					vs := make([]string, len(ps))
+					for i, p := range ps {
+						vs[i] = p.Value
+					}
+					arg.Value, arg.Slot = arrayLiteral(vs), 0
 				}
 			}
 			c.Args = append(c.Args, arg)
@@ -132,6 +140,7 @@ func finishCall(req *request.Request, c *Call, filters []request.Pair, snap *sna
 		if err != nil {
 			return nil, err
 		}
+		f.Slot = p.Slot
 		req.Filters = append(req.Filters, f)
 	}
 	if !c.ReturnsRows() {

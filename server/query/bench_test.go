@@ -133,10 +133,10 @@ func BenchmarkKeptPipeline(b *testing.B) {
 			var t request.Template
 			b.ReportAllocs()
 			for b.Loop() {
-				if !t.Read(r, "orders") {
+				if !t.Read(r, request.KindRelation, "orders") {
 					b.Fatal("no template")
 				}
-				st, ok := kept.Bind(t.Filters)
+				st, ok := kept.Bind(&t)
 				if !ok || len(st.Args) != bc.wantArgs {
 					b.Fatalf("bound %v, %d args, want %d", ok, len(st.Args), bc.wantArgs)
 				}

@@ -71,6 +71,17 @@ func (b *builder) arg(v any) { b.bind(v, Source{}) }
 // the statement to its request: Shape refuses to keep it.
 func (b *builder) value(v any) { b.bind(v, Source{Slot: -1}) }
 
+// parameter adds v, the whole value of the query parameter in slot (0 when
+// it is not one parameter's), as a bind parameter, and writes its
+// placeholder.
+func (b *builder) parameter(slot int, v string) {
+	if slot == 0 {
+		b.value(v)
+		return
+	}
+	b.bind(v, Source{Slot: slot, Part: WholeValue})
+}
+
 // operand adds the part-th operand value of filter f (see OperandArg) as
 // a bind parameter, and writes its placeholder.
 func (b *builder) operand(f request.Filter, part int) {

@@ -74,7 +74,7 @@ func arguments(b *builder, c *plan.Call) {
 	default:
 		b.write("(select ")
 		b.list(len(c.Args), func(i int) {
-			b.value(c.Args[i].Value)
+			b.parameter(c.Args[i].Slot, c.Args[i].Value)
 			b.write("::", c.Args[i].Type, " as ")
 			b.ident(c.Args[i].Name)
 		})

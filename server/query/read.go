@@ -18,11 +18,15 @@ type Statement struct {
 
 // Source is where a bind value came from. Slot 0: the statement's shape
 // fixes it, so every request of that shape binds the same. Slot n > 0:
-// the Part-th operand (see OperandArg) of the request's filter from query
-// parameter n (request.Filter.Slot). Slot -1: a value from the request
+// query parameter n (request.Filter.Slot, request.Pair.Slot), its
+// filter's Part-th operand (see OperandArg), or its whole value when Part
+// is WholeValue (a function argument). Slot -1: a value from the request
 // with no slot (a filter operand inside a logic tree, a payload, a
-// function argument); such a statement serves its request only.
+// variadic array); such a statement serves its request only.
 type Source struct{ Slot, Part int }
+
+// WholeValue is the Source.Part of a query parameter's value bound whole.
+const WholeValue = -1
 
 // Result columns every main statement ends with: the response.headers and
 // response.status settings a function may have set.

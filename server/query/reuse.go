@@ -22,20 +22,28 @@ func (s Statement) Shape() (Statement, bool) {
 	return Statement{SQL: s.SQL, Args: args, Sources: s.Sources}, true
 }
 
-// Bind returns the statement a shape (see Shape) makes for a request
-// whose filters, by slot, are filters (request.Template.Filters). It
-// reports false for an operand with no slot, or a slot that holds no
-// filter: neither comes from Shape and a template of the same shape.
-func (s Statement) Bind(filters []request.Filter) (Statement, bool) {
+// Bind returns the statement a shape (see Shape) makes for the request t
+// is the template of. It reports false for a value with no slot, or a
+// slot that holds no parameter or no filter where an operand is wanted:
+// none comes from Shape and a template of the same shape.
+func (s Statement) Bind(t *request.Template) (Statement, bool) {
 	args := make([]any, len(s.Args))
 	for i, src := range s.Sources {
 		switch {
 		case src.Slot == 0:
 			args[i] = s.Args[i]
-		case src.Slot < 0 || src.Slot > len(filters) || filters[src.Slot-1].Op == "":
+		case src.Slot < 0 || src.Slot > len(t.Filters):
+			return Statement{}, false
+		case src.Part == WholeValue:
+			v, ok := t.Value(src.Slot)
+			if !ok {
+				return Statement{}, false
+			}
+			args[i] = v
+		case t.Filters[src.Slot-1].Op == "":
 			return Statement{}, false
 		default:
-			args[i] = OperandArg(filters[src.Slot-1], src.Part)
+			args[i] = OperandArg(t.Filters[src.Slot-1], src.Part)
 		}
 	}
 	return Statement{SQL: s.SQL, Args: args, Sources: s.Sources}, true

@@ -81,7 +81,7 @@ func buildTarget(t *testing.T, target, accept, prefer string) built {
 		r.Header.Set("Prefer", prefer)
 	}
 	var b built
-	b.shaped = b.tpl.Read(r, "orders")
+	b.shaped = b.tpl.Read(r, request.KindRelation, "orders")
 	b.tpl.Key = bytes.Clone(b.tpl.Key)
 	req, err := request.Parse(r, request.KindRelation, "orders")
 	if err != nil {
@@ -126,13 +126,13 @@ func TestShapeBindsLikeAFreshBuild(t *testing.T) {
 				t.Errorf("%s: key differs from its shape's", target)
 				continue
 			}
-			got, ok := kept.Bind(next.tpl.Filters)
+			got, ok := kept.Bind(&next.tpl)
 			if !ok || got.SQL != next.read.SQL || !reflect.DeepEqual(got.Args, next.read.Args) {
 				t.Errorf("%s: bound %v\n%s\n%q\nwant\n%s\n%q", target, ok, got.SQL, got.Args, next.read.SQL, next.read.Args)
 			}
 			if first.count != nil {
 				keptCount, _ := first.count.Shape()
-				got, ok := keptCount.Bind(next.tpl.Filters)
+				got, ok := keptCount.Bind(&next.tpl)
 				if !ok || got.SQL != next.count.SQL || !reflect.DeepEqual(got.Args, next.count.Args) {
 					t.Errorf("%s: bound count %v %q, want %q", target, ok, got.Args, next.count.Args)
 				}
@@ -166,15 +166,15 @@ func TestShapeRefusesWhatItCannotTrace(t *testing.T) {
 	if _, ok := query.Write(w).Shape(); ok {
 		t.Error("an insert, bound to its payload, was kept")
 	}
-	if _, ok := callStatement(t, "/rpc/orders_by?k=1&c0=eq.2&order=c1").Shape(); ok {
-		t.Error("a call, bound to its arguments, was kept")
+	if _, ok := callBuild(t, "/rpc/vary?v=1&v=2").read.Shape(); ok {
+		t.Error("a call with a variadic array, built from several parameters, was kept")
 	}
 	lookup := buildTarget(t, "/orders?c0=eq.1", "", "")
 	kept, _ := lookup.read.Shape()
-	if _, ok := kept.Bind(nil); ok {
+	if _, ok := kept.Bind(&request.Template{}); ok {
 		t.Error("bound with no filters")
 	}
-	if _, ok := kept.Bind([]request.Filter{{}}); ok {
+	if _, ok := kept.Bind(&request.Template{Filters: []request.Filter{{}}}); ok {
 		t.Error("bound from a slot that holds no filter")
 	}
 	for i, a := range kept.Args {
@@ -189,36 +189,99 @@ func TestShapeRefusesWhatItCannotTrace(t *testing.T) {
 func TestEveryArgumentHasASource(t *testing.T) {
 	t.Parallel()
 	for _, target := range []string{"/rpc/orders_by?k=1", "/rpc/orders_by?k=1&c0=eq.2&doc->>a=like.x*&order=c1&limit=3"} {
-		st := callStatement(t, target)
+		st := callBuild(t, target).read
 		if len(st.Sources) != len(st.Args) || len(st.Args) == 0 {
 			t.Errorf("%s: %d arguments, %d sources", target, len(st.Args), len(st.Sources))
 		}
 	}
 }
 
-// callStatement builds the statement of a GET of target, a call of
-// api.orders_by(k integer) returning setof api.orders.
-func callStatement(t *testing.T, target string) query.Statement {
+// callShapes are GET calls of callSnapshot's functions, with {} where an
+// argument's value or a filter's operand goes.
+var callShapes = []string{
+	"/rpc/orders_by?k={}",
+	"/rpc/orders_by?k={}&c0=eq.{}&doc->>a=like.*{}&c1=in.([],[])&order=c1.desc&limit=3",
+	"/rpc/orders_by?select=c0,t1(c2)&k={}&t1.c2=gt.{}",
+	"/rpc/add?a={}&b={}",
+	"/rpc/add?a={}&b={}&a={}",
+	"/rpc/add?b={}",
+}
+
+// A kept call binds, for another call of its shape, exactly the statement
+// a fresh build makes: arguments by their parameter's whole value, the
+// last of repeated ones, and filters on the result by their operands.
+func TestCallShapeBindsLikeAFreshBuild(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, shape := range callShapes {
+		first := callBuild(t, fillShape(shape, rng))
+		kept, ok := first.read.Shape()
+		if !first.shaped || !ok {
+			t.Errorf("%s: template %v, kept %v", shape, first.shaped, ok)
+			continue
+		}
+		bound := 0
+		for range 20 {
+			target := fillShape(shape, rng)
+			next := callBuild(t, target)
+			if !bytes.Equal(next.tpl.Key, first.tpl.Key) {
+				// An argument's value that parses as a filter or not
+				// keys apart; both are right, neither binds the other.
+				continue
+			}
+			bound++
+			got, ok := kept.Bind(&next.tpl)
+			if !ok || got.SQL != next.read.SQL || !reflect.DeepEqual(got.Args, next.read.Args) {
+				t.Errorf("%s: bound %v\n%s\n%q\nwant\n%s\n%q", target, ok, got.SQL, got.Args, next.read.SQL, next.read.Args)
+			}
+		}
+		if bound == 0 {
+			t.Errorf("%s: no call shared the first one's key", shape)
+		}
+	}
+}
+
+// callSnapshot is benchSnapshot with functions: api.orders_by(k integer)
+// returning setof api.orders, api.add(a integer, b integer default)
+// returning an integer, and api.vary(variadic v integer[]).
+func callSnapshot(t *testing.T) *snapshot.Snapshot {
 	t.Helper()
 	c := benchContent()
-	c.Functions = []snapshot.Function{{
-		QualifiedName: snapshot.QualifiedName{Schema: "api", Name: "orders_by"},
-		Arguments:     []snapshot.Argument{{Name: "k", Type: "integer", Mode: snapshot.ArgIn}},
-		ReturnType:    snapshot.QualifiedName{Schema: "api", Name: "orders"},
-		Returns:       snapshot.ReturnsSetOfComposite,
-	}}
-	withFn, err := snapshot.New(snapshot.Header{}, c)
+	fn := func(name string, returns snapshot.ReturnShape, ret string, args ...snapshot.Argument) snapshot.Function {
+		return snapshot.Function{QualifiedName: snapshot.QualifiedName{Schema: "api", Name: name}, Arguments: args,
+			ReturnType: snapshot.QualifiedName{Schema: "api", Name: ret}, Returns: returns}
+	}
+	c.Functions = []snapshot.Function{
+		fn("orders_by", snapshot.ReturnsSetOfComposite, "orders", snapshot.Argument{Name: "k", Type: "integer", Mode: snapshot.ArgIn}),
+		fn("add", snapshot.ReturnsScalar, "integer", snapshot.Argument{Name: "a", Type: "integer", Mode: snapshot.ArgIn, HasDefault: true},
+			snapshot.Argument{Name: "b", Type: "integer", Mode: snapshot.ArgIn}),
+		fn("vary", snapshot.ReturnsScalar, "integer", snapshot.Argument{Name: "v", Type: "integer[]", Mode: snapshot.ArgVariadic}),
+	}
+	c.Functions[2].Variadic = true
+	snap, err := snapshot.New(snapshot.Header{}, c)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return snap
+}
+
+// callBuild reads the template of a GET of target, a call of one of
+// callSnapshot's functions, and builds its statement.
+func callBuild(t *testing.T, target string) built {
+	t.Helper()
 	name := strings.TrimPrefix(strings.SplitN(target, "?", 2)[0], "/rpc/")
-	req, err := request.Parse(httptest.NewRequest("GET", target, nil), request.KindFunction, name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	call, err := plan.BuildCall(req, nil, nil, "application/json", withFn, plan.Options{Schemas: []string{"api"}})
+	r := httptest.NewRequest("GET", target, nil)
+	var b built
+	b.shaped = b.tpl.Read(r, request.KindFunction, name)
+	b.tpl.Key = bytes.Clone(b.tpl.Key)
+	req, err := request.Parse(r, request.KindFunction, name)
 	if err != nil {
 		t.Fatalf("%s: %v", target, err)
 	}
-	return query.Call(call)
+	call, err := plan.BuildCall(req, nil, nil, "application/json", callSnapshot(t), plan.Options{Schemas: []string{"api"}})
+	if err != nil {
+		t.Fatalf("%s: %v", target, err)
+	}
+	b.read = query.Call(call)
+	return b
 }

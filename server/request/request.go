@@ -48,7 +48,12 @@ type Request struct {
 }
 
 // Pair is one query parameter.
-type Pair struct{ Key, Value string }
+type Pair struct {
+	Key, Value string
+	// Slot is the parameter's position, from 1, in Parse's order (see
+	// Filter.Slot); 0 when unknown.
+	Slot int
+}
 
 // Params are the parameters that apply to one level of a read: the
 // relation itself or one embedded resource.
@@ -134,7 +139,7 @@ func Parse(r *http.Request, kind Kind, target string) (*Request, error) {
 			case path != "":
 				err = req.embedded(path).parse(key, param, class, v, slot)
 			case kind == KindFunction && class == paramFilter:
-				req.Unparsed = append(req.Unparsed, Pair{key, v})
+				req.Unparsed = append(req.Unparsed, Pair{key, v, slot})
 			default:
 				err = req.Params.parse(key, param, class, v, slot)
 			}

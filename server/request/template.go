@@ -2,38 +2,42 @@ package request
 
 import (
 	"encoding/binary"
+	"errors"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
 )
 
-// Template is the shape of a read of a relation: everything Parse takes
-// from the request except its filters' operands. Operands travel as bind
-// parameters and never change the statement, so two reads with the same
-// Key parse, plan and build to the same statement but for the values
-// bound from their filters (Filter.Slot says which). Reading a template
-// costs a fraction of Parse: select lists, orders and the Accept and
-// Prefer headers enter the key as text, unparsed.
+// Template is the shape of a read: everything Parse takes from the
+// request except its filters' operands and its function arguments.
+// Those travel as bind parameters and never change the statement, so two
+// reads with the same Key parse, plan and build to the same statement but
+// for the values bound from their parameters (Filter.Slot and Pair.Slot
+// say which). Reading a template costs a fraction of Parse: select lists,
+// orders and the Accept and Prefer headers enter the key as text,
+// unparsed.
 type Template struct {
 	// Key identifies the shape. It is reused by the next Read.
 	Key []byte
-	// Filters holds, at Slot-1, the filter of each query parameter that
-	// is one; other parameters leave a zero Filter there.
+	// Filters holds, at Slot-1, the filter each query parameter makes
+	// when it makes one; other parameters leave a zero Filter there.
 	Filters []Filter
 	pairs   []Pair
 }
 
-// Read fills t from a GET or HEAD of the relation target, and reports
-// whether the request has a template. Some have none: those with logic
-// trees, whose operands sit inside a structure Read does not take apart;
-// those with a query string the standard parser would partly drop; and
-// those with a filter that does not parse (Parse reports its error).
-func (t *Template) Read(r *http.Request, target string) bool {
+// Read fills t from a GET or HEAD of target, a relation or a function (by
+// kind), and reports whether the request has a template. Some have none:
+// those with logic trees, whose operands sit inside a structure Read does
+// not take apart; those with a query string the standard parser would
+// partly drop; and reads of relations with a filter that does not parse
+// (Parse reports its error).
+func (t *Template) Read(r *http.Request, kind Kind, target string) bool {
 	t.Key, t.Filters, t.pairs = t.Key[:0], t.Filters[:0], t.pairs[:0]
 	if !t.readPairs(r.URL.RawQuery) {
 		return false
 	}
+	t.Key = append(t.Key, byte(kind))
 	t.text(r.Method)
 	t.text(target)
 	for _, h := range [...]string{"Accept", "Accept-Profile", "Prefer", "Range"} {
@@ -46,10 +50,30 @@ func (t *Template) Read(r *http.Request, target string) bool {
 	for i, p := range t.pairs {
 		t.text(p.Key)
 		var f Filter
-		switch _, param, class := classify(p.Key); class {
-		case paramLogic:
+		switch path, param, class := classify(p.Key); {
+		case class == paramLogic:
 			return false
-		case paramFilter:
+		case class == paramFilter && kind == KindFunction && path == "":
+			// An argument or a filter, as planning decides by the key
+			// against the function's arguments. As an argument its value
+			// binds whole; as a filter it must parse, and its shape is
+			// keyed as any filter's is.
+			var err error
+			if !mayBeFilter(p.Value) {
+				// Most arguments: told apart without building the
+				// error parseFilter would.
+				err = errNotFilter
+			} else {
+				f, err = parseFilter(param, p.Value)
+			}
+			if err != nil {
+				f = Filter{}
+				t.Key = append(t.Key, 2)
+				break
+			}
+			f.Slot = i + 1
+			t.filterShape(&f)
+		case class == paramFilter:
 			var err error
 			if f, err = parseFilter(param, p.Value); err != nil {
 				return false
@@ -63,6 +87,30 @@ func (t *Template) Read(r *http.Request, target string) bool {
 		t.Filters = append(t.Filters, f)
 	}
 	return true
+}
+
+// errNotFilter marks a value mayBeFilter rules out.
+var errNotFilter = errors.New("not a filter")
+
+// mayBeFilter reports whether v starts as a filter's value does, with an
+// operator after an optional "not.". When it does not, parseFilter fails.
+func mayBeFilter(v string) bool {
+	v = strings.TrimPrefix(v, "not.")
+	i := strings.IndexAny(v, ".(")
+	if i < 0 {
+		return false
+	}
+	_, ok := operators[v[:i]]
+	return ok
+}
+
+// Value returns the value of the query parameter in slot (see Pair.Slot),
+// or "" and false when there is none.
+func (t *Template) Value(slot int) (string, bool) {
+	if slot < 1 || slot > len(t.pairs) {
+		return "", false
+	}
+	return t.pairs[slot-1].Value, true
 }
 
 // readPairs splits the query string as url.ParseQuery does and sorts the
@@ -86,7 +134,7 @@ func (t *Template) readPairs(raw string) bool {
 		if v, err = url.QueryUnescape(v); err != nil {
 			return false
 		}
-		t.pairs = append(t.pairs, Pair{k, v})
+		t.pairs = append(t.pairs, Pair{Key: k, Value: v})
 	}
 	slices.SortStableFunc(t.pairs, func(a, b Pair) int { return strings.Compare(a.Key, b.Key) })
 	return true

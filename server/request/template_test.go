@@ -15,7 +15,7 @@ func readTemplate(t *testing.T, target string, headers ...string) (*Template, bo
 		r.Header.Add(headers[i], headers[i+1])
 	}
 	var tpl Template
-	ok := tpl.Read(r, "books")
+	ok := tpl.Read(r, KindRelation, "books")
 	tpl.Key = bytes.Clone(tpl.Key)
 	return &tpl, ok
 }
@@ -176,7 +176,7 @@ func FuzzTemplateMatchesParse(f *testing.F) {
 		r := httptest.NewRequest("GET", "/t", nil)
 		r.URL.RawQuery = rawQuery
 		var tpl Template
-		if !tpl.Read(r, "t") {
+		if !tpl.Read(r, KindRelation, "t") {
 			return
 		}
 		req, err := Parse(r, KindRelation, "t")
@@ -204,6 +204,36 @@ func FuzzTemplateMatchesParse(f *testing.F) {
 		}
 		if held != parsed {
 			t.Fatalf("%q: the template holds %d filters, Parse made %d", rawQuery, held, parsed)
+		}
+	})
+}
+
+// mayBeFilter rules out only values parseFilter refuses.
+func TestMayBeFilterRulesOutOnlyNonFilters(t *testing.T) {
+	t.Parallel()
+	for _, v := range []string{"1", "", "abc", "eq", "not.", "not.1", "nope.1", "x(y).z", "in(", "not.not.eq.1", "eqq.1"} {
+		if mayBeFilter(v) {
+			continue
+		}
+		if _, err := parseFilter("a", v); err == nil {
+			t.Errorf("mayBeFilter(%q) is false, but it parses as a filter", v)
+		}
+	}
+	for _, v := range []string{"eq.1", "not.eq.1", "in.(1)", "fts(english).x", "like(any).{a}", "is.null"} {
+		if !mayBeFilter(v) {
+			t.Errorf("mayBeFilter(%q) is false", v)
+		}
+	}
+}
+
+// FuzzMayBeFilter: whatever mayBeFilter rules out, parseFilter refuses.
+func FuzzMayBeFilter(f *testing.F) {
+	for _, seed := range []string{"eq.1", "not.in.(1,2)", "1", "not.x", "fts(english).a"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		if _, err := parseFilter("a", v); err == nil && !mayBeFilter(v) {
+			t.Fatalf("mayBeFilter(%q) is false, but it parses as a filter", v)
 		}
 	})
 }

@@ -79,6 +79,73 @@ func TestKeptReadShapesAnswerLikeFreshOnes(t *testing.T) {
 	}
 }
 
+// Each case calls a function with its arguments in the query string, a
+// form whose shape the server keeps after the first call, and in a JSON
+// body, which it plans every time. For every value the two answer alike,
+// on a shape's first call and on the later ones.
+func TestKeptCallShapesAnswerLikeFreshOnes(t *testing.T) {
+	srv, _, err := startServer(context.Background(), fixture.cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	cases := []struct {
+		kept, body string
+		values     []string
+	}{
+		{"/rpc/add?a={}&b=2", `{"a": {}, "b": 2}`, []string{"1", "40", "-7"}},
+		{"/rpc/add?b=1&a=9&a={}", `{"a": {}, "b": 1}`, []string{"3", "5"}},
+		{"/rpc/greet?name={}", `{"name": "{}"}`, []string{"ann", "bob", "zed"}},
+		{"/rpc/books_by?author={}&select=id,title&order=id", `{"author": {}}`, []string{"1", "2", "3", "9"}},
+		{"/rpc/books_by?author=1&year=gt.{}&select=id&order=id", `{"author": 1}`, []string{"1970", "1900", "2000"}},
+		{"/rpc/author_of?book_id={}", `{"book_id": {}}`, []string{"1", "3", "4"}},
+	}
+	for _, c := range cases {
+		for _, v := range c.values {
+			kept := srv.URL + strings.ReplaceAll(c.kept, "{}", v)
+			fresh := strings.ReplaceAll(c.kept, "{}", v)
+			if i := strings.Index(fresh, "?"); i >= 0 {
+				// The body's form keeps the query's filters, select and
+				// order, and drops the arguments the body now holds.
+				fresh = fresh[:i] + "?" + nonArguments(fresh[i+1:], c.body)
+			}
+			req, _ := http.NewRequest("POST", srv.URL+fresh, strings.NewReader(strings.ReplaceAll(c.body, "{}", v)))
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			want := answer{resp.StatusCode, resp.Header.Get("Content-Type"), resp.Header.Get("Content-Range"), string(body)}
+			if want.status >= 300 {
+				t.Fatalf("POST %s: %+v", fresh, want)
+			}
+			for range 2 {
+				if got := fetchAnswer(t, "GET", kept, nil); got != want {
+					t.Errorf("GET %s\n got %+v\nwant %+v", kept, got, want)
+				}
+			}
+		}
+	}
+	if n := server.ReadShapes(srv.handler.(*server.Server)); n != len(cases) {
+		t.Errorf("the server keeps %d shapes, want %d", n, len(cases))
+	}
+}
+
+// nonArguments drops from query the parameters named as keys of the JSON
+// object body.
+func nonArguments(query, body string) string {
+	var keep []string
+	for _, p := range strings.Split(query, "&") {
+		key, _, _ := strings.Cut(p, "=")
+		if !strings.Contains(body, `"`+key+`"`) {
+			keep = append(keep, p)
+		}
+	}
+	return strings.Join(keep, "&")
+}
+
 // A swapped snapshot retires the shapes planned against the old one: a
 // column renamed since is not read from a kept statement.
 func TestSnapshotSwapRetiresReadShapes(t *testing.T) {

@@ -1,0 +1,160 @@
+package server
+
+import (
+	"sync"
+
+	"github.com/svc-dev/svc/server/plan"
+	"github.com/svc-dev/svc/server/query"
+	"github.com/svc-dev/svc/server/request"
+	"github.com/svc-dev/svc/snapshot"
+)
+
+// Reads repeat a few shapes with ever-changing values: a page of books by
+// one author, then by another; a function called with one argument, then
+// another. For each shape (request.Template) the server keeps what
+// parsing, planning and building the statements made of the first such
+// read, and a later read of the shape binds its own values into the kept
+// statements, skipping all three. Entries belong to the snapshot they
+// were planned against: the first read after a swap empties the cache.
+
+// shapeCacheSize bounds the shapes kept. Shapes repeat, so a few hundred
+// cover a busy API; past the bound an arbitrary entry makes room.
+const shapeCacheSize = 1024
+
+// shapeCache holds the entries E of the shapes of the current snapshot.
+type shapeCache[E any] struct {
+	mu      sync.Mutex
+	snap    *snapshot.Snapshot
+	entries map[string]*E
+}
+
+// get returns the entry of key planned against snap, or nil.
+func (c *shapeCache[E]) get(snap *snapshot.Snapshot, key []byte) *E {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.snap != snap {
+		return nil
+	}
+	return c.entries[string(key)]
+}
+
+// put keeps e for key, planned against snap. A read still in flight
+// on an older snapshot may put after a swap; that empties the cache
+// once more and costs nothing else, as get checks the snapshot.
+func (c *shapeCache[E]) put(snap *snapshot.Snapshot, key []byte, e *E) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.snap != snap || c.entries == nil {
+		c.snap, c.entries = snap, make(map[string]*E)
+	}
+	if len(c.entries) >= shapeCacheSize {
+		for k := range c.entries {
+			delete(c.entries, k)
+			break
+		}
+	}
+	c.entries[string(key)] = e
+}
+
+// len is the number of shapes kept.
+func (c *shapeCache[E]) len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.entries)
+}
+
+// readEntry is what a read of one shape runs and answers with. The one
+// kept for a shape (see shape) holds none of the operands of the request
+// it was made for.
+type readEntry struct {
+	prefer     request.Preferences
+	schema     string // the relation's schema, sent as Content-Profile
+	searchPath string
+	reply      rowsReply
+	read       query.Statement
+	// count is the planner's estimate of the row count, when the read
+	// asks for one.
+	count *query.Statement
+}
+
+// newReadEntry describes the read of plan p for req, without its
+// statements, which the caller adds.
+func (s *Server) newReadEntry(req *request.Request, p *plan.Read) *readEntry {
+	return &readEntry{prefer: req.Prefer, schema: p.Relation.Schema,
+		searchPath: searchPath(p.Relation.Schema, s.cfg.DBExtraSearchPath), reply: newRowsReply(p)}
+}
+
+// shape returns e fit to keep for other reads of its shape, or nil when
+// its statements serve their own request only.
+func (e *readEntry) shape() *readEntry {
+	read, ok := e.read.Shape()
+	if !ok {
+		return nil
+	}
+	kept := *e
+	kept.read = read
+	if e.count != nil {
+		count, ok := e.count.Shape()
+		if !ok {
+			return nil
+		}
+		kept.count = &count
+	}
+	return &kept
+}
+
+// bind returns e's statements with the values of the read t is the
+// template of, and false if they do not fit.
+func (e *readEntry) bind(t *request.Template) (read query.Statement, count *query.Statement, ok bool) {
+	if read, ok = e.read.Bind(t); !ok {
+		return read, nil, false
+	}
+	if e.count != nil {
+		c, ok := e.count.Bind(t)
+		if !ok {
+			return read, nil, false
+		}
+		count = &c
+	}
+	return read, count, true
+}
+
+// callEntry is what a GET or HEAD call of one shape runs and answers
+// with. The one kept for a shape (see shape) holds none of the values of
+// the request it was made for.
+type callEntry struct {
+	prefer     request.Preferences
+	schema     string // the function's schema, sent as Content-Profile
+	searchPath string
+	returns    snapshot.ReturnShape
+	// rows answers a result read as rows; nil for one value.
+	rows *rowsReply
+	stmt query.Statement
+}
+
+// newCallEntry describes call c for req, without its statement, which
+// the caller adds.
+func (s *Server) newCallEntry(req *request.Request, c *plan.Call) *callEntry {
+	e := &callEntry{prefer: req.Prefer, schema: c.Function.Schema,
+		searchPath: searchPath(c.Function.Schema, s.cfg.DBExtraSearchPath), returns: c.Function.Returns}
+	if c.ReturnsRows() {
+		rep := newRowsReply(c.Read)
+		e.rows = &rep
+	}
+	return e
+}
+
+// shape returns e fit to keep for other calls of its shape, or nil when
+// its statement serves its own request only.
+func (e *callEntry) shape() *callEntry {
+	stmt, ok := e.stmt.Shape()
+	if !ok {
+		return nil
+	}
+	kept := *e
+	kept.stmt = stmt
+	return &kept
+}
+
+// templates recycles the templates reads are matched by.
+var templates = sync.Pool{New: func() any { return new(request.Template) }}
