@@ -107,7 +107,7 @@ func (s *Server) callFunction(w http.ResponseWriter, r *http.Request, name strin
 	}
 	e := s.newCallEntry(req, c)
 	if req.Media.Kind == request.MediaPlan {
-		if _, err := s.callTx(w, &tx, e); err != nil {
+		if _, err := s.readyTx(w, &tx, &e.txShape); err != nil {
 			writeError(w, s.log, err)
 			return
 		}
@@ -123,24 +123,10 @@ func (s *Server) callFunction(w http.ResponseWriter, r *http.Request, name strin
 	s.runCall(w, r, tx, e, e.stmt)
 }
 
-// callTx readies tx for the call e describes: the request's preferences
-// and the function's schema.
-func (s *Server) callTx(w http.ResponseWriter, tx *txSpec, e *callEntry) (honoured, error) {
-	applied, err := s.preferences(e.prefer, tx)
-	if err != nil {
-		return applied, err
-	}
-	tx.searchPath = e.searchPath
-	if len(s.cfg.DBSchemas) > 1 {
-		w.Header().Set("Content-Profile", e.schema)
-	}
-	return applied, nil
-}
-
 // runCall runs the call e describes, its statement bound to the request,
 // and answers it.
 func (s *Server) runCall(w http.ResponseWriter, r *http.Request, tx txSpec, e *callEntry, stmt query.Statement) {
-	applied, err := s.callTx(w, &tx, e)
+	applied, err := s.readyTx(w, &tx, &e.txShape)
 	if err != nil {
 		writeError(w, s.log, err)
 		return

@@ -81,15 +81,7 @@ func (s *Server) handleRead(w http.ResponseWriter, r *http.Request, target strin
 // preferences and the relation's schema.
 func (s *Server) readTx(w http.ResponseWriter, tx *txSpec, e *readEntry) (honoured, error) {
 	tx.readOnly = true
-	applied, err := s.preferences(e.prefer, tx)
-	if err != nil {
-		return applied, err
-	}
-	tx.searchPath = e.searchPath
-	if len(s.cfg.DBSchemas) > 1 {
-		w.Header().Set("Content-Profile", e.schema)
-	}
-	return applied, nil
+	return s.readyTx(w, tx, &e.txShape)
 }
 
 // runRead runs the read e describes, its statements bound to the request,

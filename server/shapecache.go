@@ -1,6 +1,7 @@
 package server
 
 import (
+	"net/http"
 	"sync"
 
 	"github.com/svc-dev/svc/server/plan"
@@ -63,15 +64,39 @@ func (c *shapeCache[E]) len() int {
 	return len(c.entries)
 }
 
+// txShape is what a read's transaction takes from its shape: the
+// preferences, and the schema of the relation or function read.
+type txShape struct {
+	prefer     request.Preferences
+	schema     string // sent as Content-Profile
+	searchPath string
+}
+
+func (s *Server) newTxShape(pr request.Preferences, schema string) txShape {
+	return txShape{prefer: pr, schema: schema, searchPath: searchPath(schema, s.cfg.DBExtraSearchPath)}
+}
+
+// readyTx readies tx for a read of shape sh: its preferences and search
+// path, and Content-Profile when several schemas are served.
+func (s *Server) readyTx(w http.ResponseWriter, tx *txSpec, sh *txShape) (honoured, error) {
+	applied, err := s.preferences(sh.prefer, tx)
+	if err != nil {
+		return applied, err
+	}
+	tx.searchPath = sh.searchPath
+	if len(s.cfg.DBSchemas) > 1 {
+		w.Header().Set("Content-Profile", sh.schema)
+	}
+	return applied, nil
+}
+
 // readEntry is what a read of one shape runs and answers with. The one
 // kept for a shape (see shape) holds none of the operands of the request
 // it was made for.
 type readEntry struct {
-	prefer     request.Preferences
-	schema     string // the relation's schema, sent as Content-Profile
-	searchPath string
-	reply      rowsReply
-	read       query.Statement
+	txShape
+	reply rowsReply
+	read  query.Statement
 	// count is the planner's estimate of the row count, when the read
 	// asks for one.
 	count *query.Statement
@@ -80,8 +105,7 @@ type readEntry struct {
 // newReadEntry describes the read of plan p for req, without its
 // statements, which the caller adds.
 func (s *Server) newReadEntry(req *request.Request, p *plan.Read) *readEntry {
-	return &readEntry{prefer: req.Prefer, schema: p.Relation.Schema,
-		searchPath: searchPath(p.Relation.Schema, s.cfg.DBExtraSearchPath), reply: newRowsReply(p)}
+	return &readEntry{txShape: s.newTxShape(req.Prefer, p.Relation.Schema), reply: newRowsReply(p)}
 }
 
 // shape returns e fit to keep for other reads of its shape, or nil when
@@ -123,10 +147,8 @@ func (e *readEntry) bind(t *request.Template) (read query.Statement, count *quer
 // with. The one kept for a shape (see shape) holds none of the values of
 // the request it was made for.
 type callEntry struct {
-	prefer     request.Preferences
-	schema     string // the function's schema, sent as Content-Profile
-	searchPath string
-	returns    snapshot.ReturnShape
+	txShape
+	returns snapshot.ReturnShape
 	// rows answers a result read as rows; nil for one value.
 	rows *rowsReply
 	stmt query.Statement
@@ -135,8 +157,7 @@ type callEntry struct {
 // newCallEntry describes call c for req, without its statement, which
 // the caller adds.
 func (s *Server) newCallEntry(req *request.Request, c *plan.Call) *callEntry {
-	e := &callEntry{prefer: req.Prefer, schema: c.Function.Schema,
-		searchPath: searchPath(c.Function.Schema, s.cfg.DBExtraSearchPath), returns: c.Function.Returns}
+	e := &callEntry{txShape: s.newTxShape(req.Prefer, c.Function.Schema), returns: c.Function.Returns}
 	if c.ReturnsRows() {
 		rep := newRowsReply(c.Read)
 		e.rows = &rep
