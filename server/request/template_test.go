@@ -205,6 +205,27 @@ func FuzzTemplateMatchesParse(f *testing.F) {
 		if held != parsed {
 			t.Fatalf("%q: the template holds %d filters, Parse made %d", rawQuery, held, parsed)
 		}
+
+		// As a call's, each parameter Parse leaves to planning is in the
+		// template at its slot, whole, and as the filter it may be.
+		var call Template
+		if !call.Read(r, KindFunction, "t") {
+			return
+		}
+		req, err = Parse(r, KindFunction, "t")
+		if err != nil {
+			return
+		}
+		for _, p := range req.Unparsed {
+			if v, ok := call.Value(p.Slot); !ok || v != p.Value {
+				t.Fatalf("%q: Parse left %+v to planning; the template's slot holds %q", rawQuery, p, v)
+			}
+			f, err := ParseFilter(p.Key, p.Value)
+			f.Slot = p.Slot
+			if held := call.Filters[p.Slot-1]; (err == nil) != (held.Op != "") || err == nil && !reflect.DeepEqual(held, f) {
+				t.Fatalf("%q: %+v parses as %+v (%v); the template holds %+v", rawQuery, p, f, err, held)
+			}
+		}
 	})
 }
 
