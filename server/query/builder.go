@@ -66,9 +66,10 @@ func writeQuoted(w *strings.Builder, s string) {
 // placeholder.
 func (b *builder) arg(v any) { b.bind(v, Source{}) }
 
-// value adds a bind parameter taken from the request but from no filter
-// (a payload, a function argument), and writes its placeholder. It ties
-// the statement to its request: Shape refuses to keep it.
+// value adds a bind parameter taken from the request but from no single
+// query parameter (a payload, a variadic array), and writes its
+// placeholder. It ties the statement to its request: Shape refuses to
+// keep it.
 func (b *builder) value(v any) { b.bind(v, Source{Slot: -1}) }
 
 // parameter adds v, the whole value of the query parameter in slot (0 when

@@ -2,8 +2,8 @@ package query
 
 import "github.com/svc-dev/svc/server/request"
 
-// Shape returns s with the values it took from its request's filters
-// removed, fit to keep for other requests of the same shape (see
+// Shape returns s with the values it took from its request's query
+// parameters removed, fit to keep for other requests of the same shape (see
 // request.Template), and whether s can serve them at all: not when it
 // binds a request value it cannot trace to a query parameter.
 func (s Statement) Shape() (Statement, bool) {
