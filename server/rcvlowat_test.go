@@ -6,12 +6,12 @@ import (
 	"context"
 	"encoding/binary"
 	"net"
-	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
 	"unsafe"
 
+	"github.com/svc-dev/svc/server/internal/sockettest"
 	"github.com/svc-dev/svc/server/rawsock"
 )
 
@@ -59,31 +59,6 @@ func TestFramingRejectsImpossibleLength(t *testing.T) {
 	if f.scan([]byte{'D', 0, 0, 0, 3}) {
 		t.Fatal("a length below 4 was accepted")
 	}
-}
-
-// tcpPair returns both ends of a loopback TCP connection.
-func tcpPair(t *testing.T) (client, server net.Conn) {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	accepted := make(chan net.Conn, 1)
-	go func() {
-		c, _ := ln.Accept()
-		accepted <- c
-	}()
-	client, err = net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	server = <-accepted
-	if server == nil {
-		t.Fatal("accept failed")
-	}
-	t.Cleanup(func() { client.Close(); server.Close() })
-	return client, server
 }
 
 // socketState reports the socket's SO_RCVLOWAT and how many bytes wait
@@ -141,7 +116,7 @@ func awaitQueued(t *testing.T, c *lowatConn, n int) {
 }
 
 func TestLowatConnWaitsForTheRestOfALargeMessage(t *testing.T) {
-	client, peer := tcpPair(t)
+	client, peer := sockettest.TCPPair(t)
 	wrapped, _ := tunePGSocket(context.Background(), nil, client)
 	c, ok := wrapped.(*lowatConn)
 	if !ok {
@@ -192,7 +167,7 @@ func TestLowatConnWaitsForTheRestOfALargeMessage(t *testing.T) {
 }
 
 func TestLowatConnLeavesSmallMessagesAlone(t *testing.T) {
-	client, peer := tcpPair(t)
+	client, peer := sockettest.TCPPair(t)
 	wrapped, _ := tunePGSocket(context.Background(), nil, client)
 	c := wrapped.(*lowatConn)
 	small := message('D', make([]byte, lowatMin+100))
@@ -225,22 +200,7 @@ func TestTunePGSocketLeavesOtherConnections(t *testing.T) {
 // A session over a Unix socket reads and writes raw, without the
 // watermark, which is kept to TCP.
 func TestTunePGSocketMakesUnixSocketsRaw(t *testing.T) {
-	ln, err := net.Listen("unix", filepath.Join(t.TempDir(), "s"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		if c, err := ln.Accept(); err == nil {
-			c.Close()
-		}
-	}()
-	c, err := net.Dial("unix", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	got, err := tunePGSocket(context.Background(), nil, c)
+	got, err := tunePGSocket(context.Background(), nil, sockettest.UnixConn(t))
 	if _, ok := got.(*rawsock.Conn); err != nil || !ok {
 		t.Fatalf("tunePGSocket(Unix socket) = %T, %v; want a *rawsock.Conn", got, err)
 	}

@@ -17,17 +17,22 @@ type answer struct {
 	body                      string
 }
 
-func fetchAnswer(t *testing.T, method, url string, header http.Header) answer {
+// fetchAnswer sends method url with header and, unless empty, body.
+func fetchAnswer(t *testing.T, method, url string, header http.Header, body string) answer {
 	t.Helper()
-	req, _ := http.NewRequest(method, url, nil)
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, _ := http.NewRequest(method, url, rd)
 	req.Header = header
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	return answer{resp.StatusCode, resp.Header.Get("Content-Type"), resp.Header.Get("Content-Range"), string(body)}
+	got, _ := io.ReadAll(resp.Body)
+	return answer{resp.StatusCode, resp.Header.Get("Content-Type"), resp.Header.Get("Content-Range"), string(got)}
 }
 
 // Each case reads the same rows two ways: a form with a template, whose
@@ -63,12 +68,12 @@ func TestKeptReadShapesAnswerLikeFreshOnes(t *testing.T) {
 	for _, c := range cases {
 		for _, v := range c.values {
 			kept := srv.URL + strings.ReplaceAll(c.kept, "{}", v)
-			want := fetchAnswer(t, c.method, srv.URL+strings.ReplaceAll(c.fresh, "{}", v), c.header)
+			want := fetchAnswer(t, c.method, srv.URL+strings.ReplaceAll(c.fresh, "{}", v), c.header, "")
 			if want.status >= 500 {
 				t.Fatalf("%s %s: %+v", c.method, c.fresh, want)
 			}
 			for range 2 {
-				if got := fetchAnswer(t, c.method, kept, c.header); got != want {
+				if got := fetchAnswer(t, c.method, kept, c.header, ""); got != want {
 					t.Errorf("%s %s\n got %+v\nwant %+v", c.method, kept, got, want)
 				}
 			}
@@ -109,20 +114,13 @@ func TestKeptCallShapesAnswerLikeFreshOnes(t *testing.T) {
 				// order, and drops the arguments the body now holds.
 				fresh = fresh[:i] + "?" + nonArguments(fresh[i+1:], c.body)
 			}
-			req, _ := http.NewRequest("POST", srv.URL+fresh, strings.NewReader(strings.ReplaceAll(c.body, "{}", v)))
-			req.Header.Set("Content-Type", "application/json")
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			body, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			want := answer{resp.StatusCode, resp.Header.Get("Content-Type"), resp.Header.Get("Content-Range"), string(body)}
+			want := fetchAnswer(t, "POST", srv.URL+fresh, http.Header{"Content-Type": {"application/json"}},
+				strings.ReplaceAll(c.body, "{}", v))
 			if want.status >= 300 {
 				t.Fatalf("POST %s: %+v", fresh, want)
 			}
 			for range 2 {
-				if got := fetchAnswer(t, "GET", kept, nil); got != want {
+				if got := fetchAnswer(t, "GET", kept, nil, ""); got != want {
 					t.Errorf("GET %s\n got %+v\nwant %+v", kept, got, want)
 				}
 			}
@@ -157,7 +155,7 @@ func TestSnapshotSwapRetiresReadShapes(t *testing.T) {
 	if err := f.snaps.Reload(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if got := fetchAnswer(t, "GET", f.url+"/shapes?id=eq.1&select=id,name", nil); got.status != 200 || got.body != `[{"id":1,"name":"a"}]` {
+	if got := fetchAnswer(t, "GET", f.url+"/shapes?id=eq.1&select=id,name", nil, ""); got.status != 200 || got.body != `[{"id":1,"name":"a"}]` {
 		t.Fatalf("before the rename: %+v", got)
 	}
 	f.exec(t, "alter table test.shapes rename column name to label")
@@ -165,11 +163,11 @@ func TestSnapshotSwapRetiresReadShapes(t *testing.T) {
 	if err := f.snaps.Reload(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	want := fetchAnswer(t, "GET", f.url+"/shapes?or=(id.eq.2)&select=id,name", nil)
+	want := fetchAnswer(t, "GET", f.url+"/shapes?or=(id.eq.2)&select=id,name", nil, "")
 	if want.status != 400 {
 		t.Fatalf("a read of the renamed column: %+v", want)
 	}
-	if got := fetchAnswer(t, "GET", f.url+"/shapes?id=eq.2&select=id,name", nil); got != want {
+	if got := fetchAnswer(t, "GET", f.url+"/shapes?id=eq.2&select=id,name", nil, ""); got != want {
 		t.Errorf("after the swap\n got %+v\nwant %+v", got, want)
 	}
 }

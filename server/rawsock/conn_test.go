@@ -7,11 +7,12 @@ import (
 	"io"
 	"net"
 	"os"
-	"path/filepath"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/svc-dev/svc/server/internal/sockettest"
 )
 
 // tcpPair returns the two ends of a loopback TCP connection, with small
@@ -22,28 +23,9 @@ func tcpPair(t *testing.T) (client, server *net.TCPConn) {
 	if !supported {
 		t.Skip("raw reads and writes are made on Linux only")
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	accepted := make(chan net.Conn, 1)
-	go func() {
-		c, _ := ln.Accept()
-		accepted <- c
-	}()
-	c, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := <-accepted
-	if s == nil {
-		t.Fatal("accept failed")
-	}
-	client, server = c.(*net.TCPConn), s.(*net.TCPConn)
+	client, server = sockettest.TCPPair(t)
 	client.SetWriteBuffer(16 << 10)
 	server.SetReadBuffer(16 << 10)
-	t.Cleanup(func() { client.Close(); server.Close() })
 	return client, server
 }
 
@@ -186,22 +168,7 @@ func TestNewTakesOnlyPlainSockets(t *testing.T) {
 	if New(client) == nil {
 		t.Error("New(TCP) = nil")
 	}
-	ln, err := net.Listen("unix", filepath.Join(t.TempDir(), "s"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		if c, err := ln.Accept(); err == nil {
-			c.Close()
-		}
-	}()
-	uc, err := net.Dial("unix", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer uc.Close()
-	if New(uc) == nil {
+	if New(sockettest.UnixConn(t)) == nil {
 		t.Error("New(Unix socket) = nil")
 	}
 	if New(tls.Client(client, &tls.Config{})) != nil {
