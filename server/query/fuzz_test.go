@@ -2,7 +2,9 @@ package query_test
 
 import (
 	"errors"
+	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,8 +17,9 @@ import (
 
 // FuzzReadPipeline drives arbitrary query strings and Accept headers through
 // parse, plan and build: no input may panic, every rejection must be a 4xx
-// SVC error, and the statement must use exactly the bind parameters it
-// collected (a "$n" without an argument would be a 500 at the database).
+// SVC error, the statement must use exactly the bind parameters it
+// collected (a "$n" without an argument would be a 500 at the database),
+// and a statement kept by shape must bind back to it (checkKeptBind).
 func FuzzReadPipeline(f *testing.F) {
 	for _, seed := range []string{
 		"select=c0,x:c1,c2::text,doc->a->>b,tags->0&c0=gt.1&order=c1.desc.nullsfirst&limit=5",
@@ -59,7 +62,30 @@ func FuzzReadPipeline(f *testing.F) {
 		if strings.Contains(st.SQL, "$"+strconv.Itoa(len(st.Args)+1)) {
 			t.Fatalf("%q: placeholder $%d has no argument in %s", rawQuery, len(st.Args)+1, st.SQL)
 		}
+		checkKeptBind(t, r, rawQuery, st)
 	})
+}
+
+// checkKeptBind checks what the server does with a read's statement when it
+// keeps its shape: the shaped statement, bound to the same request's
+// template, must be the statement built for the request, arguments and all.
+func checkKeptBind(t *testing.T, r *http.Request, rawQuery string, st query.Statement) {
+	var tpl request.Template
+	if !tpl.Read(r, request.KindRelation, "orders") {
+		return
+	}
+	kept, ok := st.Shape()
+	if !ok {
+		return
+	}
+	bound, ok := kept.Bind(&tpl)
+	if !ok {
+		t.Fatalf("%q: the kept statement does not bind to its own request's template", rawQuery)
+	}
+	if bound.SQL != st.SQL || !reflect.DeepEqual(bound.Args, st.Args) {
+		t.Fatalf("%q: bound to its own request, the kept statement differs\nkept:  %s %q\nbuilt: %s %q",
+			rawQuery, bound.SQL, bound.Args, st.SQL, st.Args)
+	}
 }
 
 // checkClientError accepts an error the caller caused: a 4xx, or the 300
