@@ -403,8 +403,9 @@ if [ -s "$WORK/rows.tsv" ]; then
   if grep -q $'\tprepared@32\t' "$WORK/pgbench.tsv"; then
     echo
     echo "p99 at 32 connections: SVC's against pgbench's at its 10 connections (the ratio's yardstick)"
-    echo "and at 32, SVC's concurrency. By Little's law SVC's mean latency is 32 / its throughput, and"
-    echo "pgbench's at 10 clients 10 / its own: at least 3.2 times as long while SVC's throughput is below pgbench's."
+    echo "and at 32, SVC's concurrency. By Little's law SVC's mean latency is 32 over its throughput,"
+    echo "pgbench's at 10 clients 10 over its own: while SVC's throughput is below pgbench's, its mean"
+    echo "latency is at least 3.2 times pgbench's at 10 clients."
     echo
     echo "| workload | SVC p99 ms | pgbench p99 ms, 10 clients | SVC / pgbench | pgbench p99 ms, 32 clients | SVC / pgbench |"
     echo "|---|--:|--:|--:|--:|--:|"
