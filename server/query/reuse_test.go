@@ -96,6 +96,13 @@ func buildTarget(t *testing.T, target, accept, prefer string) built {
 	return b
 }
 
+// bindsLike binds kept to tpl and reports whether that gives want: the
+// same SQL and the same arguments. A bind that fails gives no statement.
+func bindsLike(kept query.Statement, tpl *request.Template, want query.Statement) (query.Statement, bool) {
+	got, ok := kept.Bind(tpl)
+	return got, ok && got.SQL == want.SQL && reflect.DeepEqual(got.Args, want.Args)
+}
+
 // A statement kept from one read binds, for another read of its shape,
 // exactly the statement parsing, planning and building would make.
 func TestShapeBindsLikeAFreshBuild(t *testing.T) {
@@ -126,15 +133,13 @@ func TestShapeBindsLikeAFreshBuild(t *testing.T) {
 				t.Errorf("%s: key differs from its shape's", target)
 				continue
 			}
-			got, ok := kept.Bind(&next.tpl)
-			if !ok || got.SQL != next.read.SQL || !reflect.DeepEqual(got.Args, next.read.Args) {
-				t.Errorf("%s: bound %v\n%s\n%q\nwant\n%s\n%q", target, ok, got.SQL, got.Args, next.read.SQL, next.read.Args)
+			if got, ok := bindsLike(kept, &next.tpl, next.read); !ok {
+				t.Errorf("%s: bound\n%s\n%q\nwant\n%s\n%q", target, got.SQL, got.Args, next.read.SQL, next.read.Args)
 			}
 			if first.count != nil {
 				keptCount, _ := first.count.Shape()
-				got, ok := keptCount.Bind(&next.tpl)
-				if !ok || got.SQL != next.count.SQL || !reflect.DeepEqual(got.Args, next.count.Args) {
-					t.Errorf("%s: bound count %v %q, want %q", target, ok, got.Args, next.count.Args)
+				if got, ok := bindsLike(keptCount, &next.tpl, *next.count); !ok {
+					t.Errorf("%s: bound count %q, want %q", target, got.Args, next.count.Args)
 				}
 			}
 		}
@@ -230,9 +235,8 @@ func TestCallShapeBindsLikeAFreshBuild(t *testing.T) {
 				continue
 			}
 			bound++
-			got, ok := kept.Bind(&next.tpl)
-			if !ok || got.SQL != next.read.SQL || !reflect.DeepEqual(got.Args, next.read.Args) {
-				t.Errorf("%s: bound %v\n%s\n%q\nwant\n%s\n%q", target, ok, got.SQL, got.Args, next.read.SQL, next.read.Args)
+			if got, ok := bindsLike(kept, &next.tpl, next.read); !ok {
+				t.Errorf("%s: bound\n%s\n%q\nwant\n%s\n%q", target, got.SQL, got.Args, next.read.SQL, next.read.Args)
 			}
 		}
 		if bound == 0 {
