@@ -12,6 +12,7 @@ import (
 
 	"github.com/svc-dev/svc/server"
 	"github.com/svc-dev/svc/server/config"
+	"github.com/svc-dev/svc/server/gcheadroom"
 	"github.com/svc-dev/svc/server/http1"
 	"github.com/svc-dev/svc/sql/snapstore"
 )
@@ -23,6 +24,7 @@ import (
 func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log *slog.Logger, ready func(addr string)) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	go gcheadroom.Run(ctx, gcheadroom.Default)
 	// First: the naming decides which in-database settings are read.
 	if err := server.UseNaming(cfg); err != nil {
 		return err
