@@ -4,11 +4,11 @@
 //
 // A server's live heap is small (a few MiB besides the snapshot) while every
 // request allocates a few KiB, so with Go's default the collector runs every
-// few hundred requests: 5-9 us of CPU a request under load, 7-9% of the
-// server's own. A fixed headroom makes collections rarer by the factor it
-// grows the heap target by, and it stays bounded: the memory it adds is at
-// most the headroom, however large the snapshot is. Where the live heap is
-// already larger than the headroom, Go's default applies.
+// few hundred requests: 4-11 us of CPU a request under load, up to a
+// tenth of the server's own. A fixed headroom makes collections rarer by
+// the factor it grows the heap target by, and it stays bounded: the memory
+// it adds is at most the headroom, however large the snapshot is. Where
+// the live heap is already larger than the headroom, Go's default applies.
 package gcheadroom
 
 import (
@@ -20,8 +20,8 @@ import (
 )
 
 // Default is the headroom svc-serve keeps. Under the load benchmarks it
-// costs 12-16 MiB of resident memory and takes three quarters of the
-// collector's CPU away (deploy/bench/RESULTS.md).
+// costs 10-16 MiB of resident memory and cuts the collector's CPU by two
+// thirds or more (deploy/bench/RESULTS.md).
 const Default = 16 << 20
 
 // every is how often the live heap is read. It changes slowly (with the
