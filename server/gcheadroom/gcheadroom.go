@@ -35,7 +35,7 @@ func Run(ctx context.Context, headroom uint64) {
 	if _, set := os.LookupEnv("GOGC"); set {
 		return
 	}
-	t := &tuner{headroom: headroom, percent: 100}
+	t := &tuner{headroom: headroom}
 	defer debug.SetGCPercent(100)
 	tick := time.NewTicker(every)
 	defer tick.Stop()
@@ -49,23 +49,24 @@ func Run(ctx context.Context, headroom uint64) {
 	}
 }
 
-// tuner holds the headroom and the GOGC it last set.
+// tuner holds the headroom and the runtime metrics it reads.
 type tuner struct {
 	headroom uint64
-	percent  int
 	samples  []metrics.Sample
 }
 
-// scanned are what GOGC is a percentage of: the live heap, goroutine
-// stacks and globals, as of the last collection.
-var scanned = []string{"/gc/heap/live:bytes", "/gc/scan/stack:bytes", "/gc/scan/globals:bytes"}
+// sampled are, first, what GOGC is a percentage of (the live heap,
+// goroutine stacks and globals, as of the last collection), then GOGC in
+// force: read rather than remembered, so that another Run in the process
+// (tests start several servers) cannot leave it changed behind this one.
+var sampled = []string{"/gc/heap/live:bytes", "/gc/scan/stack:bytes", "/gc/scan/globals:bytes", "/gc/gogc:percent"}
 
 // step sets GOGC for what the last collection found. Small changes are left
 // alone: each SetGCPercent recomputes the collector's pacing.
 func (t *tuner) step() {
 	if t.samples == nil {
-		t.samples = make([]metrics.Sample, len(scanned))
-		for i, name := range scanned {
+		t.samples = make([]metrics.Sample, len(sampled))
+		for i, name := range sampled {
 			t.samples[i].Name = name
 		}
 	}
@@ -74,13 +75,12 @@ func (t *tuner) step() {
 		return // no collection yet
 	}
 	var base uint64
-	for _, s := range t.samples {
+	for _, s := range t.samples[:3] {
 		base += s.Value.Uint64()
 	}
-	p := Percent(base, t.headroom)
-	if p*10 < t.percent*9 || p*10 > t.percent*11 {
+	p, now := Percent(base, t.headroom), int(t.samples[3].Value.Uint64())
+	if p*10 < now*9 || p*10 > now*11 {
 		debug.SetGCPercent(p)
-		t.percent = p
 	}
 }
 
