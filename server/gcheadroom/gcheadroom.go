@@ -35,7 +35,7 @@ func Run(ctx context.Context, headroom uint64) {
 	if _, set := os.LookupEnv("GOGC"); set {
 		return
 	}
-	t := &tuner{headroom: headroom}
+	t := newTuner(headroom)
 	defer debug.SetGCPercent(100)
 	tick := time.NewTicker(every)
 	defer tick.Stop()
@@ -55,6 +55,19 @@ type tuner struct {
 	samples  []metrics.Sample
 }
 
+func newTuner(headroom uint64) *tuner {
+	return &tuner{headroom: headroom, samples: samplesOf(sampled...)}
+}
+
+// samplesOf are metrics.Read's samples for the named metrics, in order.
+func samplesOf(names ...string) []metrics.Sample {
+	s := make([]metrics.Sample, len(names))
+	for i, name := range names {
+		s[i].Name = name
+	}
+	return s
+}
+
 // sampled are, first, what GOGC is a percentage of (the live heap,
 // goroutine stacks and globals, as of the last collection), then GOGC in
 // force: read rather than remembered, so that another Run in the process
@@ -64,12 +77,6 @@ var sampled = []string{"/gc/heap/live:bytes", "/gc/scan/stack:bytes", "/gc/scan/
 // step sets GOGC for what the last collection found. Small changes are left
 // alone: each SetGCPercent recomputes the collector's pacing.
 func (t *tuner) step() {
-	if t.samples == nil {
-		t.samples = make([]metrics.Sample, len(sampled))
-		for i, name := range sampled {
-			t.samples[i].Name = name
-		}
-	}
 	metrics.Read(t.samples)
 	if t.samples[0].Value.Uint64() == 0 {
 		return // no collection yet
@@ -78,20 +85,20 @@ func (t *tuner) step() {
 	for _, s := range t.samples[:3] {
 		base += s.Value.Uint64()
 	}
-	p, now := Percent(base, t.headroom), int(t.samples[3].Value.Uint64())
+	p, now := percent(base, t.headroom), int(t.samples[3].Value.Uint64())
 	if p*10 < now*9 || p*10 > now*11 {
 		debug.SetGCPercent(p)
 	}
 }
 
-// Percent is the GOGC that puts the heap target headroom bytes above what
+// percent is the GOGC that puts the heap target headroom bytes above what
 // the collector found (base: the live heap, stacks and globals), never
 // below Go's default of 100.
 //
 // The runtime scales its minimum heap target (4 MiB) by GOGC as well, so
 // over a base of a MiB or two the plain ratio would set a target far above
 // base + headroom; the second bound keeps that minimum at base + headroom.
-func Percent(base, headroom uint64) int {
+func percent(base, headroom uint64) int {
 	const heapMinimum = 4 << 20 // the runtime's, at GOGC=100
 	if base == 0 || headroom <= base {
 		return 100

@@ -28,8 +28,8 @@ func TestPercent(t *testing.T) {
 		{"a tiny base", 10, 16 * mib, 400},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := Percent(tc.base, tc.headroom); got != tc.want {
-				t.Errorf("Percent(%d, %d) = %d, want %d", tc.base, tc.headroom, got, tc.want)
+			if got := percent(tc.base, tc.headroom); got != tc.want {
+				t.Errorf("percent(%d, %d) = %d, want %d", tc.base, tc.headroom, got, tc.want)
 			}
 		})
 	}
@@ -37,10 +37,7 @@ func TestPercent(t *testing.T) {
 
 // read returns the named runtime metrics, in order.
 func read(names ...string) []uint64 {
-	s := make([]metrics.Sample, len(names))
-	for i, n := range names {
-		s[i].Name = n
-	}
+	s := samplesOf(names...)
 	metrics.Read(s)
 	out := make([]uint64, len(names))
 	for i := range s {
@@ -79,8 +76,7 @@ func TestStepPutsTheGoalHeadroomAboveTheLiveHeap(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			live(t, tc.extra)
-			tu := &tuner{headroom: uint64(tc.headroom)}
-			tu.step()
+			newTuner(uint64(tc.headroom)).step()
 			got := read("/gc/heap/live:bytes", "/gc/heap/goal:bytes", "/gc/gogc:percent",
 				"/gc/scan/stack:bytes", "/gc/scan/globals:bytes")
 			room := int64(got[1]) - int64(got[0])
@@ -98,8 +94,7 @@ func TestStepPutsTheGoalHeadroomAboveTheLiveHeap(t *testing.T) {
 	// A headroom below the live heap puts Go's default back.
 	live(t, 8<<20)
 	debug.SetGCPercent(400)
-	tu := &tuner{headroom: 1 << 20}
-	tu.step()
+	newTuner(1 << 20).step()
 	if got := read("/gc/gogc:percent")[0]; got != 100 {
 		t.Errorf("with a headroom of 1 MiB over 8 live, GOGC is %d, want 100", got)
 	}
@@ -141,7 +136,7 @@ func TestRunLeavesAnOperatorsGOGC(t *testing.T) {
 func TestStepRestoresWhatSomethingElseChanged(t *testing.T) {
 	keepGOGC(t)
 	live(t, 4<<20)
-	tu := &tuner{headroom: 64 << 20}
+	tu := newTuner(64 << 20)
 	tu.step()
 	set := read("/gc/gogc:percent")[0]
 	if set == 100 {
