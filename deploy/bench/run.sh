@@ -4,11 +4,12 @@
 # a cold start from a 2,000-table snapshot and an optional soak, with faults
 # if asked (faults.sh). Loopback only; every load loop is bounded in time.
 #
-#   deploy/bench/run.sh > report.md             # everything, about 13 minutes
+#   deploy/bench/run.sh > report.md             # everything, about 20 minutes
 #   DURATION=30 deploy/bench/run.sh             # longer runs (default 15 s)
 #   KINDS="lookup csv" CONNS=32 COLD=0 deploy/bench/run.sh   # parts only
 #   KINDS= COLD=0 SOAK=600 deploy/bench/run.sh  # a 10-minute soak alone
 #   KINDS= COLD=0 FAULTS=1 deploy/bench/run.sh  # a 10-minute soak with faults
+#   PAIRS=5 KINDS=csv CONNS=32 COLD=0 BULK=0 deploy/bench/run.sh  # csv's ratio, 5 rounds
 #
 # Workloads (KINDS; each a wrk script KIND.lua and a pgbench script
 # KIND.pgbench beside this file): lookup page embed insert rpc count csv.
@@ -18,7 +19,9 @@
 # (s, 0: none), FAULTS (1: the soak with faults, SOAK then defaulting to
 # 600; see faults.sh), CHECK_SQL (1: first check that the pgbench scripts
 # still match the SQL SVC sends), EQUAL (1: pgbench in prepared mode at 32
-# connections too, for latency at SVC's concurrency), PGPORT, HTTPPORT (and
+# connections too, for latency at SVC's concurrency), PAIRS (3: rounds per
+# workload of SVC at 32 connections and pgbench at 10, back to back, for the
+# ratio's median; 0: none), PAIR_SECONDS (10: each run of a round), PGPORT, HTTPPORT (and
 # the next two ports: the cold starts', the fault soak's admin server's).
 #
 # The report (markdown) goes to stdout, progress to stderr; the exit status
@@ -38,6 +41,8 @@ FAULTS=${FAULTS:-0}
 SOAK=${SOAK:-$([ "$FAULTS" = 1 ] && echo 600 || echo 0)}
 CHECK_SQL=${CHECK_SQL:-1}
 EQUAL=${EQUAL:-1}
+PAIRS=${PAIRS:-3}
+PAIR_SECONDS=${PAIR_SECONDS:-10}
 PGPORT=${PGPORT:-55432}
 HTTPPORT=${HTTPPORT:-3100}
 ADMINPORT=$((HTTPPORT + 2))
@@ -185,7 +190,9 @@ cpu_split() {
 }
 
 # run_wrk KIND CONNS: one timed wrk run against SVC with RSS sampled every
-# half second; appends a line to rows.tsv.
+# half second; appends a line to $ROWS (rows.tsv).
+ROWS=rows.tsv
+PGROWS=pgbench.tsv
 run_wrk() {
   local kind=$1 conns=$2 before after out="$WORK/wrk-$1-$2.txt"
   (while :; do rss_kb "$SVC_PID"; sleep 0.5; done) >"$WORK/rss.txt" 2>/dev/null &
@@ -209,14 +216,15 @@ run_wrk() {
     /Non-2xx/ {errors += $NF}
     /Socket errors/ {gsub(/,/, ""); errors += $4 + $6 + $8 + $10}
     END {printf "%s\t%s\t%.0f\t%.2f\t%.2f\t%.0f\t%d\t%s\n", kind, conns, rps, p50, p99, rss / 1024, errors, cpu}
-  ' "$out" | tee -a "$WORK/rows.tsv" | awk -F'\t' '{
+  ' "$out" | tee -a "$WORK/$ROWS" | awk -F'\t' '{
     printf "  wrk %3d conns: %7.0f req/s, p50 %.2f ms, p99 %.2f ms, RSS %s MiB, errors %s, CPU%% svc/pg/loadgen/other %s\n", $2, $3, $4, $5, $6, $7, $8 }' >&2
 }
 
 # run_pgbench KIND MODE [CLIENTS]: the same statements straight to PostgreSQL
 # at the pool's 10 connections, or CLIENTS; latency percentiles from
 # pgbench's per-transaction log (-l: third field, microseconds). Appends a
-# line to pgbench.tsv, its mode field MODE, or MODE@CLIENTS for CLIENTS.
+# line to $PGROWS (pgbench.tsv), its mode field MODE, or MODE@CLIENTS for
+# CLIENTS.
 run_pgbench() {
   local kind=$1 mode=$2 clients=${3:-$POOL} label=$2${3:+@$3}
   local before after out="$WORK/pgbench-$1-$label.txt" logs="$WORK/pgblog/$1-$label"
@@ -235,9 +243,30 @@ run_pgbench() {
   cat "$logs".* | awk '{print $3}' | sort -n | awk -v kind="$kind" -v mode="$label" -v tps="$tps" -v failed="${failed:-?}" \
     -v cpu="$(cpu_split "$before" "$after" "$DURATION")" '
     {v[NR] = $1} END {printf "%s\t%s\t%.0f\t%.2f\t%.2f\t%s\t%s\n", kind, mode, tps, v[int(NR * 0.50) + 1] / 1000, v[int(NR * 0.99) + 1] / 1000, cpu, failed}
-  ' | tee -a "$WORK/pgbench.tsv" | awk -F'\t' '{
+  ' | tee -a "$WORK/$PGROWS" | awk -F'\t' '{
     printf "  pgbench -M %-8s: %7.0f tps,   p50 %.2f ms, p99 %.2f ms, CPU%% svc/pg/loadgen/other %s, failed %s\n", $2, $3, $4, $5, $6, $7 }' >&2
   rm -f "$logs".*
+}
+
+# run_pairs KIND: PAIRS rounds of SVC under wrk at 32 connections and
+# pgbench at 10, PAIR_SECONDS each, one straight after the other, into
+# pairs-wrk.tsv and pairs-pgbench.tsv. The machine's speed drifts over
+# minutes (a whole workload's runs take two or three), and a ratio of two
+# runs far apart carries that drift; within a round it falls on both alike.
+# Rounds alternate which side goes first, so a steady drift does not
+# favour one.
+run_pairs() {
+  local kind=$1 i
+  for i in $(seq "$PAIRS"); do
+    log "$kind: paired round $i of $PAIRS"
+    if [ $((i % 2)) = 1 ]; then
+      DURATION=$PAIR_SECONDS ROWS=pairs-wrk.tsv run_wrk "$kind" 32
+      DURATION=$PAIR_SECONDS PGROWS=pairs-pgbench.tsv run_pgbench "$kind" prepared
+    else
+      DURATION=$PAIR_SECONDS PGROWS=pairs-pgbench.tsv run_pgbench "$kind" prepared
+      DURATION=$PAIR_SECONDS ROWS=pairs-wrk.tsv run_wrk "$kind" 32
+    fi
+  done
 }
 
 # ---- Checking the pgbench scripts against SVC --------------------------------
@@ -278,6 +307,8 @@ check_sql() {
 # ---- Workloads ---------------------------------------------------------------
 : >"$WORK/rows.tsv"
 : >"$WORK/pgbench.tsv"
+: >"$WORK/pairs-wrk.tsv"
+: >"$WORK/pairs-pgbench.tsv"
 if [ -n "$KINDS" ]; then
   [ "$CHECK_SQL" = 1 ] && check_sql
   start_svc error
@@ -291,6 +322,7 @@ if [ -n "$KINDS" ]; then
     # The issue's p99 target can be read against pgbench at 10 connections
     # or at SVC's 32; this run gives the second.
     if [ "$EQUAL" = 1 ]; then run_pgbench "$kind" prepared 32; fi
+    run_pairs "$kind"
   done
 fi
 
@@ -415,6 +447,17 @@ if [ -s "$WORK/rows.tsv" ]; then
         printf "| %s | %s | %s | %.1fx | %s | %.1fx |\n", $1, $5, a, $5 / a, b, $5 / b}' \
       "$WORK/pgbench.tsv" "$WORK/rows.tsv"
   fi
+fi
+if [ -s "$WORK/pairs-wrk.tsv" ]; then
+  echo
+  echo "The ratio in $PAIRS rounds per workload of SVC at 32 connections and pgbench at 10, ${PAIR_SECONDS} s each,"
+  echo "one straight after the other (alternating which goes first): the machine's speed drifts between"
+  echo "runs minutes apart, as the table's are, and within a round it falls on both alike. Medians of the"
+  echo "rounds; CPU in µs per request. \* marks a round disturbed by other work."
+  echo
+  echo "| workload | ratio per round | median ratio | SVC µs/req | PostgreSQL µs/req under SVC | PostgreSQL µs/req under pgbench |"
+  echo "|---|---|--:|--:|--:|--:|"
+  awk -F'\t' -f deploy/bench/pairs.awk "$WORK/pairs-pgbench.tsv" "$WORK/pairs-wrk.tsv"
 fi
 if [ -n "${BULK_JSON_MS:-}" ]; then
   echo
