@@ -21,8 +21,9 @@
 # still match the SQL SVC sends), EQUAL (1: pgbench in prepared mode at 32
 # connections too, for latency at SVC's concurrency), PAIRS (3: rounds per
 # workload of SVC at 32 connections and pgbench at 10, back to back, for the
-# ratio's median; 0: none), PAIR_SECONDS (10: each run of a round), PGPORT, HTTPPORT (and
-# the next two ports: the cold starts', the fault soak's admin server's).
+# ratio's median; 0: none), PAIR_SECONDS (10: each run of a round),
+# PGPORT, HTTPPORT (and the next two ports: the cold starts', the fault
+# soak's admin server's).
 #
 # The report (markdown) goes to stdout, progress to stderr; the exit status
 # is 1 when a check of the fault soak fails. Needs the PostgreSQL server
