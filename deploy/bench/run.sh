@@ -22,6 +22,7 @@
 # connections too, for latency at SVC's concurrency), PAIRS (3: rounds per
 # workload of SVC at 32 connections and pgbench at 10, back to back, for the
 # ratio's median; 0: none), PAIR_SECONDS (10: each run of a round),
+# PG_MALLOC (glibc tunables for PostgreSQL, see below; empty: glibc's own),
 # PGPORT, HTTPPORT (and the next two ports: the cold starts', the fault
 # soak's admin server's).
 #
@@ -44,6 +45,7 @@ CHECK_SQL=${CHECK_SQL:-1}
 EQUAL=${EQUAL:-1}
 PAIRS=${PAIRS:-3}
 PAIR_SECONDS=${PAIR_SECONDS:-10}
+PG_MALLOC=${PG_MALLOC-glibc.malloc.trim_threshold=67108864:glibc.malloc.top_pad=16777216}
 PGPORT=${PGPORT:-55432}
 HTTPPORT=${HTTPPORT:-3100}
 ADMINPORT=$((HTTPPORT + 2))
@@ -98,7 +100,14 @@ trap 'on_error $LINENO "$BASH_COMMAND"' ERR
 # Tuned for a benchmark, not for safety: no fsync, asynchronous commit, the
 # dataset (about 400 MB) fits in shared_buffers, no JIT (it would only add
 # compile time to these short queries), and wal_level = minimal so the
-# fixture's tables skip the WAL while loading.
+# fixture's tables skip the WAL while loading. PG_MALLOC keeps glibc from
+# handing freed memory back to the kernel after each request: with its
+# default 128 KiB trim threshold a backend's heap can settle where every
+# request shrinks it with brk and grows it again, faulting the pages back
+# in. Whether a backend falls into that depends on what it ran before:
+# pgbench's fresh sessions did on page (about 50 us more of PostgreSQL's
+# system time a request), SVC's pooled ones on csv after page or lookup ran.
+# Left alone, it lands on either side of the ratio at random.
 [ "$(id -u)" = 0 ] && chown postgres "$WORK"
 as_pg "$BIN/initdb" -D "$WORK/data" -U postgres -A trust >/dev/null
 cat >>"$WORK/data/postgresql.conf" <<CONF
@@ -116,7 +125,7 @@ max_wal_size = 8GB
 checkpoint_timeout = 30min
 jit = off
 CONF
-as_pg "$BIN/pg_ctl" -D "$WORK/data" -l "$WORK/pg.log" -w start >/dev/null
+as_pg env GLIBC_TUNABLES="$PG_MALLOC" "$BIN/pg_ctl" -D "$WORK/data" -l "$WORK/pg.log" -w start >/dev/null
 PM_PID=$(head -1 "$WORK/data/postmaster.pid")
 ADMIN_URI="postgres://postgres@127.0.0.1:$PGPORT/postgres"
 APP_URI="postgres://authenticator@127.0.0.1:$PGPORT/postgres"
@@ -405,6 +414,7 @@ echo
 echo "- machine: $(nproc) cores, $(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo), $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo) RAM"
 echo "- SVC $(git rev-parse --short HEAD 2>/dev/null || echo '?')$(git diff --quiet HEAD 2>/dev/null || echo ' (with local changes)'), $(go version | awk '{print $3}'), PostgreSQL $("$BIN/postgres" --version | awk '{print $3}'), wrk $(wrk -v 2>&1 | awk 'NR == 1 {print $2}')"
 echo "- load average before the run: $LOADAVG (other work on the machine skews every figure)"
+echo "- PostgreSQL's glibc tunables (PG_MALLOC): ${PG_MALLOC:-none}"
 echo "- ${DURATION} s per run after a ${WARMUP} s warm-up; wrk -t2; SVC db-pool $POOL; pgbench -c $POOL -j 2${FIXTURE_SECONDS:+; dataset loaded in ${FIXTURE_SECONDS} s}"
 if [ -s "$WORK/rows.tsv" ]; then
   # A run is disturbed when something else took more than 10% of a core.
