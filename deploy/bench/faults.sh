@@ -54,7 +54,7 @@ fault_loop() {
   while t=$((SECONDS - start)); [ "$t" -lt "$SOAK" ]; do
     if [ "$restart_at" -ge 0 ] && [ "$t" -ge "$restart_at" ]; then
       restart_at=-1
-      if as_pg env GLIBC_TUNABLES="$PG_MALLOC" "$BIN/pg_ctl" -D "$WORK/data" -l "$WORK/pg.log" -m fast -w -t 60 restart >/dev/null 2>&1; then
+      if pg_ctl_tuned -m fast -w -t 60 restart >/dev/null 2>&1; then
         echo "$t restart $((SECONDS - start - t))"
       else
         echo "$t restart-failed"

@@ -125,7 +125,10 @@ max_wal_size = 8GB
 checkpoint_timeout = 30min
 jit = off
 CONF
-as_pg env GLIBC_TUNABLES="$PG_MALLOC" "$BIN/pg_ctl" -D "$WORK/data" -l "$WORK/pg.log" -w start >/dev/null
+# pg_ctl_tuned ARGS: pg_ctl on the suite's cluster, so that whatever starts
+# PostgreSQL (here, and the fault soak's restart) starts it with PG_MALLOC.
+pg_ctl_tuned() { as_pg env GLIBC_TUNABLES="$PG_MALLOC" "$BIN/pg_ctl" -D "$WORK/data" -l "$WORK/pg.log" "$@"; }
+pg_ctl_tuned -w start >/dev/null
 PM_PID=$(head -1 "$WORK/data/postmaster.pid")
 ADMIN_URI="postgres://postgres@127.0.0.1:$PGPORT/postgres"
 APP_URI="postgres://authenticator@127.0.0.1:$PGPORT/postgres"
