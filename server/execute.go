@@ -288,83 +288,52 @@ func (s *Server) execute(ctx context.Context, tx txSpec, steps ...step) error {
 // transaction pooler that cannot keep named statements) every statement
 // is parsed each time as an unnamed one.
 func runPipeline(ctx context.Context, pc *pgconn.PgConn, tx txSpec, steps []step, prepare bool) error {
-	args := make([][][]byte, len(steps))
-	for i, st := range steps {
-		a, err := textArgs(st.stmt.Args)
-		if err != nil {
-			return err
-		}
-		args[i] = a
+	// Everything up to the pipeline's Sync runs in one transaction: an
+	// implicit one that the Sync commits, or that a failed statement rolls
+	// back, unless the request needs BEGIN (an isolation level other than
+	// read committed), or must choose its own end (a rollback, or a check
+	// of the results first). The implicit one saves two statements a
+	// request, on both sides of the connection.
+	explicit := tx.check != nil || tx.rollback || tx.isolation != "" || !implicitReadCommitted(pc)
+	var room [8]call
+	calls, setups, err := requestCalls(room[:0], &tx, steps, explicit)
+	if err != nil {
+		return err
 	}
 	cache := statementsOf(pc)
+	if prepare && !explicit && callBytes(calls) <= preparedMaxBytes && cache.allPrepared(calls) {
+		return runPrepared(ctx, pc, calls, steps, setups)
+	}
+
 	var prepared []pendingStmt // prepared by this pipeline, in order
 	pl := pc.StartPipeline(ctx)
 	for _, name := range cache.evicted {
 		pl.SendDeallocate(name)
 	}
 	cache.evicted = cache.evicted[:0]
-	send := func(key stmtKey, args [][]byte) {
+	for _, c := range calls {
 		if !prepare {
-			pl.SendQueryParams(key.sql, args, nil, nil, nil)
-			return
+			pl.SendQueryParams(c.key.sql, c.args, nil, nil, nil)
+			continue
 		}
-		if desc, ok := cache.lookup(key); ok {
+		if desc, ok := cache.lookup(c.key); ok {
 			// The description the server sent when the statement was
 			// prepared stands for this run's: no Describe, so the server
 			// sends, and pgx decodes, no row description each time.
-			pl.SendQueryStatement(desc, args, nil, nil)
-			return
+			pl.SendQueryStatement(desc, c.args, nil, nil)
+			continue
 		}
 		name := cache.newName()
-		pl.SendPrepare(name, key.sql, nil)
-		prepared = append(prepared, pendingStmt{key, name})
-		pl.SendQueryPrepared(name, args, nil, nil)
-	}
-
-	// Everything up to the pipeline's Sync runs in one transaction: an
-	// implicit one that the Sync commits, or that a failed statement rolls
-	// back, unless the request needs BEGIN (an isolation level other than
-	// read committed), or must choose its own end (a rollback, or a check
-	// of the results first). The implicit one saves two statements a
-	// request, on both sides of the connection. BEGIN and COMMIT are
-	// prepared like the rest: transaction control resolves no names, so
-	// one statement serves every role, and the server then skips parsing
-	// them on each request.
-	explicit := tx.check != nil || tx.rollback || tx.isolation != "" || !implicitReadCommitted(pc)
-	setups := 1 // the set-up statement
-	if explicit {
-		send(stmtKey{sql: beginSQL(&tx)}, nil)
-		setups++
-	}
-	send(stmtKey{sql: setupSQL(setupShape{len(tx.settings), tx.readOnly && !explicit})}, setupArgs(&tx))
-	if tx.timezone != "" {
-		send(stmtKey{sql: timezoneSQL}, [][]byte{[]byte(tx.timezone)})
-		setups++
-	}
-	if pr := tx.preRequest; pr != nil {
-		send(stmtKey{tx.role, tx.searchPath, pr.SQL}, nil)
-		setups++
-	}
-	for i, st := range steps {
-		send(stmtKey{tx.role, tx.searchPath, st.stmt.SQL}, args[i])
-	}
-	switch {
-	case !explicit, tx.check != nil:
-		// The Sync commits; or the caller ends the transaction once it
-		// has seen the results.
-	case tx.rollback:
-		send(stmtKey{sql: "rollback"}, nil)
-	default:
-		send(stmtKey{sql: "commit"}, nil)
+		pl.SendPrepare(name, c.key.sql, nil)
+		prepared = append(prepared, pendingStmt{c.key, name})
+		pl.SendQueryPrepared(name, c.args, nil, nil)
 	}
 	if err := pl.Sync(); err != nil {
 		pl.Close()
 		return err
 	}
 
-	// Result readers arrive in send order: begin when it was sent, the
-	// set-up statements, the steps, and the transaction's end when it was
-	// sent.
+	// Result readers arrive in send order, one per call.
 	reader := 0
 	for {
 		res, err := pl.GetResults()
@@ -391,6 +360,54 @@ func runPipeline(ctx context.Context, pc *pgconn.PgConn, tx txSpec, steps []step
 			return errors.New("pipeline ended before its sync")
 		}
 	}
+}
+
+// call is one statement of the request transaction as sent: what the
+// statement cache knows it by, and its bind values in text format.
+type call struct {
+	key  stmtKey
+	args [][]byte
+	// name is the statement's on the connection, once allPrepared has
+	// found it there.
+	name string
+}
+
+// requestCalls appends the request transaction's statements to calls in
+// the order they run: begin when explicit, the set-up statements, the
+// steps, and the transaction's end when explicit and not left to the
+// caller. setups counts the statements before the first step. BEGIN and
+// COMMIT are prepared like the rest: transaction control resolves no
+// names, so one statement serves every role, and the server then skips
+// parsing them on each request.
+func requestCalls(calls []call, tx *txSpec, steps []step, explicit bool) (_ []call, setups int, err error) {
+	if explicit {
+		calls = append(calls, call{key: stmtKey{sql: beginSQL(tx)}})
+	}
+	calls = append(calls, call{key: stmtKey{sql: setupSQL(setupShape{len(tx.settings), tx.readOnly && !explicit})}, args: setupArgs(tx)})
+	if tx.timezone != "" {
+		calls = append(calls, call{key: stmtKey{sql: timezoneSQL}, args: [][]byte{[]byte(tx.timezone)}})
+	}
+	if pr := tx.preRequest; pr != nil {
+		calls = append(calls, call{key: stmtKey{tx.role, tx.searchPath, pr.SQL}})
+	}
+	setups = len(calls)
+	for _, st := range steps {
+		args, err := textArgs(st.stmt.Args)
+		if err != nil {
+			return nil, 0, err
+		}
+		calls = append(calls, call{key: stmtKey{tx.role, tx.searchPath, st.stmt.SQL}, args: args})
+	}
+	switch {
+	case !explicit, tx.check != nil:
+		// The Sync commits; or the caller ends the transaction once it
+		// has seen the results.
+	case tx.rollback:
+		calls = append(calls, call{key: stmtKey{sql: "rollback"}})
+	default:
+		calls = append(calls, call{key: stmtKey{sql: "commit"}})
+	}
+	return calls, setups, nil
 }
 
 // pendingStmt is a statement being prepared, cached once the server

@@ -21,6 +21,24 @@ func RunStatement(ctx context.Context, pc *pgconn.PgConn, role, sql string, args
 	return runPipeline(ctx, pc, tx, []step{{query.Statement{SQL: sql, Args: args}, row}}, true)
 }
 
+// NoteDefaultIsolation records on conn what the pool's AfterConnect hook
+// does, so that requests on it may use the pipeline's implicit transaction.
+var NoteDefaultIsolation = noteDefaultIsolation
+
+// RunPrepared runs one statement as RunStatement does, but only on the
+// path for statements already prepared on pc: ok is false, and nothing is
+// sent, when a statement of the request is not prepared there or pc's
+// requests need BEGIN.
+func RunPrepared(ctx context.Context, pc *pgconn.PgConn, role, sql string, args []any, row func([][]byte) error) (ok bool, err error) {
+	tx := txSpec{readOnly: true, role: role, searchPath: `"public"`, method: "GET", path: "/"}
+	steps := []step{{query.Statement{SQL: sql, Args: args}, row}}
+	calls, setups, err := requestCalls(nil, &tx, steps, false)
+	if err != nil || !implicitReadCommitted(pc) || !statementsOf(pc).allPrepared(calls) {
+		return false, err
+	}
+	return true, runPrepared(ctx, pc, calls, steps, setups)
+}
+
 // ReadsAndWritesRaw reports whether pc reads and writes with raw system
 // calls.
 func ReadsAndWritesRaw(pc *pgconn.PgConn) bool {

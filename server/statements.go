@@ -66,6 +66,23 @@ func (c *stmtCache) lookup(key stmtKey) (*pgconn.StatementDescription, bool) {
 	return e.Value.(*cachedStmt).desc, true
 }
 
+// allPrepared reports whether every call's statement is prepared on the
+// connection and no evicted one waits to be deallocated, and names each
+// call's statement in its name.
+func (c *stmtCache) allPrepared(calls []call) bool {
+	if len(c.evicted) > 0 {
+		return false
+	}
+	for i := range calls {
+		desc, ok := c.lookup(calls[i].key)
+		if !ok {
+			return false
+		}
+		calls[i].name = desc.Name
+	}
+	return true
+}
+
 // newName reserves a name for a statement about to be prepared.
 func (c *stmtCache) newName() string {
 	c.next++

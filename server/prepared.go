@@ -1,0 +1,124 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgproto3"
+)
+
+// preparedMaxBytes bounds the bind values runPrepared sends. It writes the
+// whole pipeline before reading anything, which is safe while what it
+// writes fits in the sockets' buffers; past that, PostgreSQL could fill
+// its own writing the first results while waiting for the rest, and both
+// sides would wait. pgx's pipeline, which reads while it writes, takes the
+// larger requests (bulk writes).
+const preparedMaxBytes = 32 << 10
+
+// runPrepared runs the request transaction when every statement in it is
+// already prepared on the connection and it is the pipeline's implicit
+// transaction: the steady state of every request shape seen before. It
+// speaks the protocol through pgx's frontend itself, a Bind and an Execute
+// a statement and one Sync, and reads the results in order, without pgx's
+// pipeline bookkeeping (a list of expected results, some 17 allocations a
+// request), its context watch or the timer its flush arms. It leaves the
+// connection as pgx's pipeline would: in sync and idle, or closed, so the
+// pool drops it on release.
+//
+// calls are named by allPrepared; the results of the calls from setups on
+// are the steps', in order.
+func runPrepared(ctx context.Context, pc *pgconn.PgConn, calls []call, steps []step, setups int) (err error) {
+	if done := ctx.Done(); done != nil {
+		// As pgx does by default: a cancelled request's reads and writes
+		// fail at once, and the connection, its protocol state lost, is
+		// closed.
+		conn := pc.Conn()
+		stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Now()) })
+		defer func() {
+			if !stop() {
+				discard(pc)
+			}
+		}()
+	}
+
+	fe := pc.Frontend()
+	var bind pgproto3.Bind
+	for _, c := range calls {
+		bind.PreparedStatement = c.name
+		bind.Parameters = c.args
+		fe.SendBind(&bind)
+		fe.SendExecute(&pgproto3.Execute{})
+	}
+	fe.SendSync(&pgproto3.Sync{})
+	if err := fe.Flush(); err != nil {
+		discard(pc)
+		return err
+	}
+
+	var pgErr, rowErr error
+	result := 0 // the call whose results are arriving
+	for {
+		msg, err := fe.Receive()
+		if err != nil {
+			discard(pc)
+			if pgErr != nil {
+				return pgErr // a FATAL error, then the server closed
+			}
+			return err
+		}
+		switch msg := msg.(type) {
+		case *pgproto3.BindComplete:
+		case *pgproto3.DataRow:
+			if i := result - setups; i >= 0 && i < len(steps) && rowErr == nil {
+				rowErr = steps[i].row(msg.Values)
+			}
+		case *pgproto3.CommandComplete, *pgproto3.EmptyQueryResponse:
+			result++
+		case *pgproto3.ErrorResponse:
+			// The server skips the rest up to the Sync, and the implicit
+			// transaction rolls back.
+			if pgErr == nil {
+				pgErr = pgconn.ErrorResponseToPgError(msg)
+			}
+		case *pgproto3.NoticeResponse, *pgproto3.ParameterStatus, *pgproto3.NotificationResponse:
+			// pgx's pool sessions have no handler for these either; a
+			// parameter a statement changed (Prefer: timezone) is set back
+			// at commit.
+		case *pgproto3.ReadyForQuery:
+			if msg.TxStatus != 'I' {
+				// An implicit transaction ends with the Sync; a session
+				// still in one is not what the pool may hand out.
+				discard(pc)
+				return fmt.Errorf("transaction status %q after the request's sync", msg.TxStatus)
+			}
+			if pgErr != nil {
+				return pgErr
+			}
+			return rowErr
+		default:
+			discard(pc)
+			return fmt.Errorf("unexpected %T in a request's results", msg)
+		}
+	}
+}
+
+// callBytes is how many bytes of bind values calls send.
+func callBytes(calls []call) int {
+	n := 0
+	for _, c := range calls {
+		for _, a := range c.args {
+			n += len(a)
+		}
+	}
+	return n
+}
+
+// discard closes a connection whose protocol state is lost. The pool
+// destroys a closed connection when it is released.
+func discard(pc *pgconn.PgConn) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	pc.Close(ctx)
+}
