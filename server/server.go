@@ -64,13 +64,15 @@ func New(cfg *config.Config, pool *pgxpool.Pool, snapshots *Snapshots, jwt *auth
 		o(s)
 	}
 	r := mux.NewRouter()
+	// The router tries routes in order, a regular expression each, and no
+	// path matches two of these, so the most requested comes first.
+	r.HandleFunc("/{relation}", s.handleRelation)
+	r.HandleFunc("/rpc/{function}", s.handleFunction)
 	r.Methods(http.MethodOptions).Path("/").HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Allow", "OPTIONS,GET,HEAD")
 		w.WriteHeader(http.StatusOK)
 	})
 	r.HandleFunc("/", s.handleRoot)
-	r.HandleFunc("/rpc/{function}", s.handleFunction)
-	r.HandleFunc("/{relation}", s.handleRelation)
 	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		writeError(w, s.log, apierr.NotFound())
 	})
