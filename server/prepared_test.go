@@ -11,23 +11,6 @@ import (
 	"github.com/svc-dev/svc/server"
 )
 
-// preparedConn is a connection as the pool makes one (its socket tuning and
-// its note of the session's isolation), held for the test.
-func preparedConn(t *testing.T) *pgconn.PgConn {
-	t.Helper()
-	pool, err := server.NewPool(t.Context(), fixture.cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	conn, err := pool.Acquire(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(conn.Release)
-	return conn.Conn().PgConn()
-}
-
 // runPrepared runs sql on the path for prepared statements, preparing it
 // first with a run of prepareArgs, and fails the test if the path was not
 // taken.
@@ -54,7 +37,7 @@ func assertIdle(t *testing.T, pc *pgconn.PgConn) {
 }
 
 func TestPreparedPathResults(t *testing.T) {
-	pc := preparedConn(t)
+	pc := poolConn(t)
 	var rows []string
 	err := runPrepared(t, t.Context(), pc, "select g, g * $1::int from pg_catalog.generate_series(1, 3) g", []any{"1"}, []any{"10"},
 		func(v [][]byte) error { rows = append(rows, string(v[0])+"="+string(v[1])); return nil })
@@ -71,7 +54,7 @@ func TestPreparedPathResults(t *testing.T) {
 // the connection serves the next request with its statements still
 // prepared.
 func TestPreparedPathStatementError(t *testing.T) {
-	pc := preparedConn(t)
+	pc := poolConn(t)
 	const sql = "select 10 / $1::int"
 	var got string
 	keep := func(v [][]byte) error { got = string(v[0]); return nil }
@@ -91,7 +74,7 @@ func TestPreparedPathStatementError(t *testing.T) {
 // A row the caller refuses ends the request with the caller's error, after
 // the rest of the results are read, so the connection stays in step.
 func TestPreparedPathRowError(t *testing.T) {
-	pc := preparedConn(t)
+	pc := poolConn(t)
 	refused := errors.New("refused")
 	err := runPrepared(t, t.Context(), pc, "select pg_catalog.generate_series(1, $1::int)", []any{"1"}, []any{"5"},
 		func([][]byte) error { return refused })
@@ -109,7 +92,7 @@ func TestPreparedPathRowError(t *testing.T) {
 // Messages the server sends on its own among the results (a warning, a
 // changed parameter, a notification) are passed over.
 func TestPreparedPathAsyncMessages(t *testing.T) {
-	pc := preparedConn(t)
+	pc := poolConn(t)
 	ctx := t.Context()
 	if err := pc.Exec(ctx, "listen svc_prepared_test").Close(); err != nil {
 		t.Fatal(err)
@@ -133,7 +116,7 @@ func TestPreparedPathAsyncMessages(t *testing.T) {
 // A request cancelled while PostgreSQL works returns at once, and the
 // connection, its protocol state lost, is closed so the pool drops it.
 func TestPreparedPathCancelled(t *testing.T) {
-	pc := preparedConn(t)
+	pc := poolConn(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
 	defer cancel()
 	start := time.Now()
