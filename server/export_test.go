@@ -21,10 +21,6 @@ func RunStatement(ctx context.Context, pc *pgconn.PgConn, role, sql string, args
 	return runPipeline(ctx, pc, tx, []step{{query.Statement{SQL: sql, Args: args}, row}}, true)
 }
 
-// NoteDefaultIsolation records on conn what the pool's AfterConnect hook
-// does, so that requests on it may use the pipeline's implicit transaction.
-var NoteDefaultIsolation = noteDefaultIsolation
-
 // RunPrepared runs one statement as RunStatement does, but only on the
 // path for statements already prepared on pc: ok is false, and nothing is
 // sent, when a statement of the request is not prepared there or pc's

@@ -11,10 +11,11 @@ import (
 
 // preparedMaxBytes bounds the bind values runPrepared sends. It writes the
 // whole pipeline before reading anything, which is safe while what it
-// writes fits in the sockets' buffers; past that, PostgreSQL could fill
-// its own writing the first results while waiting for the rest, and both
-// sides would wait. pgx's pipeline, which reads while it writes, takes the
-// larger requests (bulk writes).
+// writes fits in the sockets' buffers (PostgreSQL's receive buffer alone
+// starts at 128 KiB on Linux). Past that, PostgreSQL could fill its own
+// socket with the first statements' results while SVC is still writing,
+// and each side would wait for the other. pgx's pipeline, which reads
+// while it writes, takes the larger requests (bulk writes).
 const preparedMaxBytes = 32 << 10
 
 // runPrepared runs the request transaction when every statement in it is
@@ -29,8 +30,8 @@ const preparedMaxBytes = 32 << 10
 //
 // calls are named by allPrepared; the results of the calls from setups on
 // are the steps', in order.
-func runPrepared(ctx context.Context, pc *pgconn.PgConn, calls []call, steps []step, setups int) (err error) {
-	if done := ctx.Done(); done != nil {
+func runPrepared(ctx context.Context, pc *pgconn.PgConn, calls []call, steps []step, setups int) error {
+	if ctx.Done() != nil {
 		// As pgx does by default: a cancelled request's reads and writes
 		// fail at once, and the connection, its protocol state lost, is
 		// closed.
