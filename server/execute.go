@@ -294,16 +294,16 @@ func runPipeline(ctx context.Context, pc *pgconn.PgConn, tx txSpec, steps []step
 	// read committed), or must choose its own end (a rollback, or a check
 	// of the results first). The implicit one saves two statements a
 	// request, on both sides of the connection.
-	explicit := tx.check != nil || tx.rollback || tx.isolation != "" || !implicitReadCommitted(pc)
+	explicit := needsBegin(&tx, pc)
 	var room [8]call
 	calls, setups, err := requestCalls(room[:0], &tx, steps, explicit)
 	if err != nil {
 		return err
 	}
-	cache := statementsOf(pc)
-	if prepare && !explicit && callBytes(calls) <= preparedMaxBytes && cache.allPrepared(calls) {
+	if prepare && !explicit && preparedPathTakes(pc, calls) {
 		return runPrepared(ctx, pc, calls, steps, setups)
 	}
+	cache := statementsOf(pc)
 
 	var prepared []pendingStmt // prepared by this pipeline, in order
 	pl := pc.StartPipeline(ctx)
@@ -360,6 +360,12 @@ func runPipeline(ctx context.Context, pc *pgconn.PgConn, tx txSpec, steps []step
 			return errors.New("pipeline ended before its sync")
 		}
 	}
+}
+
+// needsBegin reports whether tx needs an explicit transaction on pc
+// rather than the pipeline's implicit one (see runPipeline).
+func needsBegin(tx *txSpec, pc *pgconn.PgConn) bool {
+	return tx.check != nil || tx.rollback || tx.isolation != "" || !implicitReadCommitted(pc)
 }
 
 // call is one statement of the request transaction as sent: what the

@@ -28,8 +28,9 @@ func RunStatement(ctx context.Context, pc *pgconn.PgConn, role, sql string, args
 func RunPrepared(ctx context.Context, pc *pgconn.PgConn, role, sql string, args []any, row func([][]byte) error) (ok bool, err error) {
 	tx := txSpec{readOnly: true, role: role, searchPath: `"public"`, method: "GET", path: "/"}
 	steps := []step{{query.Statement{SQL: sql, Args: args}, row}}
-	calls, setups, err := requestCalls(nil, &tx, steps, false)
-	if err != nil || !implicitReadCommitted(pc) || !statementsOf(pc).allPrepared(calls) {
+	explicit := needsBegin(&tx, pc)
+	calls, setups, err := requestCalls(nil, &tx, steps, explicit)
+	if err != nil || explicit || !preparedPathTakes(pc, calls) {
 		return false, err
 	}
 	return true, runPrepared(ctx, pc, calls, steps, setups)

@@ -105,15 +105,18 @@ func runPrepared(ctx context.Context, pc *pgconn.PgConn, calls []call, steps []s
 	}
 }
 
-// callBytes is how many bytes of bind values calls send.
-func callBytes(calls []call) int {
+// preparedPathTakes reports whether runPrepared may run calls, a request
+// in the pipeline's implicit transaction, on pc: their bind values are
+// within preparedMaxBytes, and every statement is prepared there (which
+// names each call's statement) with none waiting to be deallocated.
+func preparedPathTakes(pc *pgconn.PgConn, calls []call) bool {
 	n := 0
 	for _, c := range calls {
 		for _, a := range c.args {
 			n += len(a)
 		}
 	}
-	return n
+	return n <= preparedMaxBytes && statementsOf(pc).allPrepared(calls)
 }
 
 // discard closes a connection whose protocol state is lost. The pool
