@@ -408,7 +408,11 @@ SQL
   SNAP_LOAD_MS=$(grep -o 'schema snapshot loaded in [0-9]* ms' "$WORK/cold.log" | awk '{print $5}' | sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}')
   log "BenchmarkLoadSnapshot (starts its own cluster) ..."
   LOADBENCH=$(go test -run '^$' -bench BenchmarkLoadSnapshot -benchtime 10x ./sql/catalog/ 2>&1 |
-    awk '/^BenchmarkLoadSnapshot/ {printf "%.1f ms/op, %.1f MB/s, %d allocs/op", $3 / 1e6, $5, $9}')
+    awk '/^BenchmarkLoadSnapshot/ {
+      for (i = 3; i < NF; i += 2) v[$(i + 1)] = $i
+      printf "%.1f ms/op, %.1f MB/s, %.1f MiB allocated and %d allocations per load, %.1f MiB kept on the heap by a loaded snapshot",
+        v["ns/op"] / 1e6, v["MB/s"], v["B/op"] / 1048576, v["allocs/op"], v["retained-MiB"]
+    }')
 fi
 
 # ---- Report ------------------------------------------------------------------
