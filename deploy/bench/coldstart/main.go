@@ -2,8 +2,8 @@
 // to the first 200 answer to a URL, polled every millisecond, over several
 // runs. It prints each run and the median, in milliseconds, with the
 // server's resident memory at that first answer and its peak until then
-// (Linux's VmRSS and VmHWM), which is what the snapshot's load costs a fresh
-// process in memory:
+// (Linux's VmRSS and VmHWM): what a fresh server needs to serve, its loaded
+// snapshot included:
 //
 //	coldstart -url http://127.0.0.1:3000/t1?limit=1 -runs 5 -log svc.log -- svc-serve
 //
@@ -55,10 +55,10 @@ func main() {
 	fmt.Printf("median of %d: %.1f ms, RSS %s (peak %s)\n", len(times), ms(median(times)), mib(median(rss)), mib(median(peak)))
 }
 
-// start is what one start measured: the time to the first 200, and the
+// coldStart is what one start measured: the time to the first 200, and the
 // server's resident and peak resident memory in KiB at that moment (-1
 // where /proc could not tell).
-type start struct {
+type coldStart struct {
 	took            time.Duration
 	rssKiB, peakKiB int
 }
@@ -66,13 +66,13 @@ type start struct {
 // startOnce starts the command, polls url until it answers 200, and stops
 // the command again. The poll uses a new connection each time, so a
 // refused connection (not listening yet) costs microseconds, not a timeout.
-func startOnce(args []string, url string, log io.Writer, timeout time.Duration) (start, error) {
+func startOnce(args []string, url string, log io.Writer, timeout time.Duration) (coldStart, error) {
 	client := &http.Client{Timeout: time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Stdout, cmd.Stderr = log, log
 	began := time.Now()
 	if err := cmd.Start(); err != nil {
-		return start{}, err
+		return coldStart{}, err
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
@@ -93,21 +93,21 @@ func startOnce(args []string, url string, log io.Writer, timeout time.Duration) 
 		select {
 		case err := <-exited:
 			gone = true
-			return start{}, fmt.Errorf("server exited before answering: %v", err)
+			return coldStart{}, fmt.Errorf("server exited before answering: %v", err)
 		default:
 		}
 		if resp, err := client.Get(url); err == nil {
 			_, _ = io.Copy(io.Discard, resp.Body)
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				st := start{took: time.Since(began)}
+				st := coldStart{took: time.Since(began)}
 				st.rssKiB, st.peakKiB = memory(cmd.Process.Pid)
 				return st, nil
 			}
 		}
 		time.Sleep(time.Millisecond)
 	}
-	return start{}, fmt.Errorf("no 200 from %s within %s", url, timeout)
+	return coldStart{}, fmt.Errorf("no 200 from %s within %s", url, timeout)
 }
 
 // memory reads a process's resident set and its peak, in KiB, from
