@@ -14,6 +14,7 @@ import (
 	"github.com/svc-dev/svc/server/config"
 	"github.com/svc-dev/svc/server/gcheadroom"
 	"github.com/svc-dev/svc/server/http1"
+	"github.com/svc-dev/svc/server/schedbatch"
 	"github.com/svc-dev/svc/sql/snapstore"
 )
 
@@ -25,6 +26,9 @@ func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log 
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	go gcheadroom.Run(ctx, gcheadroom.Default)
+	if cfg.ServerSchedBatch {
+		useSchedBatch(log)
+	}
 	// First: the naming decides which in-database settings are read.
 	if err := server.UseNaming(cfg); err != nil {
 		return err
@@ -116,4 +120,18 @@ func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log 
 // newLogger logs to stderr at log-level, in log-format.
 func newLogger(level, format string) *slog.Logger {
 	return server.NewLogger(os.Stderr, level, format)
+}
+
+// useSchedBatch puts the server's threads under SCHED_BATCH
+// (server-sched-batch). A failure costs speed, not correctness, so it is
+// logged and the server goes on.
+func useSchedBatch(log *slog.Logger) {
+	switch outcome, err := schedbatch.Apply(); {
+	case err != nil:
+		log.Warn("could not run under SCHED_BATCH; keeping the default scheduling policy", "error", err)
+	case outcome == schedbatch.Applied:
+		log.Info("threads run under SCHED_BATCH (server-sched-batch)")
+	case outcome == schedbatch.Chosen:
+		log.Info("keeping the scheduling policy the process was started with")
+	}
 }

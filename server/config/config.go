@@ -59,6 +59,7 @@ type Config struct {
 	ServerUnixSocket         string            // server-unix-socket; "" listens on TCP
 	ServerUnixSocketMode     os.FileMode       // server-unix-socket-mode
 	ServerReuseport          bool              // server-reuseport (SVC's addition)
+	ServerSchedBatch         bool              // server-sched-batch (SVC's addition)
 	DBChannelURI             string            // db-channel-uri (SVC's addition); "" uses db-uri
 	DBPreparedStatements     bool              // db-prepared-statements
 	LogLevel                 string            // log-level: crit, error, warn, info or debug

@@ -44,6 +44,7 @@ func TestDefault(t *testing.T) {
 		ServerPort:               3000,
 		ServerCORSAllowedOrigins: []string{},
 		ServerUnixSocketMode:     0o660,
+		ServerSchedBatch:         true,
 		ServerMaxBodyBytes:       64 << 20,
 		ServerMaxHeaderBytes:     1 << 20,
 		ServerMaxURLBytes:        64 << 10,
@@ -234,6 +235,7 @@ server-write-timeout = 90
 server-idle-timeout = 10
 server-unix-socket-mode = "0600"
 server-reuseport = true
+server-sched-batch = false
 db-channel-uri = "postgres://bob@db-direct/app"
 db-prepared-statements = false
 log-level = "INFO"

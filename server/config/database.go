@@ -14,7 +14,7 @@ import (
 var notFromDatabase = []string{
 	"db-uri", "db-config", "db-pre-config", "db-pool", "db-channel", "db-channel-enabled",
 	"server-host", "server-port", "snapshot", "log-level",
-	"server-unix-socket", "server-unix-socket-mode", "server-reuseport", "db-channel-uri",
+	"server-unix-socket", "server-unix-socket-mode", "server-reuseport", "server-sched-batch", "db-channel-uri",
 	"server-max-header-bytes", "server-read-timeout", "server-write-timeout", "server-idle-timeout",
 	"compat-names",
 }
