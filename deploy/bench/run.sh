@@ -24,7 +24,9 @@
 # ratio's median; 0: none), PAIR_SECONDS (10: each run of a round),
 # PG_MALLOC (glibc tunables for PostgreSQL, see below; empty: glibc's own),
 # PGPORT, HTTPPORT (and the next two ports: the cold starts', the fault
-# soak's admin server's).
+# soak's admin server's). svc-serve reads SVC_* settings from the
+# environment, so SVC_SERVER_SCHED_BATCH=false runs it under the default
+# scheduling policy; the report says which.
 #
 # The report (markdown) goes to stdout, progress to stderr; the exit status
 # is 1 when a check of the fault soak fails. Needs the PostgreSQL server
@@ -422,6 +424,7 @@ echo "- machine: $(nproc) cores, $(awk -F': ' '/^model name/ {print $2; exit}' /
 echo "- SVC $(git rev-parse --short HEAD 2>/dev/null || echo '?')$(git diff --quiet HEAD 2>/dev/null || echo ' (with local changes)'), $(go version | awk '{print $3}'), PostgreSQL $("$BIN/postgres" --version | awk '{print $3}'), wrk $(wrk -v 2>&1 | awk 'NR == 1 {print $2}')"
 echo "- load average before the run: $LOADAVG (other work on the machine skews every figure)"
 echo "- PostgreSQL's glibc tunables (PG_MALLOC): ${PG_MALLOC:-none}"
+echo "- SVC's threads under SCHED_BATCH (server-sched-batch): ${SVC_SERVER_SCHED_BATCH:-true}"
 echo "- ${DURATION} s per run after a ${WARMUP} s warm-up; wrk -t2; SVC db-pool $POOL; pgbench -c $POOL -j 2${FIXTURE_SECONDS:+; dataset loaded in ${FIXTURE_SECONDS} s}"
 if [ -s "$WORK/rows.tsv" ]; then
   # A run is disturbed when something else took more than 10% of a core.
