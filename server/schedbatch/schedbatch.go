@@ -6,10 +6,11 @@
 // preempt whatever runs on that core, typically a PostgreSQL backend in the
 // middle of a query when the two share a machine. Under SCHED_BATCH a
 // woken thread waits for the running one's slice instead; on an idle core
-// it runs at once, as before. The server then takes its events in batches,
-// its threads park and wake less, and PostgreSQL keeps its caches: on the
-// 2-core benchmark machine SVC's CPU per request fell by a fifth to a third
-// and throughput against pgbench rose (deploy/bench/RESULTS.md).
+// it runs at once, as before. On the 2-core benchmark machine, shared by
+// the load generator, SVC and PostgreSQL, this took away the spells in
+// which SVC's threads kept parking and waking: on the reads that wait
+// longest on PostgreSQL its CPU per request fell by a fifth to a third and
+// its throughput against pgbench rose (deploy/bench/RESULTS.md).
 package schedbatch
 
 // Outcome says what Apply did.
