@@ -46,16 +46,12 @@ func Apply() (Outcome, error) {
 // batchAll moves the process's threads still under the default policy to
 // SCHED_BATCH and says how many it moved.
 func batchAll() (int, error) {
-	tasks, err := os.ReadDir("/proc/self/task")
+	tids, err := threadIDs()
 	if err != nil {
 		return 0, err
 	}
 	moved := 0
-	for _, t := range tasks {
-		tid, err := strconv.Atoi(t.Name())
-		if err != nil {
-			continue
-		}
+	for _, tid := range tids {
 		policy, err := policyOf(tid)
 		if err == syscall.ESRCH {
 			continue // the thread has exited
@@ -72,6 +68,21 @@ func batchAll() (int, error) {
 		moved++
 	}
 	return moved, nil
+}
+
+// threadIDs lists the process's threads now running.
+func threadIDs() ([]int, error) {
+	entries, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return nil, err
+	}
+	tids := make([]int, 0, len(entries))
+	for _, e := range entries {
+		if tid, err := strconv.Atoi(e.Name()); err == nil {
+			tids = append(tids, tid)
+		}
+	}
+	return tids, nil
 }
 
 // policyOf is sched_getscheduler(2) for thread tid, 0 for the caller.

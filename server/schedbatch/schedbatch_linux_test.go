@@ -1,9 +1,7 @@
 package schedbatch
 
 import (
-	"os"
 	"runtime"
-	"strconv"
 	"sync"
 	"testing"
 )
@@ -65,15 +63,9 @@ func checkAllBatch(t *testing.T) {
 
 func threads(t *testing.T) []int {
 	t.Helper()
-	entries, err := os.ReadDir("/proc/self/task")
+	tids, err := threadIDs()
 	if err != nil {
 		t.Fatal(err)
-	}
-	var tids []int
-	for _, e := range entries {
-		if tid, err := strconv.Atoi(e.Name()); err == nil {
-			tids = append(tids, tid)
-		}
 	}
 	return tids
 }
