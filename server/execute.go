@@ -255,7 +255,7 @@ func (s *Server) execute(ctx context.Context, tx txSpec, steps ...step) error {
 		}
 		return apierr.ConnectionRefused(err)
 	}
-	defer conn.Release()
+	defer handBack(conn)
 
 	pc := conn.Conn().PgConn()
 	err = runPipeline(ctx, pc, tx, steps, s.cfg.DBPreparedStatements)
