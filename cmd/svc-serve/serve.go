@@ -14,6 +14,7 @@ import (
 	"github.com/svc-dev/svc/server/config"
 	"github.com/svc-dev/svc/server/gcheadroom"
 	"github.com/svc-dev/svc/server/http1"
+	"github.com/svc-dev/svc/server/procs"
 	"github.com/svc-dev/svc/server/schedbatch"
 	"github.com/svc-dev/svc/sql/snapstore"
 )
@@ -26,6 +27,7 @@ func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log 
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	go gcheadroom.Run(ctx, gcheadroom.Default)
+	go procs.Run(ctx)
 	if cfg.ServerSchedBatch {
 		useSchedBatch(log)
 	}
