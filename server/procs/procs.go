@@ -6,8 +6,9 @@
 // P's thread, which looks for work, finds none and sleeps again. On the
 // benchmark machine, where a 100-row page keeps SVC at 0.3 of a core, that
 // was 8 of its 52 us a request, and one P served more requests. Lookups
-// keep SVC at 0.55 of a core even on one P, and there one P served fewer:
-// a single thread preempted by PostgreSQL stalls every request. So Run
+// keep SVC at 0.55 of a core even on one P, and there one P served fewer,
+// presumably because every request waits while PostgreSQL or the client
+// has preempted the one thread running goroutines. So Run
 // measures instead of guessing: once a second it reads the CPU the process
 // used, adds Ps while each is busy more than raiseShare of the time, and
 // takes them away while the rest would stay busy less than lowerShare.

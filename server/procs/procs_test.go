@@ -66,6 +66,7 @@ func TestRunFollowsLoad(t *testing.T) {
 	waitFor("idle", func(p int) bool { return p == 1 })
 
 	var stop atomic.Bool
+	defer stop.Store(true) // also when a wait fails
 	for range most {
 		go func() {
 			for !stop.Load() {
