@@ -62,10 +62,14 @@ func batchAll() (int, error) {
 		if policy != schedOther {
 			continue
 		}
-		if err := setBatch(tid); err != nil && err != syscall.ESRCH {
+		switch err := setBatch(tid); err {
+		case nil:
+			moved++
+		case syscall.ESRCH:
+			// The thread exited between the two calls.
+		default:
 			return 0, fmt.Errorf("thread %d: %w", tid, err)
 		}
-		moved++
 	}
 	return moved, nil
 }
