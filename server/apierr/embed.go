@@ -70,3 +70,12 @@ func AmbiguousEmbedding(origin, target string, candidates []Candidate) *Error {
 		Hint: "Try changing '" + target + "' to one of the following: " + strings.Join(spellings, ", ") +
 			". Find the desired relationship in the 'details' key."}
 }
+
+// DuplicateEmbed is 42712, the duplicate-alias error PostgreSQL raises for
+// PostgREST's statement: two embeds of origin share the output name key,
+// which a JSON object cannot hold twice.
+func DuplicateEmbed(origin, key string) *Error {
+	return &Error{Status: 400, Code: "42712", Message: `table name "` + key + `" specified more than once`,
+		Details: "Two embedded resources of '" + origin + "' are output as '" + key + "'",
+		Hint:    "Give one of them another name with an alias: <alias>:" + key + "(...)"}
+}

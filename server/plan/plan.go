@@ -206,6 +206,11 @@ func buildNode(n *Node, snap *snapshot.Snapshot, rel *snapshot.Relation, items [
 			if err != nil {
 				return err
 			}
+			// Parameters address an embed by its key, and the answer
+			// outputs it under that key: two would be one too many.
+			if n.EmbedNamed(e.Key) != nil {
+				return apierr.DuplicateEmbed(rel.Name, e.Key)
+			}
 			n.Embeds = append(n.Embeds, e)
 			if e.Outputs() {
 				n.Columns = append(n.Columns, Column{Embed: e})
