@@ -46,7 +46,7 @@ func (s *Server) handleWrite(w http.ResponseWriter, r *http.Request, target stri
 		writeError(w, s.log, err)
 		return
 	}
-	if r.Method == http.MethodPatch && payload.Rows != 1 {
+	if r.Method == http.MethodPatch && payload.Rows > 1 {
 		writeError(w, s.log, apierr.InvalidBody("Empty or invalid json", "PATCH takes one JSON object"))
 		return
 	}

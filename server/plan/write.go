@@ -103,6 +103,11 @@ func BuildWrite(req *request.Request, payload *request.Payload, snap *snapshot.S
 			}
 			w.Columns = append(w.Columns, col)
 		}
+		if w.Kind == Update && payload.Rows == 0 {
+			// [] holds no values to set, whatever columns= lists: the
+			// PATCH changes no row, as with {}.
+			w.Columns = nil
+		}
 	}
 	switch w.Kind {
 	case Insert:
