@@ -139,7 +139,7 @@ func (s *Server) respondWrite(w http.ResponseWriter, r *http.Request, req *reque
 	representation := p.Return == "representation"
 	status := http.StatusNoContent
 	switch {
-	case p.Kind == plan.Insert && (inserted || req.Prefer.Resolution != "merge-duplicates"):
+	case p.Kind == plan.Insert && (inserted || !p.Upsert() || p.IgnoreDuplicates):
 		status = http.StatusCreated
 	case p.Kind == plan.Insert:
 		status = http.StatusOK

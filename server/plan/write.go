@@ -48,12 +48,10 @@ type Write struct {
 	MissingDefault bool
 }
 
-// Upsert reports whether rows may be updated instead of inserted, so the
-// answer must tell which happened.
-func (w *Write) Upsert() bool {
-	kind := w.Relation.Kind
-	return w.Conflict != nil && (kind == snapshot.KindTable || kind == snapshot.KindPartitionedTable)
-}
+// Upsert reports whether rows may be updated instead of inserted (POST
+// with a resolution, or PUT), so the answer must tell how many were
+// inserted.
+func (w *Write) Upsert() bool { return w.Conflict != nil }
 
 // BuildWrite plans a write of req's relation with payload (nil for DELETE).
 func BuildWrite(req *request.Request, payload *request.Payload, snap *snapshot.Snapshot, opts Options) (*Write, error) {
@@ -111,7 +109,9 @@ func BuildWrite(req *request.Request, payload *request.Payload, snap *snapshot.S
 	}
 	switch w.Kind {
 	case Insert:
-		if req.Prefer.Resolution != "" {
+		// Without on_conflict the primary key is the conflict target; a
+		// relation without one has none, and the write is a plain insert.
+		if req.Prefer.Resolution != "" && (req.OnConflict != nil || len(rel.PrimaryKey) > 0) {
 			w.Conflict = req.OnConflict
 			if w.Conflict == nil {
 				w.Conflict = rel.PrimaryKey

@@ -11,6 +11,13 @@ import (
 // representation reads it like a relation.
 const writtenRows = `"_svc_write"`
 
+// updatedSetting counts the rows an upsert updated, and updatedRows reads
+// it: null before the first update of the transaction.
+const (
+	updatedSetting = "svc.upsert_updated"
+	updatedRows    = "nullif(pg_catalog.current_setting('" + updatedSetting + "', true), '')::bigint"
+)
+
 // Write builds a write's one statement: the insert, update or delete in a
 // CTE, and over its rows the same result row a read returns. The body is
 // the representation, the primary key of the first row as a JSON array
@@ -39,10 +46,13 @@ func Write(w *plan.Write) Statement {
 		rowsToWrite(b, w)
 		returning(b, w)
 	}
-	// total_count carries the number of rows inserted by an upsert, which
-	// decides its status; the answer's count is page_count.
+	// total_count carries the number of rows an upsert inserted, which
+	// decides its status; the answer's count is page_count. Its rows are
+	// the ones inserted and the ones updated, and the update counted
+	// itself (see insert); the statement's aggregate is computed once the
+	// write has run to its end, so every update has been counted.
 	if w.Upsert() {
-		b.write(`) select (select pg_catalog.count(*) from `, writtenRows, ` where "_svc_inserted") as total_count, `)
+		b.write(") select pg_catalog.count(_svc_row) - coalesce(", updatedRows, ", 0) as total_count, ")
 	} else {
 		b.write(") select null::bigint as total_count, ")
 	}
@@ -82,13 +92,6 @@ func returning(b *builder, w *plan.Write) {
 		})
 	default:
 		b.write("1")
-	}
-	if w.Upsert() {
-		// A row an upsert inserted has no xmax; one it updated has the
-		// updating transaction's.
-		b.write(", ")
-		b.ident(w.Relation.Schema, w.Relation.Name)
-		b.write(`.xmax = 0 as "_svc_inserted"`)
 	}
 }
 
@@ -133,6 +136,11 @@ func insert(b *builder, w *plan.Write) {
 		b.write(" = excluded.")
 		b.ident(w.Columns[i].Name)
 	})
+	// The condition always holds: it counts the rows updated rather than
+	// inserted in a transaction-local setting. A returned row cannot say
+	// which happened to it on every relation (partitions and views have
+	// no xmax to tell).
+	b.write(" where pg_catalog.set_config('", updatedSetting, "', (coalesce(", updatedRows, ", 0) + 1)::text, true) is not null")
 }
 
 // insertRowsWithDefaults selects the rows for missing=default: a key a row

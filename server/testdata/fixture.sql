@@ -298,6 +298,25 @@ grant usage on sequence test.w_items_id_seq to web_anon;
 grant select on test.w_restricted, test.w_readonly to web_anon;
 grant insert (id, name) on test.w_restricted to web_anon;
 
+-- Upserts where a returned row cannot tell inserted from updated by xmax
+-- (cases/write_upsert_kinds.case): w_parts is partitioned, w_pairs_v an
+-- auto-updatable view; w_loose has no primary key, so a resolution has no
+-- conflict target there and the insert is a plain one.
+create table test.w_parts (
+  region text,
+  code integer,
+  label text,
+  primary key (region, code)
+) partition by list (region);
+create table test.w_parts_eu partition of test.w_parts for values in ('eu');
+create table test.w_parts_us partition of test.w_parts for values in ('us');
+create table test.w_loose (
+  a text,
+  b text
+);
+create view test.w_pairs_v as select a, b, val from test.w_pairs;
+grant select, insert, update on test.w_parts, test.w_loose, test.w_pairs_v to web_anon;
+
 -- An auto-updatable view over w_tasks: limited writes on a view pick rows by
 -- the order's columns (views have no ctid).
 create view test.w_tasks_v as select id, title, done, priority from test.w_tasks;
