@@ -21,9 +21,12 @@ type scope struct {
 	// fromItem, when set, is the FROM item of a top scope whose rows are
 	// not a relation's (a function call); qual then names its alias.
 	fromItem string
-	// explicitStar lists the relation's columns for `*`: the rows of a
-	// write carry a bookkeeping column the answer must not show.
+	// explicitStar lists the relation's columns for `*`, so each is
+	// referred to by name (and recorded in used).
 	explicitStar bool
+	// used, when set, records the columns of the scope's rows the
+	// statement refers to: a write returns only those.
+	used *usedColumns
 	// hidden holds, per to-one embed, the columns the node orders by that
 	// the embed does not output; its lateral carries them beside its row.
 	hidden map[*plan.Embed][]hiddenColumn
@@ -200,6 +203,9 @@ func from(b *builder, sc, parent *scope, r *snapshot.Relationship) {
 	case r == nil:
 		b.write(sc.qual)
 	case r.Computed():
+		if parent.used != nil {
+			parent.used.whole = true
+		}
 		b.ident(r.Function.Schema, r.Function.Name)
 		// qual.* is the parent's whole row; a bare schema-qualified name
 		// would be read as a column reference.

@@ -44,6 +44,9 @@ func (b *builder) field(sc *scope, f request.Field) {
 // column writes a column of sc's relation, qualified as the statement
 // refers to it.
 func (b *builder) column(sc *scope, name string) {
+	if sc.used != nil {
+		sc.used.add(name)
+	}
 	b.write(sc.qual, ".")
 	b.ident(name)
 }

@@ -216,6 +216,9 @@ func column(b *builder, sc *scope, c plan.Column) {
 			b.column(sc, col.Name)
 		}
 	case c.Star:
+		if sc.used != nil {
+			sc.used.whole = true
+		}
 		b.write(sc.qual, ".*")
 	case c.Embed != nil && c.Embed.Spread:
 		for i, name := range c.Embed.OutputNames() {

@@ -1,6 +1,7 @@
 package query
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/svc-dev/svc/server/plan"
@@ -23,28 +24,38 @@ const (
 // the representation, the primary key of the first row as a JSON array
 // (headers-only, for Location), or null; page_count is the number of rows
 // written.
+//
+// The CTE returns only the columns the answer refers to, so a role may
+// write a relation and read back the columns it may read. They are known
+// once the answer is written, so they go in last, at the place kept for
+// them.
 func Write(w *plan.Write) Statement {
 	b := newBuilder()
+	rows := &scope{node: &w.Read.Node, rel: w.Relation, qual: writtenRows, explicitStar: true, used: &usedColumns{}}
 	b.write("with ", writtenRows, " as (")
+	var at int
 	switch {
 	case w.Kind == plan.Update && len(w.Columns) == 0:
 		// Nothing to set: touch no row, as PostgREST does with {}.
 		b.write("select ")
-		b.ident(w.Relation.Schema, w.Relation.Name)
-		b.write(".* from ")
+		at = b.sql.Len()
+		b.write(" from ")
 		b.ident(w.Relation.Schema, w.Relation.Name)
 		b.write(" where false")
 	case w.Kind == plan.Insert || w.Kind == plan.Put:
 		insert(b, w)
-		returning(b, w)
+		b.write(" returning ")
+		at = b.sql.Len()
 	case w.Kind == plan.Update:
 		update(b, w)
-		returning(b, w)
+		b.write(" returning ")
+		at = b.sql.Len()
 	case w.Kind == plan.Delete:
 		b.write("delete from ")
 		b.ident(w.Relation.Schema, w.Relation.Name)
 		rowsToWrite(b, w)
-		returning(b, w)
+		b.write(" returning ")
+		at = b.sql.Len()
 	}
 	// total_count carries the number of rows an upsert inserted, which
 	// decides its status; the answer's count is page_count. Its rows are
@@ -57,7 +68,6 @@ func Write(w *plan.Write) Statement {
 		b.write(") select null::bigint as total_count, ")
 	}
 	b.write("pg_catalog.count(_svc_row) as page_count, ")
-	rows := &scope{node: &w.Read.Node, rel: w.Relation, qual: writtenRows, explicitStar: true}
 	switch w.Return {
 	case "representation":
 		body(b, w.Read)
@@ -74,25 +84,48 @@ func Write(w *plan.Write) Statement {
 		b.write("null::text as body, ", resultColumns, " from (select from ", writtenRows)
 	}
 	b.write(") _svc_row")
-	return b.statement()
+	st := b.statement()
+	st.SQL = st.SQL[:at] + returned(w, rows.used) + st.SQL[at:]
+	return st
 }
 
-// returning asks for what the answer needs: every column for a
-// representation, the primary key for a Location, nothing otherwise (so a
-// role may write columns it cannot read).
-func returning(b *builder, w *plan.Write) {
-	b.write(" returning ")
+// usedColumns collects the columns of a write's rows that its answer
+// refers to, in the order first referred to (so the statement's text
+// depends on the request's shape only).
+type usedColumns struct {
+	names []string
+	// whole is set when the answer needs the whole row: a computed
+	// relationship takes it as its function's argument.
+	whole bool
+}
+
+func (u *usedColumns) add(name string) {
+	if !slices.Contains(u.names, name) {
+		u.names = append(u.names, name)
+	}
+}
+
+// returned lists what the write returns: the columns the representation
+// uses, the primary key for a Location, a constant otherwise (a write
+// with no readable column still counts its rows).
+func returned(w *plan.Write, used *usedColumns) string {
+	var b builder
+	var names []string
 	switch {
-	case w.Return == "representation":
+	case w.Return == "representation" && used.whole:
 		b.ident(w.Relation.Schema, w.Relation.Name)
 		b.write(".*")
-	case w.Return == "headers-only" && len(w.Relation.PrimaryKey) > 0:
-		b.list(len(w.Relation.PrimaryKey), func(i int) {
-			b.ident(w.Relation.Schema, w.Relation.Name, w.Relation.PrimaryKey[i])
-		})
-	default:
-		b.write("1")
+		return b.sql.String()
+	case w.Return == "representation":
+		names = used.names
+	case w.Return == "headers-only":
+		names = w.Relation.PrimaryKey
 	}
+	if len(names) == 0 {
+		return "1"
+	}
+	b.list(len(names), func(i int) { b.ident(w.Relation.Schema, w.Relation.Name, names[i]) })
+	return b.sql.String()
 }
 
 // insert writes the INSERT of the payload's rows: one statement whatever

@@ -317,6 +317,22 @@ create table test.w_loose (
 create view test.w_pairs_v as select a, b, val from test.w_pairs;
 grant select, insert, update on test.w_parts, test.w_loose, test.w_pairs_v to web_anon;
 
+-- Column privileges (cases/write_column_privileges.case): web_anon may
+-- write w_accounts and its view whole but read only id and email, so a
+-- representation can hold only those. w_child_parent is a computed
+-- relationship, whose function takes a written row whole.
+create table test.w_accounts (
+  id integer primary key,
+  email text not null,
+  password text not null default 'unset'
+);
+create view test.w_accounts_v as select id, email, password from test.w_accounts;
+grant select (id, email) on test.w_accounts, test.w_accounts_v to web_anon;
+grant insert, update, delete on test.w_accounts, test.w_accounts_v to web_anon;
+create function test.w_child_parent(test.w_children) returns setof test.w_parents
+  rows 1 language sql stable as $$ select * from test.w_parents where id = $1.parent_id $$;
+grant execute on function test.w_child_parent(test.w_children) to web_anon;
+
 -- An auto-updatable view over w_tasks: limited writes on a view pick rows by
 -- the order's columns (views have no ctid).
 create view test.w_tasks_v as select id, title, done, priority from test.w_tasks;

@@ -2,8 +2,8 @@
 -- file, so every file starts from these rows and w_items ids from 4.
 truncate test.w_items, test.w_pairs, test.w_users, test.w_checked,
   test.w_parents, test.w_children, test.w_tasks, test.w_docs,
-  test.w_restricted, test.w_readonly, test.w_bulk, test.w_parts, test.w_loose
-  restart identity cascade;
+  test.w_restricted, test.w_readonly, test.w_bulk, test.w_parts, test.w_loose,
+  test.w_accounts restart identity cascade;
 
 insert into test.w_items (name, qty, note, created) values
   ('apple', 5, 'red', '2026-01-01'),
@@ -25,3 +25,5 @@ insert into test.w_restricted values (1, 'visible', 'classified');
 insert into test.w_readonly values (1, 'fixed');
 insert into test.w_parts values ('eu', 1, 'eu-one'), ('eu', 2, 'eu-two'), ('us', 1, 'us-one');
 insert into test.w_loose values ('1', '0'), (null, null);
+insert into test.w_accounts values (1, 'ann@example.com', 'pw-ann'), (2, 'bob@example.com', 'pw-bob'),
+  (3, 'cid@example.com', 'pw-cid');
