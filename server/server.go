@@ -152,9 +152,8 @@ func preferenceApplied(pr request.Preferences, h honoured) string {
 		}
 	}
 	w := h.write
-	insert := w != nil && (w.Kind == plan.Insert || w.Kind == plan.Put)
 	add(w != nil && w.Kind == plan.Insert && w.Upsert(), "resolution", pr.Resolution)
-	add(insert, "missing", pr.Missing)
+	add(w != nil && w.Kind != plan.Delete, "missing", pr.Missing)
 	add(w != nil, "return", pr.Return)
 	add(true, "params", pr.Params)
 	add(true, "count", pr.Count)

@@ -17,8 +17,13 @@ import (
 )
 
 // FormatVersion is the snapshot layout this build writes and the only one it
-// reads. Bump it whenever Content or Header change shape.
-const FormatVersion = 1
+// reads. Bump it whenever Content or Header change shape or meaning: a
+// reader must not take an older snapshot's field for what it now says.
+//
+// Version 2: a column's Default also holds its identity sequence's next
+// value and its domain's default (version 1 left them out, so a write
+// with missing=default stored null there).
+const FormatVersion = 2
 
 // magic opens every snapshot file so that a wrong file is named as such
 // before any msgpack decoding is tried. A big-endian uint16 format version

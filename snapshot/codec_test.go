@@ -116,6 +116,8 @@ func TestDecodeRefusesBadFiles(t *testing.T) {
 	good := encoded(t, sampleSnapshot(t))
 	future := bytes.Clone(good)
 	binary.BigEndian.PutUint16(future[len(magic):], FormatVersion+1)
+	past := bytes.Clone(good)
+	binary.BigEndian.PutUint16(past[len(magic):], FormatVersion-1)
 	flipped := bytes.Clone(good)
 	flipped[len(flipped)-3] ^= 0xff
 	cases := []struct {
@@ -124,7 +126,8 @@ func TestDecodeRefusesBadFiles(t *testing.T) {
 	}{
 		{"empty", "not an SVC snapshot", nil},
 		{"json", "not an SVC snapshot", []byte(`{"relations": []}`)},
-		{"future version", "snapshot format version 2 is not supported: this build reads version 1 only", future},
+		{"future version", "snapshot format version 3 is not supported: this build reads version 2 only", future},
+		{"past version", "snapshot format version 1 is not supported: this build reads version 2 only (regenerate it with a matching svc-introspect)", past},
 		{"no version", "ends before its format version", good[:len(magic)+1]},
 		{"truncated", "damaged snapshot", good[:len(good)-10]},
 		{"altered", "damaged snapshot: content fingerprint", flipped},

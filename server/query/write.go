@@ -176,48 +176,68 @@ func insert(b *builder, w *plan.Write) {
 	b.write(" where pg_catalog.set_config('", updatedSetting, "', (coalesce(", updatedRows, ", 0) + 1)::text, true) is not null")
 }
 
-// insertRowsWithDefaults selects the rows for missing=default: a key a row
-// lacks takes the column default, while an explicit null stays null. The
-// default expressions come from the catalog, not from the request.
+// insertRowsWithDefaults selects the rows for missing=default.
 func insertRowsWithDefaults(b *builder, w *plan.Write) {
 	b.write(" select ")
-	for i, c := range w.Columns {
-		if i > 0 {
-			b.write(", ")
-		}
-		if c.Default == nil {
-			b.write("(_svc_p.r).")
-			b.ident(c.Name)
-			continue
-		}
-		b.write("case when _svc_p.j::jsonb ? ")
-		b.arg(c.Name)
-		b.write(" then (_svc_p.r).")
-		b.ident(c.Name)
-		b.write(" else ", *c.Default, " end")
-	}
-	b.write(" from (select _svc_e.j, pg_catalog.json_populate_record(null::")
+	b.list(len(w.Columns), func(i int) { defaultedValue(b, w.Columns[i]) })
+	b.write(" from ")
+	keyedRows(b, w)
+}
+
+// keyedRows writes the FROM item _svc_p of the payload's rows for
+// missing=default: each row's object (j) beside the row it reads as (r),
+// so a value can tell a key the row lacks from an explicit null.
+func keyedRows(b *builder, w *plan.Write) {
+	b.write("(select _svc_e.j, pg_catalog.json_populate_record(null::")
 	b.ident(w.Relation.Schema, w.Relation.Name)
 	b.write(", _svc_e.j) as r from pg_catalog.json_array_elements(")
 	b.value(string(w.Payload.JSON))
 	b.write("::json) as _svc_e(j)) _svc_p")
 }
 
+// defaultedValue writes column c's value in a keyedRows row: a key the
+// row lacks takes the column default, an explicit null stays null. The
+// default expressions come from the snapshot, not from the request.
+func defaultedValue(b *builder, c *snapshot.Column) {
+	if c.Default == nil {
+		b.write("(_svc_p.r).")
+		b.ident(c.Name)
+		return
+	}
+	b.write("case when _svc_p.j::jsonb ? ")
+	b.arg(c.Name)
+	b.write(" then (_svc_p.r).")
+	b.ident(c.Name)
+	b.write(" else ", *c.Default, " end")
+}
+
 // update writes the UPDATE setting the payload's keys on the chosen rows.
+// Under missing=default a column of columns= the object lacks is set to
+// its default, evaluated for each row as SET col = DEFAULT would be.
 func update(b *builder, w *plan.Write) {
 	b.write("update ")
 	b.ident(w.Relation.Schema, w.Relation.Name)
 	b.write(" set ")
 	b.list(len(w.Columns), func(i int) {
 		b.ident(w.Columns[i].Name)
-		b.write(" = _svc_p.")
+		b.write(" = ")
+		if w.MissingDefault {
+			defaultedValue(b, w.Columns[i])
+			return
+		}
+		b.write("_svc_p.")
 		b.ident(w.Columns[i].Name)
 	})
-	b.write(" from pg_catalog.json_populate_record(null::")
-	b.ident(w.Relation.Schema, w.Relation.Name)
-	b.write(", (")
-	b.value(string(w.Payload.JSON))
-	b.write("::json)->0) _svc_p")
+	b.write(" from ")
+	if w.MissingDefault {
+		keyedRows(b, w) // one row: PATCH takes one object
+	} else {
+		b.write("pg_catalog.json_populate_record(null::")
+		b.ident(w.Relation.Schema, w.Relation.Name)
+		b.write(", (")
+		b.value(string(w.Payload.JSON))
+		b.write("::json)->0) _svc_p")
+	}
 	rowsToWrite(b, w)
 }
 

@@ -1,7 +1,10 @@
 package catalog
 
 import (
+	"maps"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/svc-dev/svc/snapshot"
@@ -16,6 +19,7 @@ func TestRelationNames(t *testing.T) {
 	}
 	// No partition (measurements_2024), nothing from private or hidden.
 	want := []string{
+		"api.Tickets table",
 		"api.author_profiles table",
 		"api.author_stats materialized_view",
 		"api.authors table",
@@ -34,6 +38,7 @@ func TestRelationNames(t *testing.T) {
 		"api.recent_orders view",
 		"api.sensors table",
 		"api.tags table",
+		"api.ticket_list view",
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("relations:\n got %q\nwant %q", got, want)
@@ -41,6 +46,54 @@ func TestRelationNames(t *testing.T) {
 }
 
 func ptr(s string) *string { return &s }
+
+// A column's default is what an insert omitting it stores, so that
+// Prefer: missing=default can write it: the column's own, an identity's
+// next value, a domain's.
+func TestColumnDefaults(t *testing.T) {
+	t.Parallel()
+	s := introspect(t, fixtureURI)
+	tests := []struct {
+		relation string
+		want     map[string]*string
+	}{
+		{"Tickets", map[string]*string{
+			"id":     ptr(`nextval('api."Tickets_id_seq"'::regclass)`),
+			"level":  ptr("3"),
+			"urgent": ptr("9"),
+		}},
+		{"ticket_list", map[string]*string{"id": nil, "level": ptr("3"), "urgent": ptr("5")}},
+		// Identity always and generated columns take no value at all.
+		{"authors", map[string]*string{"id": nil, "name_upper": nil, "created_at": ptr("now()")}},
+	}
+	for _, tc := range tests {
+		rel := s.Relation(snapshot.QualifiedName{Schema: "api", Name: tc.relation})
+		if rel == nil {
+			t.Fatalf("no relation %s", tc.relation)
+		}
+		got := map[string]*string{}
+		for _, c := range rel.Columns {
+			if _, ok := tc.want[c.Name]; ok {
+				got[c.Name] = c.Default
+			}
+		}
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s defaults:\n got %s\nwant %s", tc.relation, show(got), show(tc.want))
+		}
+	}
+}
+
+func show(m map[string]*string) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		v := "nil"
+		if m[k] != nil {
+			v = *m[k]
+		}
+		parts = append(parts, k+"="+v)
+	}
+	return strings.Join(parts, " ")
+}
 
 var ownerAll = snapshot.Grant{Grantee: "postgres", Privileges: []string{
 	"DELETE", "INSERT", "REFERENCES", "SELECT", "TRIGGER", "TRUNCATE", "UPDATE"}}
