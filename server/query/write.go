@@ -60,10 +60,10 @@ func Write(w *plan.Write) Statement {
 	// total_count carries the number of rows an upsert inserted, which
 	// decides its status; the answer's count is page_count. Its rows are
 	// the ones inserted and the ones updated, and the update counted
-	// itself (see insert); the statement's aggregate is computed once the
-	// write has run to its end, so every update has been counted.
+	// itself (see insert); the aggregate is computed once the write has
+	// run to its end, so every update has been counted.
 	if w.Upsert() {
-		b.write(") select pg_catalog.count(_svc_row) - coalesce(", updatedRows, ", 0) as total_count, ")
+		b.write(") select (select pg_catalog.count(*) - coalesce(", updatedRows, ", 0) from ", writtenRows, ") as total_count, ")
 	} else {
 		b.write(") select null::bigint as total_count, ")
 	}
