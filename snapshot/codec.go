@@ -17,8 +17,10 @@ import (
 )
 
 // FormatVersion is the snapshot layout this build writes and the only one it
-// reads. Bump it whenever Content or Header change shape.
-const FormatVersion = 1
+// reads. Bump it whenever Content or Header change shape. Version 2 added
+// computed fields to relations and keeps only the casts that are domain
+// representations.
+const FormatVersion = 2
 
 // magic opens every snapshot file so that a wrong file is named as such
 // before any msgpack decoding is tried. A big-endian uint16 format version
