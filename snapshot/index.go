@@ -102,6 +102,10 @@ func (s *Snapshot) ComputedField(r *Relation, name string) *ComputedField {
 	return nil
 }
 
+// HasRepresentations reports whether the snapshot holds any cast, so
+// planning skips looking for one in the usual schema that has none.
+func (s *Snapshot) HasRepresentations() bool { return len(s.idx.representations) > 0 }
+
 // Representation returns the function of the cast from type source to
 // type target (as format_type prints them, like Column.Type), or nil when
 // there is none: a domain's representation in JSON is
