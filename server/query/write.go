@@ -47,7 +47,7 @@ func Write(w *plan.Write) Statement {
 		b.write(") select null::bigint as total_count, ")
 	}
 	b.write("pg_catalog.count(_svc_row) as page_count, ")
-	rows := &scope{node: &w.Read.Node, rel: w.Relation, qual: writtenRows, explicitStar: true}
+	rows := &scope{node: &w.Read.Node, rel: w.Relation, qual: writtenRows, explicitStar: true, recordRows: true}
 	switch w.Return {
 	case "representation":
 		body(b, w.Read)
@@ -108,15 +108,12 @@ func insert(b *builder, w *plan.Write) {
 		// Keys a row lacks read as null; a single object lists only its
 		// own keys as columns, so the others take their defaults.
 		b.write(" select ")
-		b.list(len(w.Columns), func(i int) {
-			b.write("_svc_p.")
-			b.ident(w.Columns[i].Name)
+		b.list(len(w.Columns), func(i int) { payloadColumn(b, w, i, "_svc_p.") })
+		b.write(" from ")
+		payloadRecords(b, w, true, "_svc_p", func() {
+			b.value(string(w.Payload.JSON))
+			b.write("::json")
 		})
-		b.write(" from pg_catalog.json_populate_recordset(null::")
-		b.ident(w.Relation.Schema, w.Relation.Name)
-		b.write(", ")
-		b.value(string(w.Payload.JSON))
-		b.write("::json) _svc_p")
 	}
 	if w.Conflict == nil {
 		return
@@ -145,21 +142,22 @@ func insertRowsWithDefaults(b *builder, w *plan.Write) {
 			b.write(", ")
 		}
 		if c.Default == nil {
-			b.write("(_svc_p.r).")
-			b.ident(c.Name)
+			payloadColumn(b, w, i, "(_svc_p.r).")
 			continue
 		}
 		b.write("case when _svc_p.j::jsonb ? ")
 		b.arg(c.Name)
-		b.write(" then (_svc_p.r).")
-		b.ident(c.Name)
+		b.write(" then ")
+		payloadColumn(b, w, i, "(_svc_p.r).")
 		b.write(" else ", *c.Default, " end")
 	}
-	b.write(" from (select _svc_e.j, pg_catalog.json_populate_record(null::")
-	b.ident(w.Relation.Schema, w.Relation.Name)
-	b.write(", _svc_e.j) as r from pg_catalog.json_array_elements(")
+	// r is each element read as a record (see payloadRecords), taken
+	// whole from a lateral FROM item so its columns stay known.
+	b.write(" from (select _svc_e.j, _svc_r as r from pg_catalog.json_array_elements(")
 	b.value(string(w.Payload.JSON))
-	b.write("::json) as _svc_e(j)) _svc_p")
+	b.write("::json) as _svc_e(j) cross join lateral ")
+	payloadRecords(b, w, false, "_svc_r", func() { b.write("_svc_e.j") })
+	b.write(") _svc_p")
 }
 
 // update writes the UPDATE setting the payload's keys on the chosen rows.
@@ -169,21 +167,23 @@ func update(b *builder, w *plan.Write) {
 	b.write(" set ")
 	b.list(len(w.Columns), func(i int) {
 		b.ident(w.Columns[i].Name)
-		b.write(" = _svc_p.")
-		b.ident(w.Columns[i].Name)
+		b.write(" = ")
+		payloadColumn(b, w, i, "_svc_p.")
 	})
-	b.write(" from pg_catalog.json_populate_record(null::")
-	b.ident(w.Relation.Schema, w.Relation.Name)
-	b.write(", (")
-	b.value(string(w.Payload.JSON))
-	b.write("::json)->0) _svc_p")
+	b.write(" from ")
+	payloadRecords(b, w, false, "_svc_p", func() {
+		b.write("(")
+		b.value(string(w.Payload.JSON))
+		b.write("::json)->0")
+	})
 	rowsToWrite(b, w)
 }
 
 // rowsToWrite writes the conditions choosing the rows of a PATCH or DELETE:
 // the filters, and with a limit, only the first rows in the given order.
 func rowsToWrite(b *builder, w *plan.Write) {
-	n := &plan.Node{Relation: w.Relation, Filters: w.Filters, Logic: w.Logic, Order: w.Order, Limit: w.Limit, Offset: w.Offset}
+	n := &plan.Node{Relation: w.Relation, Fields: w.Fields, Filters: w.Filters, Logic: w.Logic, Order: w.Order,
+		Limit: w.Limit, Offset: w.Offset}
 	sc := topScope(n)
 	var c conds
 	if w.Limit == nil && w.Offset == 0 {
