@@ -23,7 +23,9 @@ import (
 // Version 2: a column's Default also holds its identity sequence's next
 // value and its domain's default (version 1 left them out, so a write
 // with missing=default stored null there).
-const FormatVersion = 2
+// Version 3: relations carry their computed fields, and only the casts
+// that are domain representations are kept.
+const FormatVersion = 3
 
 // magic opens every snapshot file so that a wrong file is named as such
 // before any msgpack decoding is tried. A big-endian uint16 format version

@@ -3,6 +3,7 @@ package snapshot
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -28,7 +29,8 @@ func sampleContent() Content {
 					{Name: "author_id", Type: "integer", BaseType: "integer", TypeSchema: "pg_catalog", Nullable: true},
 				},
 				PrimaryKey: []string{"id"}, UniqueKeys: []UniqueKey{{Name: "books_pkey", Columns: []string{"id"}}},
-				Grants: []Grant{}},
+				Grants:         []Grant{},
+				ComputedFields: []ComputedField{{Function: QualifiedName{Schema: "api", Name: "blurb"}, Type: "text", BaseType: "text"}}},
 		},
 		Relationships: []Relationship{
 			{Table: books, ForeignTable: authors, Cardinality: ManyToOne, Constraint: "books_author_id_fkey",
@@ -41,7 +43,7 @@ func sampleContent() Content {
 				ReturnType: QualifiedName{Schema: "pg_catalog", Name: "int4"}, Returns: ReturnsScalar, Volatility: Immutable, Owner: "app",
 				Grants: []Grant{{Grantee: "PUBLIC", Privileges: []string{PrivExecute}}}},
 		},
-		Casts: []Cast{},
+		Casts: []Cast{{Source: "api.color", Target: "json", Function: QualifiedName{Schema: "api", Name: "color_json"}}},
 		Roles: []Role{{Name: "web_anon", Inherit: true}, {Name: "app", MemberOf: []string{"web_anon"}, Inherit: true}},
 	}
 }
@@ -97,7 +99,9 @@ func TestFingerprintFollowsContent(t *testing.T) {
 		"grant": func(c *Content) {
 			c.Relations[0].Grants[0].Privileges = append(c.Relations[0].Grants[0].Privileges, PrivInsert)
 		},
-		"role": func(c *Content) { c.Roles[0].Settings = []string{"statement_timeout=1s"} },
+		"role":           func(c *Content) { c.Roles[0].Settings = []string{"statement_timeout=1s"} },
+		"computed field": func(c *Content) { c.Relations[1].ComputedFields[0].Type = "varchar" },
+		"cast":           func(c *Content) { c.Casts[0].Function.Name = "color_hex" },
 	}
 	for name, change := range changes {
 		c := sampleContent()
@@ -116,8 +120,10 @@ func TestDecodeRefusesBadFiles(t *testing.T) {
 	good := encoded(t, sampleSnapshot(t))
 	future := bytes.Clone(good)
 	binary.BigEndian.PutUint16(future[len(magic):], FormatVersion+1)
-	past := bytes.Clone(good)
-	binary.BigEndian.PutUint16(past[len(magic):], FormatVersion-1)
+	// A snapshot written before computed fields existed: its relations
+	// have a field fewer, so it is refused by version, not misread.
+	older := bytes.Clone(good)
+	binary.BigEndian.PutUint16(older[len(magic):], FormatVersion-1)
 	flipped := bytes.Clone(good)
 	flipped[len(flipped)-3] ^= 0xff
 	cases := []struct {
@@ -126,8 +132,8 @@ func TestDecodeRefusesBadFiles(t *testing.T) {
 	}{
 		{"empty", "not an SVC snapshot", nil},
 		{"json", "not an SVC snapshot", []byte(`{"relations": []}`)},
-		{"future version", "snapshot format version 3 is not supported: this build reads version 2 only", future},
-		{"past version", "snapshot format version 1 is not supported: this build reads version 2 only (regenerate it with a matching svc-introspect)", past},
+		{"future version", fmt.Sprintf("snapshot format version %d is not supported: this build reads version %d only", FormatVersion+1, FormatVersion), future},
+		{"older version", fmt.Sprintf("snapshot format version %d is not supported: this build reads version %d only (regenerate it with a matching svc-introspect)", FormatVersion-1, FormatVersion), older},
 		{"no version", "ends before its format version", good[:len(magic)+1]},
 		{"truncated", "damaged snapshot", good[:len(good)-10]},
 		{"altered", "damaged snapshot: content fingerprint", flipped},
@@ -204,6 +210,18 @@ func TestIndexLookups(t *testing.T) {
 	}
 	if fs := s.Functions(QualifiedName{Schema: "api", Name: "add"}); len(fs) != 1 || fs[0].Returns != ReturnsScalar {
 		t.Errorf("Functions(api.add) = %+v", fs)
+	}
+	if f := s.ComputedField(books, "blurb"); f == nil || f.Name() != "blurb" || f.Type != "text" {
+		t.Errorf("ComputedField(books, blurb) = %+v", f)
+	}
+	if s.ComputedField(books, "author_id") != nil {
+		t.Error("a column was found as a computed field")
+	}
+	if f := s.Representation("api.color", "json"); f == nil || f.Name != "color_json" {
+		t.Errorf("Representation(api.color, json) = %v", f)
+	}
+	if f := s.Representation("json", "api.color"); f != nil {
+		t.Errorf("Representation(json, api.color) = %v, want none (no such cast)", f)
 	}
 	if r := s.Role("app"); r == nil || !reflect.DeepEqual(r.MemberOf, []string{"web_anon"}) {
 		t.Errorf("Role(app) = %+v", r)

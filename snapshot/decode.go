@@ -284,7 +284,7 @@ func (q *QualifiedName) decode(r *reader) {
 }
 
 func (x *Relation) decode(r *reader) {
-	if !r.fields("relation", 12) {
+	if !r.fields("relation", 13) {
 		return
 	}
 	x.Schema, x.Name = r.str(), r.str()
@@ -295,6 +295,14 @@ func (x *Relation) decode(r *reader) {
 	x.UniqueKeys = decodeSlice(r, (*UniqueKey).decode)
 	x.Insertable, x.Updatable, x.Deletable = r.boolean(), r.boolean(), r.boolean()
 	x.Grants = decodeSlice(r, (*Grant).decode)
+	x.ComputedFields = decodeSlice(r, (*ComputedField).decode)
+}
+
+func (x *ComputedField) decode(r *reader) {
+	if r.fields("computed field", 3) {
+		x.Function.decode(r)
+		x.Type, x.BaseType = r.str(), r.str()
+	}
 }
 
 func (x *UniqueKey) decode(r *reader) {

@@ -93,11 +93,12 @@ func AnyBreaking(changes []Change) bool {
 
 // Diff lists the API changes from old to new: routes (relations and
 // functions) added and removed, and within routes both snapshots have,
-// changed columns, keys, writes, signatures and grants, plus embeddable
-// relationships added and removed. Additions are not breaking, with two
-// exceptions: a NOT NULL column without a default on a relation that takes
-// inserts (inserts must now supply it), and a relationship that makes an
-// embed by table name ambiguous. Removals, retypes, a NOT NULL or lost
+// changed columns, computed fields, keys, writes, signatures and grants,
+// plus embeddable relationships and domain representations (casts) added
+// and removed. Additions are not breaking, with three exceptions: a NOT
+// NULL column without a default on a relation that takes inserts (inserts
+// must now supply it), a relationship that makes an embed by table name
+// ambiguous, and a cast, which changes how values already in use read. Removals, retypes, a NOT NULL or lost
 // default that inserts must now satisfy, revoked privileges and changed
 // function signatures are breaking; a function gaining an argument with a
 // default, or a default on an argument, is not.
@@ -111,6 +112,7 @@ func Diff(old, new *Snapshot) []Change {
 	d.relations(old.Content.Relations, new.Content.Relations)
 	d.relationships(&old.Content, &new.Content)
 	d.functions(old.Content.Functions, new.Content.Functions)
+	d.casts(old.Content.Casts, new.Content.Casts)
 	slices.SortStableFunc(d.out, func(a, b Change) int {
 		return cmp.Or(cmp.Compare(a.Object, b.Object), cmp.Compare(a.Kind, b.Kind),
 			cmp.Compare(a.Role, b.Role), cmp.Compare(a.Privilege, b.Privilege))
@@ -164,6 +166,7 @@ func (d *differ) relation(o, n *Relation) {
 	}
 	d.grants(object, o.Grants, n.Grants)
 	d.columns(object, n.Insertable, o.Columns, n.Columns)
+	d.computedFields(object, o.ComputedFields, n.ComputedFields)
 }
 
 // columns compares the columns of a relation both snapshots have.

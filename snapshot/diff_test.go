@@ -153,9 +153,30 @@ func TestDiff(t *testing.T) {
 			[]string{"  api.search(text, integer): function volatility changed from stable to immutable"}},
 		{"execute revoked", func(c *Content) { search(c).Grants = nil },
 			[]string{"! api.search(text, integer): grant revoked EXECUTE to web_anon; requests as that role needing it are refused"}},
-		{"roles, casts and comments are not API changes", func(c *Content) {
+		{"computed field added", func(c *Content) {
+			c.Relations[authors].ComputedFields = []ComputedField{{Function: QualifiedName{Schema: "api", Name: "initials"}, Type: "text"}}
+		}, []string{"  api.authors.initials: computed field added (text)"}},
+		{"computed field removed", func(c *Content) { c.Relations[books].ComputedFields = nil },
+			[]string{"! api.books.blurb: computed field removed (was text); select, filters and order naming it fail"}},
+		{"computed field retyped", func(c *Content) { c.Relations[books].ComputedFields[0].Type = "json" },
+			[]string{"! api.books.blurb: computed field retyped from text to json; values read have another type"}},
+		{"computed field moved to another schema of the search path", func(c *Content) {
+			c.Relations[books].ComputedFields[0].Function.Schema = "public"
+		}, nil},
+		{"casts added", func(c *Content) {
+			c.Casts = append(c.Casts,
+				Cast{Source: "json", Target: "api.color", Function: QualifiedName{Schema: "api", Name: "color_parse"}},
+				Cast{Source: "text", Target: "api.color", Function: QualifiedName{Schema: "api", Name: "color_text"}})
+		}, []string{
+			"! json -> api.color: cast added (api.color_parse); values of api.color in request bodies are read by api.color_parse",
+			"! text -> api.color: cast added (api.color_text); filter values on api.color are read by api.color_text",
+		}},
+		{"cast removed", func(c *Content) { c.Casts = nil },
+			[]string{"! api.color -> json: cast removed (was api.color_json); values of api.color are answered as json no longer by api.color_json"}},
+		{"cast function changed", func(c *Content) { c.Casts[0].Function.Name = "color_hex" },
+			[]string{"! api.color -> json: cast changed from api.color_json to api.color_hex; values of api.color are answered as json by another function"}},
+		{"roles and comments are not API changes", func(c *Content) {
 			c.Roles = nil
-			c.Casts = []Cast{{Source: "a", Target: "b"}}
 			c.Relations[books].Description = "Books."
 		}, nil},
 	}

@@ -11,7 +11,13 @@ type index struct {
 	functions     map[QualifiedName][]*Function
 	relationships map[QualifiedName][]*Relationship
 	roles         map[string]*Role
+	// representations holds each cast's function by its source and
+	// target types.
+	representations map[castTypes]*QualifiedName
 }
+
+// castTypes are a cast's source and target types.
+type castTypes struct{ source, target string }
 
 func (s *Snapshot) buildIndex() {
 	c := &s.Content
@@ -21,6 +27,13 @@ func (s *Snapshot) buildIndex() {
 		functions:     make(map[QualifiedName][]*Function, len(c.Functions)),
 		relationships: make(map[QualifiedName][]*Relationship),
 		roles:         make(map[string]*Role, len(c.Roles)),
+	}
+	if len(c.Casts) > 0 {
+		ix.representations = make(map[castTypes]*QualifiedName, len(c.Casts))
+	}
+	for i := range c.Casts {
+		cast := &c.Casts[i]
+		ix.representations[castTypes{cast.Source, cast.Target}] = &cast.Function
 	}
 	for i := range c.Relations {
 		r := &c.Relations[i]
@@ -77,3 +90,27 @@ func (s *Snapshot) RelationshipsFrom(q QualifiedName) []*Relationship {
 
 // Role returns the role named name, or nil.
 func (s *Snapshot) Role(name string) *Role { return s.idx.roles[name] }
+
+// ComputedField returns the computed field of r named name, or nil.
+// Relations have a handful at most, so a scan beats a map.
+func (s *Snapshot) ComputedField(r *Relation, name string) *ComputedField {
+	for i := range r.ComputedFields {
+		if r.ComputedFields[i].Function.Name == name {
+			return &r.ComputedFields[i]
+		}
+	}
+	return nil
+}
+
+// HasRepresentations reports whether the snapshot holds any cast, so
+// planning skips looking for one in the usual schema that has none.
+func (s *Snapshot) HasRepresentations() bool { return len(s.idx.representations) > 0 }
+
+// Representation returns the function of the cast from type source to
+// type target (as format_type prints them, like Column.Type), or nil when
+// there is none: a domain's representation in JSON is
+// Representation(domain, "json"), its parser from a filter value
+// Representation("text", domain).
+func (s *Snapshot) Representation(source, target string) *QualifiedName {
+	return s.idx.representations[castTypes{source, target}]
+}

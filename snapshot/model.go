@@ -55,7 +55,29 @@ type Relation struct {
 	Updatable  bool    `msgpack:"updatable" json:"updatable"`
 	Deletable  bool    `msgpack:"deletable" json:"deletable"`
 	Grants     []Grant `msgpack:"grants" json:"grants"`
+	// ComputedFields are the functions that read as virtual columns of
+	// the relation, sorted by name. A column of the same name hides one,
+	// as in PostgreSQL, so none is listed under a column's name.
+	ComputedFields []ComputedField `msgpack:"computed_fields,omitempty" json:"computed_fields,omitempty"`
 }
+
+// ComputedField is a function taking one row of a relation and returning
+// one value (a scalar, an array or a composite; never a set, as sets embed
+// as computed relationships). Callers select, filter and order by it under
+// the function's name as if it were a column; `*` leaves it out. It is
+// found where PostgREST's search path finds it: in the relation's schema,
+// else in db-extra-search-path, in that order.
+type ComputedField struct {
+	_msgpack struct{}      `msgpack:",as_array"`
+	Function QualifiedName `msgpack:"function" json:"function"`
+	// Type is the result type as format_type prints it; BaseType resolves
+	// domains, as Column's does.
+	Type     string `msgpack:"type" json:"type"`
+	BaseType string `msgpack:"base_type" json:"base_type"`
+}
+
+// Name is the name callers use for the field: its function's.
+func (f *ComputedField) Name() string { return f.Function.Name }
 
 // UniqueKey is a primary key or unique constraint (or unique index without
 // predicate) of a relation.
@@ -234,8 +256,11 @@ type Function struct {
 	Settings []string `msgpack:"settings,omitempty" json:"settings,omitempty"`
 }
 
-// Cast is a user-defined cast that involves a domain: PostgREST-style data
-// representations read and write domain values through these.
+// Cast is an implicit, function-backed cast between a domain and json or
+// text: a domain representation (PostgREST's name). A cast from the domain
+// to json formats the domain's values in responses; one from json to the
+// domain reads them from request bodies, one from text from filter values
+// in the URL. Other casts change nothing in the API and are not kept.
 type Cast struct {
 	_msgpack struct{}      `msgpack:",as_array"`
 	Source   string        `msgpack:"source" json:"source"`

@@ -39,7 +39,8 @@ func inspectCommand() *cli.Command {
 }
 
 // summarize prints a readable overview: the header, then each relation with
-// its columns and key, its relationships, and the functions.
+// its columns and key, its computed fields and relationships, then the
+// functions and the domain representations (casts).
 func summarize(w io.Writer, s *snapshot.Snapshot) {
 	h := s.Header
 	fmt.Fprintf(w, "snapshot format %d, written by SVC %s at %s\n", h.FormatVersion, h.GeneratorVersion, h.CreatedAt.Format("2006-01-02 15:04:05Z07:00"))
@@ -58,6 +59,9 @@ func summarize(w io.Writer, s *snapshot.Snapshot) {
 			fmt.Fprintf(w, " primary key (%s)", strings.Join(r.PrimaryKey, ", "))
 		}
 		fmt.Fprintln(w)
+		for _, f := range r.ComputedFields {
+			fmt.Fprintf(w, "    computed %s %s via %s\n", f.Name(), f.Type, f.Function)
+		}
 		var rels []string
 		for _, rel := range s.RelationshipsFrom(r.QualifiedName) {
 			rels = append(rels, fmt.Sprintf("%s %s via %s", rel.Cardinality, rel.ForeignTable, rel.Constraint))
@@ -76,5 +80,11 @@ func summarize(w io.Writer, s *snapshot.Snapshot) {
 			args = append(args, strings.TrimSpace(a.Name+" "+a.Type))
 		}
 		fmt.Fprintf(w, "function %s(%s) %s %s, %s\n", f.QualifiedName, strings.Join(args, ", "), f.Returns, f.ReturnType, f.Volatility)
+	}
+	if len(c.Casts) > 0 {
+		fmt.Fprintln(w)
+	}
+	for _, cast := range c.Casts {
+		fmt.Fprintf(w, "cast %s -> %s via %s\n", cast.Source, cast.Target, cast.Function)
 	}
 }

@@ -147,3 +147,31 @@ BREAKING shop.items.sku: column removed (was text); select, filters and writes n
 		t.Errorf("publish --file --db-schemas: status %d, %s", code, stderr)
 	}
 }
+
+// TestInspectShowsComputedFieldsAndCasts dumps a schema with a computed
+// field and a domain representation and checks inspect lists both.
+func TestInspectShowsComputedFieldsAndCasts(t *testing.T) {
+	execSQL(t, `create schema paint;
+		create domain paint.hue as integer;
+		create function paint.hue_json(paint.hue) returns json language sql immutable as 'select to_json($1::integer)';
+		create cast (paint.hue as json) with function paint.hue_json(paint.hue) as implicit;
+		create table paint.cans (id int primary key, hue paint.hue);
+		create function paint.label(paint.cans) returns text language sql stable as 'select ''can '' || $1.id'`)
+	t.Cleanup(func() { execSQL(t, "drop schema paint cascade") })
+	file := filepath.Join(t.TempDir(), "paint.msgpack")
+	if code, _, stderr := svcIntrospect(t, "dump", "--db-uri", dbURI, "--db-schemas", "paint", "-o", file); code != 0 {
+		t.Fatalf("dump: %d %s", code, stderr)
+	}
+	code, stdout, stderr := svcIntrospect(t, "inspect", file)
+	if code != 0 {
+		t.Fatalf("inspect: %d %s", code, stderr)
+	}
+	for _, want := range []string{
+		"table paint.cans (id integer, hue paint.hue) primary key (id)\n    computed label text via paint.label\n",
+		"\ncast paint.hue -> json via paint.hue_json\n",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("inspect output lacks %q:\n%s", want, stdout)
+		}
+	}
+}

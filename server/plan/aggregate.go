@@ -26,12 +26,12 @@ func checkAggregates(items []request.SelectItem, opts Options) error {
 	return nil
 }
 
-// legacyCount reports the bare word `count` naming no column of rel: before
-// aggregates existed it counted rows (PostgreSQL reads `t.count` as
-// count(t)), and it still does.
+// legacyCount reports the bare word `count` naming no column or computed
+// field of rel: before aggregates existed it counted rows (PostgreSQL reads
+// `t.count` as count(t)), and it still does.
 func legacyCount(snap *snapshot.Snapshot, rel *snapshot.Relation, item request.SelectItem) bool {
 	return item.Field.Name == "count" && len(item.Field.Path) == 0 && item.Aggregate == "" &&
-		snap.Column(rel, "count") == nil
+		snap.Column(rel, "count") == nil && snap.ComputedField(rel, "count") == nil
 }
 
 // Aggregates reports whether the node computes aggregates: one of its own

@@ -10,17 +10,24 @@ import (
 
 // columnChecker answers an unknown column from the snapshot the way
 // PostgreSQL would (42703), without a round trip, and suggests the closest
-// existing name.
+// existing name. A name it accepts, a column or a computed field, is
+// resolved into node's Fields.
 type columnChecker struct {
 	snap *snapshot.Snapshot
 	rel  *snapshot.Relation
+	node *Node
 	// aggregates are the output keys of the node's aggregates, which a
 	// filter or an order may name by mistake.
 	aggregates []string
 }
 
 func (c columnChecker) check(name string) error {
-	if c.snap.Column(c.rel, name) != nil {
+	if col := c.snap.Column(c.rel, name); col != nil {
+		c.node.columnField(c.snap, col)
+		return nil
+	}
+	if f := c.snap.ComputedField(c.rel, name); f != nil {
+		c.node.computedField(c.snap, f)
 		return nil
 	}
 	hint := ""

@@ -27,6 +27,10 @@ type Node struct {
 	// Columns are the output columns in select order; embeds that output
 	// something appear here too.
 	Columns []Column
+	// Fields resolves the names the node uses that stand for more than a
+	// column reference (see Field); nil when there are none. When the
+	// node selects `*`, it holds every column with a representation.
+	Fields map[string]*Field
 	// Filters and Logic restrict the node's rows. A filter whose field is
 	// the key of one of Embeds tests that embed's presence instead.
 	Filters []request.Filter
@@ -196,11 +200,12 @@ func BuildRead(req *request.Request, snap *snapshot.Snapshot, opts Options) (*Re
 // buildNode fills n's columns and embeds from a select list.
 func buildNode(n *Node, snap *snapshot.Snapshot, rel *snapshot.Relation, items []request.SelectItem) error {
 	n.Relation = rel
-	cols := columnChecker{snap: snap, rel: rel}
+	cols := columnChecker{snap: snap, rel: rel, node: n}
 	for _, item := range items {
 		switch {
 		case item.Star:
 			n.Columns = append(n.Columns, Column{Star: true})
+			n.starFields(snap)
 		case item.Embed != nil:
 			e, err := buildEmbed(snap, rel, item)
 			if err != nil {
@@ -229,6 +234,7 @@ func buildNode(n *Node, snap *snapshot.Snapshot, rel *snapshot.Relation, items [
 	}
 	if len(items) == 0 {
 		n.Columns = []Column{{Star: true}}
+		n.starFields(snap)
 	}
 	return nil
 }
@@ -295,7 +301,7 @@ func applyEmbedParams(root *Node, params map[string]*request.Params) error {
 // the snapshot: columns exist, embeds are tested only for presence, and
 // related orders name to-one embeds.
 func checkNode(n *Node, snap *snapshot.Snapshot) error {
-	cols := columnChecker{snap: snap, rel: n.Relation, aggregates: n.aggregateKeys()}
+	cols := columnChecker{snap: snap, rel: n.Relation, node: n, aggregates: n.aggregateKeys()}
 	for _, f := range n.Filters {
 		if err := checkFilter(n, cols, f); err != nil {
 			return err
@@ -320,7 +326,9 @@ func checkNode(n *Node, snap *snapshot.Snapshot) error {
 		if !e.ToOne() {
 			return apierr.RelatedOrderNotToOne(n.Relation.Name, o.Relation)
 		}
-		if err := (columnChecker{snap: snap, rel: e.Relation, aggregates: e.aggregateKeys()}).check(o.Field.Name); err != nil {
+		// Resolved into the embed's fields: the embed carries the value out
+		// for its parent to order by.
+		if err := (columnChecker{snap: snap, rel: e.Relation, node: &e.Node, aggregates: e.aggregateKeys()}).check(o.Field.Name); err != nil {
 			return err
 		}
 	}

@@ -28,9 +28,15 @@ type Write struct {
 	Payload *request.Payload
 	// Columns are the payload's keys, as columns of Relation.
 	Columns []*snapshot.Column
-	// Filters and Logic choose the rows PATCH and DELETE touch.
+	// Parse holds, per Columns, the function that reads the column's body
+	// values (a domain's cast from json), nil for a column without one;
+	// Parse is nil when no column has one.
+	Parse []*snapshot.QualifiedName
+	// Filters and Logic choose the rows PATCH and DELETE touch; Fields
+	// resolves the names they and Order use (see Node.Fields).
 	Filters []request.Filter
 	Logic   []request.LogicTree
+	Fields  map[string]*Field
 	// Order, Limit and Offset cap the rows PATCH and DELETE touch.
 	Order  []request.OrderTerm
 	Limit  *int64
@@ -106,6 +112,7 @@ func BuildWrite(req *request.Request, payload *request.Payload, snap *snapshot.S
 			// PATCH changes no row, as with {}.
 			w.Columns = nil
 		}
+		w.Parse = payloadParsers(snap, w.Columns)
 	}
 	switch w.Kind {
 	case Insert:
@@ -133,6 +140,7 @@ func (w *Write) checkRows(snap *snapshot.Snapshot) error {
 	if err := checkNode(n, snap); err != nil {
 		return err
 	}
+	w.Fields = n.Fields
 	if (w.Kind == Update || w.Kind == Delete) && (w.Limit != nil || w.Offset > 0) && len(w.Order) == 0 {
 		return apierr.LimitWithoutOrder()
 	}

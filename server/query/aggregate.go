@@ -33,6 +33,9 @@ func selectList(b *builder, sc *scope) []int {
 		}
 		return nil
 	}
+	// Grouping columns are output as stored: a representation is json,
+	// which has no equality to group by.
+	sc.aggregating = true
 	groups := []int{}
 	pos := 0
 	next := func(grouping bool) {

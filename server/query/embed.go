@@ -27,6 +27,12 @@ type scope struct {
 	// used, when set, records the columns of the scope's rows the
 	// statement refers to: a write returns only those.
 	used *usedColumns
+	// recordRows marks rows that are records rather than the relation's
+	// row type (a write's CTE); see builder.row.
+	recordRows bool
+	// aggregating marks a node whose output columns group its aggregates:
+	// they are output as stored, without representations.
+	aggregating bool
 	// hidden holds, per to-one embed, the columns the node orders by that
 	// the embed does not output; its lateral carries them beside its row.
 	hidden map[*plan.Embed][]hiddenColumn
@@ -87,7 +93,10 @@ func planLaterals(b *builder, sc *scope, rowsOnly bool) {
 			continue
 		}
 		e := sc.node.EmbedNamed(o.Relation)
-		if len(o.Field.Path) == 0 && slices.Contains(e.OutputNames(), o.Field.Name) {
+		// An output in its JSON representation no longer sorts as the
+		// stored value does: it is carried as a hidden column too.
+		if len(o.Field.Path) == 0 && slices.Contains(e.OutputNames(), o.Field.Name) &&
+			(e.Fields[o.Field.Name] == nil || e.Fields[o.Field.Name].Format == nil) {
 			continue
 		}
 		if sc.hidden == nil {
@@ -203,13 +212,10 @@ func from(b *builder, sc, parent *scope, r *snapshot.Relationship) {
 	case r == nil:
 		b.write(sc.qual)
 	case r.Computed():
-		if parent.used != nil {
-			parent.used.whole = true
-		}
-		b.ident(r.Function.Schema, r.Function.Name)
-		// qual.* is the parent's whole row; a bare schema-qualified name
-		// would be read as a column reference.
-		b.write("(", parent.qual, ".*) as ", sc.qual)
+		// The parent's whole row; a bare schema-qualified name would be
+		// read as a column reference.
+		b.call(r.Function, func() { b.row(parent) })
+		b.write(" as ", sc.qual)
 	case r.Junction != nil:
 		b.ident(sc.rel.Schema, sc.rel.Name)
 		b.write(" as ", sc.qual, " join ")

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/svc-dev/svc/server/request"
+	"github.com/svc-dev/svc/snapshot"
 )
 
 // binaryOps maps filter operators that compare a column with one value to
@@ -82,7 +83,8 @@ func logicTree(b *builder, sc *scope, t request.LogicTree) {
 }
 
 // filter writes one condition. Operands always travel as text bind
-// parameters; PostgreSQL infers their type from the column.
+// parameters; PostgreSQL infers their type from the column, or the
+// field's text -> domain cast reads them (see scope.parser).
 func filter(b *builder, sc *scope, f request.Filter) {
 	if f.Negate {
 		b.write("not ")
@@ -93,19 +95,23 @@ func filter(b *builder, sc *scope, f request.Filter) {
 		b.write(sc.presence(e), " is null)")
 		return
 	}
-	b.field(sc, f.Field)
+	parse := sc.parser(f)
 	switch {
 	case f.Op == "is":
+		b.field(sc, f.Field)
 		b.write(" ", isSQL[f.Value])
 	case f.Op == "in":
+		b.field(sc, f.Field)
 		b.write(" = any(")
-		b.operand(f, 0)
+		operandList(b, f, parse)
 		b.write(")")
 	case f.Quantifier != "":
+		b.field(sc, f.Field)
 		b.write(" ", binaryOps[f.Op], " ", f.Quantifier, "(")
-		b.operand(f, 0)
+		operandList(b, f, parse)
 		b.write(")")
 	case ftsFuncs[f.Op] != "":
+		searched(b, sc, f)
 		b.write(" @@ ", ftsFuncs[f.Op], "(")
 		if f.Language != "" {
 			b.operand(f, 0)
@@ -116,9 +122,47 @@ func filter(b *builder, sc *scope, f request.Filter) {
 		}
 		b.write(")")
 	default:
+		b.field(sc, f.Field)
 		b.write(" ", binaryOps[f.Op], " ")
-		b.operand(f, 0)
+		if parse != nil {
+			b.call(parse, func() { b.operand(f, 0) })
+		} else {
+			b.operand(f, 0)
+		}
 	}
+	b.write(")")
+}
+
+// operandList writes the array operand of `in` and of any/all, each
+// element read by parse when the field has a text parser.
+func operandList(b *builder, f request.Filter, parse *snapshot.QualifiedName) {
+	if parse == nil {
+		b.operand(f, 0)
+		return
+	}
+	b.write("(select ")
+	b.call(parse, func() {
+		b.write("pg_catalog.unnest(")
+		b.operand(f, 0)
+		b.write("::text[])")
+	})
+	b.write(")")
+}
+
+// searched writes what a full-text search searches: a tsvector as it is,
+// anything else (text, json, jsonb, a path) through to_tsvector, in the
+// search's language when it names one, as PostgREST does.
+func searched(b *builder, sc *scope, f request.Filter) {
+	if len(f.Field.Path) == 0 && sc.baseType(f.Field.Name) == "tsvector" {
+		b.field(sc, f.Field)
+		return
+	}
+	b.write("pg_catalog.to_tsvector(")
+	if f.Language != "" {
+		b.operand(f, 0)
+		b.write("::regconfig, ")
+	}
+	b.field(sc, f.Field)
 	b.write(")")
 }
 

@@ -205,15 +205,25 @@ func orderAndWindow(b *builder, sc *scope) {
 }
 
 // column writes one output column, always named: a cast or a path would
-// otherwise be named after the type or "?column?".
+// otherwise be named after the type or "?column?", a representation after
+// its function.
 func column(b *builder, sc *scope, c plan.Column) {
 	switch {
-	case c.Star && sc.explicitStar:
+	case c.Star && (sc.explicitStar || sc.node.Fields != nil):
+		// Listed one by one: a column with a representation is output
+		// through it.
 		for i, col := range sc.rel.Columns {
 			if i > 0 {
 				b.write(", ")
 			}
-			b.column(sc, col.Name)
+			f := request.Field{Name: col.Name}
+			if sc.format(f) == nil {
+				b.column(sc, col.Name)
+				continue
+			}
+			b.output(sc, f, "")
+			b.write(" as ")
+			b.ident(col.Name)
 		}
 	case c.Star:
 		if sc.used != nil {
@@ -238,13 +248,7 @@ func column(b *builder, sc *scope, c plan.Column) {
 		}
 		b.ident(c.Embed.Key)
 	default:
-		if c.Cast != "" {
-			b.write("(")
-			b.field(sc, c.Field)
-			b.write(")::", c.Cast)
-		} else {
-			b.field(sc, c.Field)
-		}
+		b.output(sc, c.Field, c.Cast)
 		name := c.Alias
 		if name == "" {
 			name = c.Field.OutputName()

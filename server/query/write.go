@@ -31,7 +31,7 @@ const (
 // them.
 func Write(w *plan.Write) Statement {
 	b := newBuilder()
-	rows := &scope{node: &w.Read.Node, rel: w.Relation, qual: writtenRows, explicitStar: true, used: &usedColumns{}}
+	rows := &scope{node: &w.Read.Node, rel: w.Relation, qual: writtenRows, explicitStar: true, recordRows: true, used: &usedColumns{}}
 	b.write("with ", writtenRows, " as (")
 	var at int
 	switch {
@@ -95,7 +95,8 @@ func Write(w *plan.Write) Statement {
 type usedColumns struct {
 	names []string
 	// whole is set when the answer needs the whole row: a computed
-	// relationship takes it as its function's argument.
+	// field or relationship takes it as its function's argument (see
+	// builder.row).
 	whole bool
 }
 
@@ -144,15 +145,12 @@ func insert(b *builder, w *plan.Write) {
 		// Keys a row lacks read as null; a single object lists only its
 		// own keys as columns, so the others take their defaults.
 		b.write(" select ")
-		b.list(len(w.Columns), func(i int) {
-			b.write("_svc_p.")
-			b.ident(w.Columns[i].Name)
+		b.list(len(w.Columns), func(i int) { payloadColumn(b, w, i, "_svc_p.") })
+		b.write(" from ")
+		payloadRecords(b, w, true, "_svc_p", func() {
+			b.value(string(w.Payload.JSON))
+			b.write("::json")
 		})
-		b.write(" from pg_catalog.json_populate_recordset(null::")
-		b.ident(w.Relation.Schema, w.Relation.Name)
-		b.write(", ")
-		b.value(string(w.Payload.JSON))
-		b.write("::json) _svc_p")
 	}
 	if w.Conflict == nil {
 		return
@@ -179,35 +177,38 @@ func insert(b *builder, w *plan.Write) {
 // insertRowsWithDefaults selects the rows for missing=default.
 func insertRowsWithDefaults(b *builder, w *plan.Write) {
 	b.write(" select ")
-	b.list(len(w.Columns), func(i int) { defaultedValue(b, w.Columns[i]) })
+	b.list(len(w.Columns), func(i int) { defaultedValue(b, w, i) })
 	b.write(" from ")
 	keyedRows(b, w)
 }
 
 // keyedRows writes the FROM item _svc_p of the payload's rows for
-// missing=default: each row's object (j) beside the row it reads as (r),
-// so a value can tell a key the row lacks from an explicit null.
+// missing=default: each row's object (j) beside the record it reads as
+// (r, see payloadRecords), so a value can tell a key the row lacks from
+// an explicit null. r is taken whole from a lateral FROM item so its
+// columns stay known.
 func keyedRows(b *builder, w *plan.Write) {
-	b.write("(select _svc_e.j, pg_catalog.json_populate_record(null::")
-	b.ident(w.Relation.Schema, w.Relation.Name)
-	b.write(", _svc_e.j) as r from pg_catalog.json_array_elements(")
+	b.write("(select _svc_e.j, _svc_r as r from pg_catalog.json_array_elements(")
 	b.value(string(w.Payload.JSON))
-	b.write("::json) as _svc_e(j)) _svc_p")
+	b.write("::json) as _svc_e(j) cross join lateral ")
+	payloadRecords(b, w, false, "_svc_r", func() { b.write("_svc_e.j") })
+	b.write(") _svc_p")
 }
 
-// defaultedValue writes column c's value in a keyedRows row: a key the
-// row lacks takes the column default, an explicit null stays null. The
-// default expressions come from the snapshot, not from the request.
-func defaultedValue(b *builder, c *snapshot.Column) {
+// defaultedValue writes the i-th payload column's value in a keyedRows
+// row: a key the row lacks takes the column default, an explicit null
+// stays null. The default expressions come from the snapshot, not from
+// the request.
+func defaultedValue(b *builder, w *plan.Write, i int) {
+	c := w.Columns[i]
 	if c.Default == nil {
-		b.write("(_svc_p.r).")
-		b.ident(c.Name)
+		payloadColumn(b, w, i, "(_svc_p.r).")
 		return
 	}
 	b.write("case when _svc_p.j::jsonb ? ")
 	b.arg(c.Name)
-	b.write(" then (_svc_p.r).")
-	b.ident(c.Name)
+	b.write(" then ")
+	payloadColumn(b, w, i, "(_svc_p.r).")
 	b.write(" else ", *c.Default, " end")
 }
 
@@ -222,21 +223,20 @@ func update(b *builder, w *plan.Write) {
 		b.ident(w.Columns[i].Name)
 		b.write(" = ")
 		if w.MissingDefault {
-			defaultedValue(b, w.Columns[i])
+			defaultedValue(b, w, i)
 			return
 		}
-		b.write("_svc_p.")
-		b.ident(w.Columns[i].Name)
+		payloadColumn(b, w, i, "_svc_p.")
 	})
 	b.write(" from ")
 	if w.MissingDefault {
 		keyedRows(b, w) // one row: PATCH takes one object
 	} else {
-		b.write("pg_catalog.json_populate_record(null::")
-		b.ident(w.Relation.Schema, w.Relation.Name)
-		b.write(", (")
-		b.value(string(w.Payload.JSON))
-		b.write("::json)->0) _svc_p")
+		payloadRecords(b, w, false, "_svc_p", func() {
+			b.write("(")
+			b.value(string(w.Payload.JSON))
+			b.write("::json)->0")
+		})
 	}
 	rowsToWrite(b, w)
 }
@@ -244,7 +244,8 @@ func update(b *builder, w *plan.Write) {
 // rowsToWrite writes the conditions choosing the rows of a PATCH or DELETE:
 // the filters, and with a limit, only the first rows in the given order.
 func rowsToWrite(b *builder, w *plan.Write) {
-	n := &plan.Node{Relation: w.Relation, Filters: w.Filters, Logic: w.Logic, Order: w.Order, Limit: w.Limit, Offset: w.Offset}
+	n := &plan.Node{Relation: w.Relation, Fields: w.Fields, Filters: w.Filters, Logic: w.Logic, Order: w.Order,
+		Limit: w.Limit, Offset: w.Offset}
 	sc := topScope(n)
 	var c conds
 	if w.Limit == nil && w.Offset == 0 {

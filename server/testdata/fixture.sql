@@ -650,3 +650,126 @@ alter role web_hurried set statement_timeout = '200ms';
 create function test.slow_call(seconds float8) returns integer language sql as $$ select 1 from pg_sleep(seconds) $$;
 revoke execute on function test.slow_call(float8) from public;
 grant execute on function test.slow_call(float8) to web_hurried;
+
+-- Computed fields (cases/computed_*.case): functions of one row that read
+-- as columns. On books: a label (text), a flag, a jsonb document (for
+-- paths), a tsvector and a length; on the view recent_books its decade.
+-- display_name is overloaded for authors and clients, each its own.
+-- private.shelf_code is one only with db-extra-search-path = private;
+-- private.book_label never is, as test.book_label comes first on the path.
+create function test.book_label(test.books) returns text
+  language sql stable as $$ select $1.title || ' (' || $1.year || ')' $$;
+create function test.is_classic(test.books) returns boolean
+  language sql stable as $$ select 'classic' = any($1.tags) $$;
+create function test.book_info(test.books) returns jsonb
+  language sql stable as $$ select jsonb_build_object('pages', $1.pages, 'author', jsonb_build_object('id', $1.author_id)) $$;
+create function test.book_words(test.books) returns tsvector
+  language sql stable as $$ select to_tsvector('english', $1.title) $$;
+create function test.title_length(test.books) returns integer
+  language sql stable as $$ select length($1.title) $$;
+create function test.decade(test.recent_books) returns integer
+  language sql stable as $$ select $1.year / 10 * 10 $$;
+create function test.display_name(test.authors) returns text
+  language sql stable as $$ select 'author ' || $1.name $$;
+create function test.display_name(test.clients) returns text
+  language sql stable as $$ select 'client ' || $1.name $$;
+create function private.shelf_code(test.books) returns text
+  language sql stable as $$ select upper(left($1.title, 3)) || '-' || $1.id $$;
+create function private.book_label(test.books) returns text
+  language sql stable as $$ select 'shadowed' $$;
+-- Writes with computed fields (cases/computed_writes.case; reset by
+-- computed_reset.sql): label_of is overloaded for cf_notes and cf_tags,
+-- so a write's rows must say which they are; urgent picks rows to change.
+create table test.cf_notes (
+  id integer primary key,
+  body text not null,
+  priority integer not null default 1
+);
+create table test.cf_tags (id integer primary key, tag text not null);
+create function test.label_of(test.cf_notes) returns text
+  language sql stable as $$ select 'note ' || $1.id || ': ' || $1.body $$;
+create function test.label_of(test.cf_tags) returns text
+  language sql stable as $$ select 'tag ' || $1.tag $$;
+create function test.urgent(test.cf_notes) returns boolean
+  language sql stable as $$ select $1.priority >= 5 $$;
+grant select, insert, update, delete on test.cf_notes, test.cf_tags to web_anon;
+
+-- Domain representations (cases/represent_*.case; dr_orders is reset by
+-- represent_reset.sql). hexcolor is stored as an integer and reads and
+-- writes as "#RRGGBB": its json output function is strict, so a null stays
+-- null; filters accept "RRGGBB" or "#RRGGBB". stamp is a timestamptz that
+-- reads and writes as Unix seconds, and its output function answers a null
+-- as "never"; it has no text cast, so filters take timestamps as text.
+create domain test.hexcolor as integer check (value between 0 and 16777215);
+create function test.hexcolor_json(test.hexcolor) returns json
+  language sql immutable strict as $$ select to_json('#' || lpad(upper(to_hex($1)), 6, '0')) $$;
+create function test.hexcolor_from_text(text) returns test.hexcolor
+  language sql immutable as $$ select ('x' || lpad(ltrim($1, '#'), 8, '0'))::bit(32)::integer::test.hexcolor $$;
+create function test.hexcolor_from_json(json) returns test.hexcolor
+  language sql immutable as $$ select test.hexcolor_from_text($1 #>> '{}') $$;
+create cast (test.hexcolor as json) with function test.hexcolor_json(test.hexcolor) as implicit;
+create cast (text as test.hexcolor) with function test.hexcolor_from_text(text) as implicit;
+create cast (json as test.hexcolor) with function test.hexcolor_from_json(json) as implicit;
+create domain test.stamp as timestamptz;
+create function test.stamp_json(test.stamp) returns json
+  language sql immutable as $$ select coalesce(to_json(extract(epoch from $1)::bigint), '"never"') $$;
+create function test.stamp_from_json(json) returns test.stamp
+  language sql immutable as $$ select to_timestamp(($1 #>> '{}')::numeric)::test.stamp $$;
+create cast (test.stamp as json) with function test.stamp_json(test.stamp) as implicit;
+create cast (json as test.stamp) with function test.stamp_from_json(json) as implicit;
+create table test.dr_paints (
+  id integer primary key,
+  name text not null,
+  color test.hexcolor,
+  dried test.stamp
+);
+insert into test.dr_paints values
+  (1, 'Crimson', 16711680, '2024-01-01 00:00:00+00'),
+  (2, 'Navy', 128, null),
+  (3, 'Unmixed', null, '2024-06-01 12:00:00+00');
+-- A view with a column computed over the domain, and a computed field
+-- returning the domain.
+create view test.dr_paints_v as
+  select id, name, color, (color / 2)::test.hexcolor as dark from test.dr_paints;
+create function test.shade(test.dr_paints) returns test.hexcolor
+  language sql stable as $$ select ($1.color / 4)::test.hexcolor $$;
+create table test.dr_jobs (
+  id integer primary key,
+  room text not null,
+  paint_id integer constraint dr_jobs_paint_id_fkey references test.dr_paints(id)
+);
+insert into test.dr_jobs values (1, 'hall', 1), (2, 'study', 2), (3, 'attic', 3);
+-- Written by cases/represent_writes.case; dr_orders_v takes writes too.
+create table test.dr_orders (
+  id integer primary key,
+  color test.hexcolor not null default 0,
+  due test.stamp,
+  note text
+);
+create view test.dr_orders_v as select id, color, due from test.dr_orders;
+grant select on test.dr_paints, test.dr_paints_v, test.dr_jobs to web_anon;
+grant select, insert, update, delete on test.dr_orders, test.dr_orders_v to web_anon;
+
+-- Full-text search on columns that are not tsvector
+-- (cases/fts_columns.case): text, varchar, json and jsonb, a tsvector
+-- domain, and computed fields returning tsvector and text.
+create domain test.search_vector as tsvector;
+create table test.articles (
+  id integer primary key,
+  title varchar(60) not null,
+  body text,
+  meta json,
+  extra jsonb,
+  search test.search_vector
+);
+insert into test.articles values
+  (1, 'Rats in the city', 'Fat cats ate the rats', '{"topic": "city animals"}', '{"lang": "english", "note": "impossible things"}',
+    to_tsvector('english', 'fat cats ate the rats')),
+  (2, 'Gardening', 'Planting roses is possible in spring', '{"topic": "flowers"}', '{"note": "easy"}',
+    to_tsvector('english', 'planting roses is possible in spring')),
+  (3, 'Unmögliche Dinge', 'Es ist eine Art Spaß, das Unmögliche zu machen', null, null, null);
+create function test.article_words(test.articles) returns tsvector
+  language sql stable as $$ select to_tsvector('simple', $1.title) $$;
+create function test.article_summary(test.articles) returns text
+  language sql stable as $$ select $1.title || ': ' || coalesce($1.body, '') $$;
+grant select on test.articles to web_anon;

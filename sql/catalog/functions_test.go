@@ -43,18 +43,28 @@ func TestFunctions(t *testing.T) {
 	want := []string{
 		"api.add(in a integer, in b integer = default) scalar pg_catalog.int4 immutable rows=0",
 		"api.add(in a numeric, in b numeric) scalar pg_catalog.numeric immutable rows=0",
+		"api.aliases(in api.authors) setof_scalar pg_catalog.text stable rows=1000",
 		"api.all_books() setof_composite api.books stable rows=1000",
 		"api.anything() scalar pg_catalog.record immutable rows=0 record",
 		"api.best_book(in api.authors) setof_composite api.books stable rows=1",
+		"api.code_to_json(in api.code) scalar pg_catalog.json immutable rows=0",
 		"api.colleagues(in api.employees) setof_composite api.employees stable rows=1000",
+		"api.color_from_json(in json) scalar api.color immutable rows=0",
+		"api.color_from_text(in text) scalar api.color immutable rows=0",
 		"api.color_to_json(in api.color) scalar pg_catalog.json immutable rows=0",
 		"api.first_book(in api.authors) composite api.books stable rows=0",
+		"api.initials(in api.authors) scalar pg_catalog.text stable rows=0",
+		"api.label_words(in api.book_list) scalar pg_catalog.tsvector stable rows=0",
+		"api.name(in api.authors) scalar pg_catalog.text stable rows=0",
 		"api.noop() void pg_catalog.void volatile rows=0",
 		"api.pair(out x integer, out y integer) composite pg_catalog.record immutable rows=0",
 		"api.ranked(in n integer, table pos bigint, table title text) setof_composite pg_catalog.record stable rows=1000",
+		"api.scaled(in api.books, in factor integer) scalar pg_catalog.int4 stable rows=0",
+		"api.shade(in api.authors) scalar api.color stable rows=0",
 		"api.single_out(in a integer, out doubled integer) composite pg_catalog.int4 immutable rows=0",
 		"api.slow(inout n integer, in label text = default) composite pg_catalog.int4 volatile rows=0",
 		"api.sum_all(variadic nums integer[]) scalar pg_catalog.int4 immutable rows=0 variadic",
+		"api.tag_ids(in api.books) scalar pg_catalog._int4 stable rows=0",
 		"api.titles() setof_scalar pg_catalog.text stable rows=1000",
 		"api.top_author() composite api.authors stable rows=0",
 		"api.written(in api.authors) setof_composite api.books stable rows=10",
@@ -117,8 +127,14 @@ func TestFunctionDetails(t *testing.T) {
 func TestCasts(t *testing.T) {
 	t.Parallel()
 	s := introspect(t, fixtureURI)
-	want := []snapshot.Cast{{Source: "api.color", Target: "json",
-		Function: snapshot.QualifiedName{Schema: "api", Name: "color_to_json"}}}
+	fn := func(name string) snapshot.QualifiedName { return snapshot.QualifiedName{Schema: "api", Name: name} }
+	// The implicit casts between a domain and json or text, sorted by
+	// source and target; api.code's cast to json is not implicit.
+	want := []snapshot.Cast{
+		{Source: "api.color", Target: "json", Function: fn("color_to_json")},
+		{Source: "json", Target: "api.color", Function: fn("color_from_json")},
+		{Source: "text", Target: "api.color", Function: fn("color_from_text")},
+	}
 	if !reflect.DeepEqual(s.Content.Casts, want) {
 		t.Errorf("casts\n got %+v\nwant %+v", s.Content.Casts, want)
 	}

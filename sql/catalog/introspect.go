@@ -92,6 +92,9 @@ func readContent(ctx context.Context, tx pgx.Tx, opts Options) (snapshot.Content
 	if err := readColumns(ctx, tx, opts.Schemas, rels); err != nil {
 		return c, err
 	}
+	if err := readComputedFields(ctx, tx, opts.Schemas, opts.ExtraSearchPath, rels); err != nil {
+		return c, err
+	}
 	views, err := readViews(ctx, tx, append(slices.Clone(opts.Schemas), opts.ExtraSearchPath...))
 	if err != nil {
 		return c, err

@@ -14,8 +14,8 @@ import (
 // slice otherwise. Sorting is by byte order in Go rather than ORDER BY in
 // SQL, whose result would depend on the database's collation.
 
-// normaliseRelations sorts relations by name, grants by grantee and unique
-// keys by name.
+// normaliseRelations sorts relations by name, grants by grantee, and
+// unique keys and computed fields by name.
 func normaliseRelations(rels []snapshot.Relation) {
 	slices.SortFunc(rels, func(a, b snapshot.Relation) int { return cmpName(a.QualifiedName, b.QualifiedName) })
 	for i := range rels {
@@ -28,6 +28,10 @@ func normaliseRelations(rels []snapshot.Relation) {
 				c.EnumValues = nil
 			}
 		}
+		if len(r.ComputedFields) == 0 {
+			r.ComputedFields = nil
+		}
+		slices.SortFunc(r.ComputedFields, func(a, b snapshot.ComputedField) int { return strings.Compare(a.Name(), b.Name()) })
 		slices.SortStableFunc(r.UniqueKeys, func(a, b snapshot.UniqueKey) int { return strings.Compare(a.Name, b.Name) })
 		// Index names are unique per schema; this only guards the invariant.
 		r.UniqueKeys = slices.CompactFunc(r.UniqueKeys, func(a, b snapshot.UniqueKey) bool { return a.Name == b.Name })

@@ -20,6 +20,8 @@ var (
 	foreignKeysSQL string
 	//go:embed queries/functions.sql
 	functionsSQL string
+	//go:embed queries/computed_fields.sql
+	computedFieldsSQL string
 	//go:embed queries/casts.sql
 	castsSQL string
 	//go:embed queries/roles.sql

@@ -48,6 +48,10 @@ func TestFingerprint(t *testing.T) {
 		{"grant", "grant delete on api.tags to cat_user"},
 		{"add function", "create function api.tag_count() returns bigint language sql as 'select count(*) from api.tags'"},
 		{"add unique key", "alter table api.author_profiles add constraint author_profiles_bio_key unique (bio)"},
+		{"add computed field", "create function api.loud_label(api.tags) returns text language sql as 'select upper($1.label)'"},
+		{"add cast", "create domain api.tone as text; " +
+			"create function api.tone_json(api.tone) returns json language sql as 'select to_json($1::text)'; " +
+			"create cast (api.tone as json) with function api.tone_json(api.tone) as implicit"},
 	}
 	for _, c := range changes {
 		if err := execScript(ctx, uri, c.sql); err != nil {

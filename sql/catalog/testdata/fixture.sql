@@ -194,3 +194,41 @@ create domain api.color as text;
 create function api.color_to_json(api.color) returns json
   language sql immutable as 'select to_json($1::text)';
 create cast (api.color as json) with function api.color_to_json(api.color) as implicit;
+-- The parsers of the same domain: from a request body's JSON and from a
+-- filter's text. A cast that is not implicit is no representation.
+create function api.color_from_json(json) returns api.color
+  language sql immutable as 'select ($1 #>> ''{}'')::api.color';
+create cast (json as api.color) with function api.color_from_json(json) as implicit;
+create function api.color_from_text(text) returns api.color
+  language sql immutable as 'select lower($1)::api.color';
+create cast (text as api.color) with function api.color_from_text(text) as implicit;
+create domain api.code as integer;
+create function api.code_to_json(api.code) returns json
+  language sql immutable as 'select to_json($1::integer)';
+create cast (api.code as json) with function api.code_to_json(api.code) as assignment;
+
+-- Computed fields: functions of one row returning one value, found in the
+-- relation's schema, then in the extra search path (private), whose
+-- initials api.initials hides. first_book (a composite) is also a to-one
+-- computed relationship. Not computed fields: a function named like a
+-- column (name), of two arguments, returning a set, or in schema hidden.
+create function api.initials(api.authors) returns text
+  language sql stable as 'select left($1.name, 1)';
+create function private.initials(api.authors) returns text
+  language sql stable as 'select ''?''';
+create function private.shout(api.authors) returns text
+  language sql stable as 'select upper($1.name)';
+create function api.shade(api.authors) returns api.color
+  language sql stable as 'select ''Red''::api.color';
+create function api.label_words(api.book_list) returns tsvector
+  language sql stable as 'select to_tsvector($1.book_title)';
+create function api.tag_ids(api.books) returns integer[]
+  language sql stable as 'select array[1, 2]';
+create function api.name(api.authors) returns text
+  language sql stable as 'select ''hidden by the column''';
+create function api.scaled(api.books, factor integer) returns integer
+  language sql stable as 'select $1.id * factor';
+create function api.aliases(api.authors) returns setof text
+  language sql stable as 'select $1.name';
+create function hidden.secret(api.authors) returns text
+  language sql stable as 'select ''not on the search path''';
