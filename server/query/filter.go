@@ -174,8 +174,6 @@ func OperandArg(f request.Filter, part int) string {
 	switch {
 	case f.Op == "in":
 		return arrayLiteral(f.List)
-	case f.Quantifier != "":
-		return arrayLiteral(likePatterns(f.Op, f.List))
 	case ftsFuncs[f.Op] != "":
 		if f.Language != "" && part == 0 {
 			return f.Language
@@ -186,20 +184,13 @@ func OperandArg(f request.Filter, part int) string {
 }
 
 // likePattern lets `*` stand for `%` in like/ilike operands, sparing callers
-// URL-encoding of `%`.
+// URL-encoding of `%`. An any/all operand is an array literal as written,
+// which PostgreSQL reads, so its patterns change the same way.
 func likePattern(op, v string) string {
 	if op == "like" || op == "ilike" {
 		return strings.ReplaceAll(v, "*", "%")
 	}
 	return v
-}
-
-func likePatterns(op string, vs []string) []string {
-	out := make([]string, len(vs))
-	for i, v := range vs {
-		out[i] = likePattern(op, v)
-	}
-	return out
 }
 
 // arrayLiteral renders a PostgreSQL array literal with every element

@@ -773,3 +773,21 @@ create function test.article_words(test.articles) returns tsvector
 create function test.article_summary(test.articles) returns text
   language sql stable as $$ select $1.title || ': ' || coalesce($1.body, '') $$;
 grant select on test.articles to web_anon;
+
+-- The read grammar's corners (cases/read_grammar.case): JSON arrays and
+-- keys with special characters, array and range columns inside logic
+-- trees, names with quotes and commas inside in-lists.
+create table test.gr_docs (
+  id integer primary key,
+  name text,
+  data jsonb,
+  arr integer[],
+  span int4range
+);
+insert into test.gr_docs values
+  (1, 'alpha', '[1, 2, 3]', '{1,2,3}', '[1,5)'),
+  (2, 'beta', '[4, 5, 6]', '{1,2}', '[10,20)'),
+  (3, '"', '[[7, 8], {"a": "A"}]', '{3}', null),
+  (4, 'say "hi"', '{"c": [{"d": [4, 5, 6, 7, 8]}]}', null, '[3,4)'),
+  (5, 'Windows 7', '{"!@#$%^&*_d": {"!@#$%^&*_e": 3}, "23-xy": 1}', '{}', '[1,2)');
+grant select on test.gr_docs to web_anon;
