@@ -3,6 +3,7 @@ package plan
 import (
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/svc-dev/svc/server/apierr"
@@ -24,6 +25,9 @@ type Options struct {
 // Node is one relation of a read tree: the relation read, or an embed.
 type Node struct {
 	Relation *snapshot.Relation
+	// Depth is the node's embedding depth: 0 for the relation read, 1
+	// for its embeds, and so on.
+	Depth int
 	// Columns are the output columns in select order; embeds that output
 	// something appear here too.
 	Columns []Column
@@ -43,6 +47,16 @@ type Node struct {
 	// Embeds are every embed of the node, including empty ones `rel()`
 	// that output nothing.
 	Embeds []*Embed
+}
+
+// SQLName is the name the statement gives the node's relation: its own
+// at the top, `<table>_<depth>` in an embed, as PostgREST names them, so
+// database errors name it alike.
+func (n *Node) SQLName() string {
+	if n.Depth == 0 {
+		return n.Relation.Name
+	}
+	return n.Relation.Name + "_" + strconv.Itoa(n.Depth)
 }
 
 // Embed is a related relation read for each row of its parent.
@@ -188,7 +202,7 @@ func BuildRead(req *request.Request, snap *snapshot.Snapshot, opts Options) (*Re
 	}
 	p.Filters, p.Logic, p.Order = req.Filters, req.Logic, req.Order
 	p.Offset, p.Limit = req.Range.Offset, capLimit(req.Range.Limit, opts.MaxRows)
-	if err := applyEmbedParams(&p.Node, req.Embedded); err != nil {
+	if err := applyEmbedParams(&p.Node, req.Embedded, opts.MaxRows); err != nil {
 		return nil, err
 	}
 	if err := checkNode(&p.Node, snap); err != nil {
@@ -207,7 +221,7 @@ func buildNode(n *Node, snap *snapshot.Snapshot, rel *snapshot.Relation, items [
 			n.Columns = append(n.Columns, Column{Star: true})
 			n.starFields(snap)
 		case item.Embed != nil:
-			e, err := buildEmbed(snap, rel, item)
+			e, err := buildEmbed(snap, rel, item, n.Depth+1)
 			if err != nil {
 				return err
 			}
@@ -239,7 +253,7 @@ func buildNode(n *Node, snap *snapshot.Snapshot, rel *snapshot.Relation, items [
 	return nil
 }
 
-func buildEmbed(snap *snapshot.Snapshot, parent *snapshot.Relation, item request.SelectItem) (*Embed, error) {
+func buildEmbed(snap *snapshot.Snapshot, parent *snapshot.Relation, item request.SelectItem, depth int) (*Embed, error) {
 	re := item.Embed
 	r, err := findRelationship(snap, parent, re)
 	if err != nil {
@@ -259,6 +273,7 @@ func buildEmbed(snap *snapshot.Snapshot, parent *snapshot.Relation, item request
 		return nil, apierr.UndefinedTable(r.ForeignTable.String())
 	}
 	e := &Embed{Relationship: r, Key: key, Inner: re.Join == request.JoinInner, Spread: re.Spread}
+	e.Depth = depth
 	if err := buildNode(&e.Node, snap, target, re.Select); err != nil {
 		return nil, err
 	}
@@ -269,8 +284,11 @@ func buildEmbed(snap *snapshot.Snapshot, parent *snapshot.Relation, item request
 }
 
 // applyEmbedParams hands each embed the parameters addressed to it by
-// path, or answers SVC108 for a path that names no embed.
-func applyEmbedParams(root *Node, params map[string]*request.Params) error {
+// path, or answers SVC108 for a path that names no embed. db-max-rows
+// (maxRows) then caps every to-many embed, as PostgREST caps every level
+// of a read.
+func applyEmbedParams(root *Node, params map[string]*request.Params, maxRows int64) error {
+	defer capEmbeds(root, maxRows)
 	if len(params) == 0 {
 		return nil // the usual case; sorting no keys still allocates
 	}
@@ -326,8 +344,12 @@ func checkNode(n *Node, snap *snapshot.Snapshot) error {
 		if !e.ToOne() {
 			return apierr.RelatedOrderNotToOne(n.Relation.Name, o.Relation)
 		}
-		// Resolved into the embed's fields: the embed carries the value out
-		// for its parent to order by.
+		// As in PostgREST, the term names one of the embed's outputs (an
+		// alias first), or else one of its relation's columns, which the
+		// embed then carries out for its parent to order by.
+		if len(o.Field.Path) == 0 && slices.Contains(e.OutputNames(), o.Field.Name) {
+			continue
+		}
 		if err := (columnChecker{snap: snap, rel: e.Relation, node: &e.Node, aggregates: e.aggregateKeys()}).check(o.Field.Name); err != nil {
 			return err
 		}
@@ -365,6 +387,19 @@ func checkTree(n *Node, cols columnChecker, t request.LogicTree) error {
 		}
 	}
 	return nil
+}
+
+// capEmbeds applies db-max-rows to the to-many embeds under n.
+func capEmbeds(n *Node, maxRows int64) {
+	if maxRows <= 0 {
+		return
+	}
+	for _, e := range n.Embeds {
+		if !e.ToOne() {
+			e.Limit = capLimit(e.Limit, maxRows)
+		}
+		capEmbeds(&e.Node, maxRows)
+	}
 }
 
 // capLimit applies db-max-rows: a response never holds more rows than that.

@@ -42,7 +42,7 @@ func where(b *builder, sc *scope, c *conds) {
 	for _, e := range n.Embeds {
 		if e.Inner {
 			c.next(b)
-			b.write(sc.presence(e), " is not null")
+			b.present(sc, e)
 		}
 	}
 }
@@ -92,7 +92,8 @@ func filter(b *builder, sc *scope, f request.Filter) {
 	b.write("(")
 	if e := sc.node.EmbedNamed(f.Field.Name); e != nil && len(f.Field.Path) == 0 {
 		// Planning allowed only `is null` on an embed: a presence test.
-		b.write(sc.presence(e), " is null)")
+		b.absent(sc, e)
+		b.write(")")
 		return
 	}
 	parse := sc.parser(f)

@@ -66,9 +66,12 @@ func readRows(b *builder, p *plan.Read, top func() *scope) {
 	}
 	b.write(" as total_count, pg_catalog.count(_svc_row) as page_count, ")
 	body(b, p)
-	b.write(" as body, ", resultColumns, " from (")
+	// The page is read through a bare select *, as PostgREST reads its
+	// source, so PostgreSQL folds it into the aggregate: its plan then
+	// shows no scan of an alias of ours and reads as PostgREST's does.
+	b.write(" as body, ", resultColumns, " from (select * from (")
 	source(b, top(), nil, nil, nil)
-	b.write(") _svc_row")
+	b.write(") _svc_row) _svc_row")
 }
 
 // PlanCount builds the EXPLAIN whose row estimate answers count=planned
@@ -171,7 +174,8 @@ func source(b *builder, sc, parent *scope, r *snapshot.Relationship, hidden []hi
 			b.write(", ")
 		}
 		b.field(sc, h.field)
-		b.write(" as ", h.name)
+		b.write(" as ")
+		b.ident(h.name)
 	}
 	b.write(" from ")
 	from(b, sc, parent, r)
@@ -235,17 +239,16 @@ func column(b *builder, sc *scope, c plan.Column) {
 			if i > 0 {
 				b.write(", ")
 			}
-			b.write("(", sc.laterals[c.Embed], ".r).")
-			b.ident(name)
+			b.embedColumn(sc, c.Embed, name)
 			b.write(" as ")
 			b.ident(name)
 		}
 	case c.Embed != nil:
-		if c.Embed.ToOne() {
-			b.write("pg_catalog.row_to_json(", sc.laterals[c.Embed], ".r) as ")
-		} else {
-			b.write("coalesce(", sc.laterals[c.Embed], ".v, '[]') as ")
+		embedOutput(b, sc, c.Embed)
+		if sc.aggregating {
+			b.write("::jsonb")
 		}
+		b.write(" as ")
 		b.ident(c.Embed.Key)
 	default:
 		b.output(sc, c.Field, c.Cast)
@@ -256,6 +259,17 @@ func column(b *builder, sc *scope, c plan.Column) {
 		b.write(" as ")
 		b.ident(name)
 	}
+}
+
+// embedOutput writes what a non-spread embed puts in its parent's row:
+// its row as a JSON object, or the JSON array of its rows ([] for none).
+func embedOutput(b *builder, sc *scope, e *plan.Embed) {
+	lat := sc.laterals[e]
+	if e.ToOne() {
+		b.write("pg_catalog.row_to_json(", lat, ".*)")
+		return
+	}
+	b.write("coalesce(", lat, ".", lat, ", '[]')")
 }
 
 func orderTerm(b *builder, sc *scope, o request.OrderTerm) {

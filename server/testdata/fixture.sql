@@ -791,3 +791,14 @@ insert into test.gr_docs values
   (4, 'say "hi"', '{"c": [{"d": [4, 5, 6, 7, 8]}]}', null, '[3,4)'),
   (5, 'Windows 7', '{"!@#$%^&*_d": {"!@#$%^&*_e": 3}, "23-xy": 1}', '{}', '[1,2)');
 grant select on test.gr_docs to web_anon;
+
+-- Three levels of to-one embeds, each holding a "name", analyzed so the
+-- planner picks its joins from their sizes (cases/embed_sql_names.case).
+create table test.gr_top (id integer primary key, name text);
+create table test.gr_mid (id integer primary key, name text, top_id integer references test.gr_top(id));
+create table test.gr_low (id integer primary key, name text, mid_id integer references test.gr_mid(id));
+insert into test.gr_top values (1, 'top 1'), (2, 'top 2'), (3, 'top 3'), (4, null);
+insert into test.gr_mid values (1, 'mid 1', 1), (2, 'mid 2', 1), (3, 'mid 3', 2), (4, 'mid 4', 1), (5, 'mid 5', 1), (6, 'mid 6', 2);
+insert into test.gr_low values (1, 'low 1', 1), (2, 'low 2', 1), (3, 'low 3', 2), (4, 'low 4', 2), (5, 'low 5', 2);
+analyze test.gr_top, test.gr_mid, test.gr_low;
+grant select on test.gr_top, test.gr_mid, test.gr_low to web_anon;
