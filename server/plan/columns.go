@@ -39,6 +39,12 @@ func (c columnChecker) check(name string) error {
 	return apierr.UndefinedColumn(c.node.SQLName(), name, hint)
 }
 
+// has reports whether name is a column or a computed field of the
+// relation.
+func (c columnChecker) has(name string) bool {
+	return c.snap.Column(c.rel, name) != nil || c.snap.ComputedField(c.rel, name) != nil
+}
+
 // closest returns the column name nearest to name, if it is near enough
 // to be a plausible typo.
 func closest(name string, cols []snapshot.Column) string {

@@ -363,15 +363,28 @@ func checkNode(n *Node, snap *snapshot.Snapshot) error {
 }
 
 // checkFilter checks a filter's column, or, when it names an embed, that
-// it only tests presence: `rel=is.null` or `rel=not.is.null`.
+// it only tests presence: `rel=is.null` or `rel=not.is.null`. A name that
+// is a column (or computed field) as well filters the column.
 func checkFilter(n *Node, cols columnChecker, f request.Filter) error {
-	if e := n.EmbedNamed(f.Field.Name); e != nil && len(f.Field.Path) == 0 {
+	if e := n.EmbedNamed(f.Field.Name); e != nil && len(f.Field.Path) == 0 && !cols.has(f.Field.Name) {
 		if f.Op != "is" || f.Value != "null" {
 			return apierr.UnacceptableEmbedFilter(e.Key)
 		}
 		return nil
 	}
 	return cols.check(f.Field.Name)
+}
+
+// PresenceTest returns the embed whose presence filter f tests, or nil
+// when f filters a column: it names an embed, with no path, and no column
+// or computed field of the node's relation (planning resolved those into
+// Fields).
+func (n *Node) PresenceTest(f request.Filter) *Embed {
+	if len(f.Field.Path) > 0 || n.Fields[f.Field.Name] != nil ||
+		slices.ContainsFunc(n.Relation.Columns, func(c snapshot.Column) bool { return c.Name == f.Field.Name }) {
+		return nil
+	}
+	return n.EmbedNamed(f.Field.Name)
 }
 
 func checkTree(n *Node, cols columnChecker, t request.LogicTree) error {

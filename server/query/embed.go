@@ -254,24 +254,24 @@ func joinEmbeds(b *builder, sc *scope) {
 // tree, tests embed e's presence.
 func testsPresence(n *plan.Node, e *plan.Embed) bool {
 	for _, f := range n.Filters {
-		if f.Field.Name == e.Key && len(f.Field.Path) == 0 {
+		if n.PresenceTest(f) == e {
 			return true
 		}
 	}
 	for _, t := range n.Logic {
-		if treeTests(t.Conditions, e.Key) {
+		if treeTests(n, t.Conditions, e) {
 			return true
 		}
 	}
 	return false
 }
 
-func treeTests(conds []request.Condition, key string) bool {
+func treeTests(n *plan.Node, conds []request.Condition, e *plan.Embed) bool {
 	for _, c := range conds {
-		if c.Tree != nil && treeTests(c.Tree.Conditions, key) {
+		if c.Tree != nil && treeTests(n, c.Tree.Conditions, e) {
 			return true
 		}
-		if c.Filter != nil && c.Filter.Field.Name == key && len(c.Filter.Field.Path) == 0 {
+		if c.Filter != nil && n.PresenceTest(*c.Filter) == e {
 			return true
 		}
 	}

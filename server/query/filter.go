@@ -90,7 +90,7 @@ func filter(b *builder, sc *scope, f request.Filter) {
 		b.write("not ")
 	}
 	b.write("(")
-	if e := sc.node.EmbedNamed(f.Field.Name); e != nil && len(f.Field.Path) == 0 {
+	if e := sc.node.PresenceTest(f); e != nil {
 		// Planning allowed only `is null` on an embed: a presence test.
 		b.absent(sc, e)
 		b.write(")")
