@@ -44,6 +44,9 @@ type scope struct {
 	hidden map[*plan.Embed][]hiddenColumn
 	// spread marks a spread embed, whose aggregates its parent computes.
 	spread bool
+	// counting marks a node read for a count only (see countedRows): its
+	// embeds are EXISTS conditions rather than joins.
+	counting bool
 	// grouped lists, in an aggregating node, the JSON-path fields output
 	// (uncast) as grouping columns, with their positions.
 	grouped []groupedField
@@ -112,22 +115,15 @@ func (b *builder) embedColumn(sc *scope, e *plan.Embed, name string) {
 	b.ident(name)
 }
 
-// planLaterals picks the embeds of sc's node to join and names their
-// laterals; it runs before the select list is written, which refers to
-// them. Counting statements (rowsOnly) join only the embeds that decide
-// which rows exist.
-func planLaterals(b *builder, sc *scope, rowsOnly bool) {
+// planLaterals names the laterals of the embeds of sc's node, and the
+// columns they carry for its order; it runs before the select list is
+// written, which refers to them.
+func planLaterals(sc *scope) {
 	for _, e := range sc.node.Embeds {
-		if rowsOnly && !e.Inner && !testsPresence(sc.node, e) {
-			continue
-		}
 		if sc.laterals == nil {
 			sc.laterals = make(map[*plan.Embed]string, len(sc.node.Embeds))
 		}
 		sc.laterals[e] = depthAlias(sc.rel.Name+"_"+e.Key, sc.depth+1)
-	}
-	if rowsOnly {
-		return
 	}
 	for _, o := range sc.node.Order {
 		if o.Relation == "" {
@@ -248,34 +244,6 @@ func joinEmbeds(b *builder, sc *scope) {
 			b.write(" where ", carrier, " is distinct from null) as ", lat, " on true")
 		}
 	}
-}
-
-// testsPresence reports whether a filter of n, at top level or in a logic
-// tree, tests embed e's presence.
-func testsPresence(n *plan.Node, e *plan.Embed) bool {
-	for _, f := range n.Filters {
-		if n.PresenceTest(f) == e {
-			return true
-		}
-	}
-	for _, t := range n.Logic {
-		if treeTests(n, t.Conditions, e) {
-			return true
-		}
-	}
-	return false
-}
-
-func treeTests(n *plan.Node, conds []request.Condition, e *plan.Embed) bool {
-	for _, c := range conds {
-		if c.Tree != nil && treeTests(n, c.Tree.Conditions, e) {
-			return true
-		}
-		if c.Filter != nil && n.PresenceTest(*c.Filter) == e {
-			return true
-		}
-	}
-	return false
 }
 
 // from writes the FROM item of a node: its relation, joined to the

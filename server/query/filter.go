@@ -40,7 +40,12 @@ func where(b *builder, sc *scope, c *conds) {
 		logicTree(b, sc, t)
 	}
 	for _, e := range n.Embeds {
-		if e.Inner {
+		switch {
+		case !e.Inner:
+		case sc.counting:
+			c.next(b)
+			embedExists(b, sc, e)
+		default:
 			c.next(b)
 			b.present(sc, e)
 		}
@@ -86,16 +91,27 @@ func logicTree(b *builder, sc *scope, t request.LogicTree) {
 // parameters; PostgreSQL infers their type from the column, or the
 // field's text -> domain cast reads them (see scope.parser).
 func filter(b *builder, sc *scope, f request.Filter) {
+	if e := sc.node.PresenceTest(f); e != nil {
+		// Planning allowed only `is null` on an embed: a presence test,
+		// written as it is (not the negation of its negation) so the
+		// planner reads an EXISTS as the semi-join it is.
+		switch {
+		case sc.counting && f.Negate:
+			embedExists(b, sc, e)
+		case sc.counting:
+			b.write("not ")
+			embedExists(b, sc, e)
+		case f.Negate:
+			b.present(sc, e)
+		default:
+			b.absent(sc, e)
+		}
+		return
+	}
 	if f.Negate {
 		b.write("not ")
 	}
 	b.write("(")
-	if e := sc.node.PresenceTest(f); e != nil {
-		// Planning allowed only `is null` on an embed: a presence test.
-		b.absent(sc, e)
-		b.write(")")
-		return
-	}
 	parse := sc.parser(f)
 	switch {
 	case f.Op == "is":

@@ -75,9 +75,10 @@ func readRows(b *builder, p *plan.Read, top func() *scope) {
 }
 
 // PlanCount builds the EXPLAIN whose row estimate answers count=planned
-// (and count=estimated past db-max-rows). Nil when no estimate is needed.
+// and count=estimated (past db-max-rows, or always when it is unset, as
+// in PostgREST). Nil when no estimate is needed.
 func PlanCount(p *plan.Read) *Statement {
-	if p.Count != "planned" && !(p.Count == "estimated" && p.MaxRows > 0) {
+	if p.Count != "planned" && p.Count != "estimated" {
 		return nil
 	}
 	var b builder
@@ -87,15 +88,30 @@ func PlanCount(p *plan.Read) *Statement {
 	return &st
 }
 
-// countedRows writes the relation, joins and conditions that decide which
-// rows a count counts: the read's own, without its select list, order or
-// window.
+// countedRows writes the relation and conditions that decide which rows a
+// count counts: the read's own, without its select list, order, window or
+// embeds. As in PostgREST's count query, an embed that decides whether a
+// row is counted (inner, or tested for presence) is an EXISTS condition,
+// not a join, so the planner's estimate (count=planned) comes out as
+// PostgREST's does.
 func countedRows(b *builder, sc *scope) {
-	planLaterals(b, sc, true)
+	sc.counting = true
 	from(b, sc, nil, nil)
-	joinEmbeds(b, sc)
 	var c conds
 	where(b, sc, &c)
+}
+
+// embedExists writes the condition that embed e of sc's row has a row:
+// an EXISTS over the embed's own counted rows, joined to the parent's.
+func embedExists(b *builder, sc *scope, e *plan.Embed) {
+	esc := embedScope(e, sc)
+	esc.counting = true
+	b.write("exists (select 1 from ")
+	from(b, esc, sc, e.Relationship)
+	var c conds
+	joinConditions(b, esc, sc, e.Relationship, &c)
+	where(b, esc, &c)
+	b.write(")")
 }
 
 // Explain wraps stmt in EXPLAIN with the plan media type's format and
@@ -166,7 +182,7 @@ func body(b *builder, p *plan.Read) {
 // hidden are extra columns a parent orders by, output after the node's own.
 func source(b *builder, sc, parent *scope, r *snapshot.Relationship, hidden []hiddenColumn) {
 	n := sc.node
-	planLaterals(b, sc, false)
+	planLaterals(sc)
 	b.write("select ")
 	groups := selectList(b, sc)
 	for i, h := range hidden {
