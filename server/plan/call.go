@@ -78,8 +78,9 @@ func BuildCall(req *request.Request, body *request.Payload, raw []byte, media st
 		}
 	}
 
-	// The names supplied: the body's keys, or the query parameters that
-	// name an argument of some overload (the others filter the result).
+	// The names supplied: the body's keys (those columns= keeps), or the
+	// query parameters that are no filters (request.MayBeFilter), named
+	// as arguments or not: an unknown name finds no function.
 	var supplied []string
 	values := map[string][]request.Pair{}
 	var filters []request.Pair
@@ -87,17 +88,20 @@ func BuildCall(req *request.Request, body *request.Payload, raw []byte, media st
 		// Of an array of objects, the first is the arguments (PostgREST);
 		// the query parameters all filter the result.
 		supplied = body.Keys
+		if req.Columns != nil {
+			supplied = slices.DeleteFunc(slices.Clone(supplied), func(k string) bool { return !slices.Contains(req.Columns, k) })
+		}
 		filters = req.Unparsed
 	} else {
 		for _, p := range req.Unparsed {
-			if isArgument(candidates, p.Key) {
-				if _, dup := values[p.Key]; !dup {
-					supplied = append(supplied, p.Key)
-				}
-				values[p.Key] = append(values[p.Key], p)
-			} else {
+			if request.MayBeFilter(p.Value) {
 				filters = append(filters, p)
+				continue
 			}
+			if _, dup := values[p.Key]; !dup {
+				supplied = append(supplied, p.Key)
+			}
+			values[p.Key] = append(values[p.Key], p)
 		}
 		slices.Sort(supplied)
 	}
@@ -108,6 +112,9 @@ func BuildCall(req *request.Request, body *request.Payload, raw []byte, media st
 	c := &Call{Function: fn}
 	if body != nil {
 		c.Body = rowObject(body.JSON)
+		if media == "application/x-www-form-urlencoded" {
+			c.Body = formVariadic(c.Body, fn)
+		}
 	}
 	for _, a := range fn.Arguments {
 		if slices.Contains(supplied, a.Name) && a.Mode != snapshot.ArgOut && a.Mode != snapshot.ArgTable {
@@ -231,6 +238,27 @@ func firstColumnNamed(req *request.Request) string {
 	return "?"
 }
 
+// formVariadic makes a form field given once for fn's variadic argument
+// the one element of its array, as repeating the field makes the array
+// (PostgREST: `v=hi` passes {hi}).
+func formVariadic(object []byte, fn *snapshot.Function) []byte {
+	i := slices.IndexFunc(fn.Arguments, func(a snapshot.Argument) bool { return a.Mode == snapshot.ArgVariadic })
+	if i < 0 {
+		return object
+	}
+	var fields map[string]json.RawMessage
+	name := fn.Arguments[i].Name
+	if json.Unmarshal(object, &fields) != nil || len(fields[name]) == 0 || fields[name][0] != '"' {
+		return object
+	}
+	fields[name] = append(append(json.RawMessage{'['}, fields[name]...), ']')
+	out, err := json.Marshal(fields)
+	if err != nil {
+		return object
+	}
+	return out
+}
+
 // rowObject is the first object of the array a payload holds, or {}.
 func rowObject(array []byte) []byte {
 	var rows []json.RawMessage
@@ -238,17 +266,6 @@ func rowObject(array []byte) []byte {
 		return []byte("{}")
 	}
 	return rows[0]
-}
-
-func isArgument(fns []*snapshot.Function, name string) bool {
-	for _, f := range fns {
-		for _, a := range f.Arguments {
-			if a.Name == name && a.Mode != snapshot.ArgOut && a.Mode != snapshot.ArgTable {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // chooseOverload picks the overload whose arguments the supplied names

@@ -1,6 +1,8 @@
 package query
 
 import (
+	"strings"
+
 	"github.com/svc-dev/svc/server/plan"
 	"github.com/svc-dev/svc/snapshot"
 )
@@ -32,8 +34,11 @@ func Call(c *plan.Call) Statement {
 		}
 		readRows(b, c.Read, top)
 	case c.Function.Returns == snapshot.ReturnsSetOfScalar:
-		b.write("with _svc_call as materialized (select _svc_f.v from ", args, " cross join lateral ", call,
-			" as _svc_f(v)) select null::bigint as total_count, pg_catalog.count(*) as page_count, ",
+		// Called in the select list, where a set of records needs no
+		// column definition list: each is one value, as PostgREST
+		// reads `setof record`.
+		b.write("with _svc_call as materialized (select ", call, " as v from ", args,
+			") select null::bigint as total_count, pg_catalog.count(*) as page_count, ",
 			"coalesce(pg_catalog.json_agg(_svc_call.v), '[]')::text as body, ", resultColumns, " from _svc_call")
 	case c.Function.Returns == snapshot.ReturnsVoid:
 		b.write("with _svc_call as materialized (select from ", args, " cross join lateral ", call,
@@ -60,7 +65,7 @@ func arguments(b *builder, c *plan.Call) {
 		// The whole body is the one unnamed argument.
 		b.write("(select ")
 		b.value(c.Args[0].Value)
-		b.write("::", c.Args[0].Type, " as v) _svc_a")
+		b.write("::", argType(c.Args[0].Type), " as v) _svc_a")
 	case c.Body != nil:
 		b.write("pg_catalog.json_to_record(")
 		b.value(string(c.Body))
@@ -68,14 +73,14 @@ func arguments(b *builder, c *plan.Call) {
 		b.list(len(c.Args), func(i int) {
 			b.ident(c.Args[i].Name)
 			// Argument types come from the catalog, not from the request.
-			b.write(" ", c.Args[i].Type)
+			b.write(" ", argType(c.Args[i].Type))
 		})
 		b.write(")")
 	default:
 		b.write("(select ")
 		b.list(len(c.Args), func(i int) {
 			b.parameter(c.Args[i].Slot, c.Args[i].Value)
-			b.write("::", c.Args[i].Type, " as ")
+			b.write("::", argType(c.Args[i].Type), " as ")
 			b.ident(c.Args[i].Name)
 		})
 		b.write(") _svc_a")
@@ -100,4 +105,24 @@ func invoke(b *builder, c *plan.Call) {
 		b.ident(c.Args[i].Name)
 	})
 	b.write(")")
+}
+
+// argType is the type an argument's value is read as: its own, but for
+// character and bit, read as their varying forms, as PostgREST does. A
+// function's character(4) argument is declared without its length, and
+// the value cast to bare character would keep one character.
+func argType(t string) string {
+	base, array := strings.CutSuffix(t, "[]")
+	switch base {
+	case "character":
+		base = "character varying"
+	case "bit":
+		base = "bit varying"
+	default:
+		return t
+	}
+	if array {
+		return base + "[]"
+	}
+	return base
 }

@@ -802,3 +802,14 @@ insert into test.gr_mid values (1, 'mid 1', 1), (2, 'mid 2', 1), (3, 'mid 3', 2)
 insert into test.gr_low values (1, 'low 1', 1), (2, 'low 2', 1), (3, 'low 3', 2), (4, 'low 4', 2), (5, 'low 5', 2);
 analyze test.gr_top, test.gr_mid, test.gr_low;
 grant select on test.gr_top, test.gr_mid, test.gr_low to web_anon;
+
+-- Function calls (cases/rpc_calls.case): character and bit arguments,
+-- whose declared lengths a function does not keep; a set of records.
+create function test.gr_padded(c char(4), cs char(4)[], b bit(4)) returns text
+  immutable language sql as $$ select $1 || '/' || array_to_string($2, ',') || '/' || $3::text $$;
+create function test.gr_pairs() returns setof record
+  immutable language sql as $$ select * from (values (1, 'one'), (2, 'two')) as t(n, word) $$;
+grant execute on function test.gr_padded(char, char[], bit), test.gr_pairs() to web_anon;
+create function test.gr_below(id integer) returns setof test.gr_top
+  stable language sql as $$ select * from test.gr_top where gr_top.id < $1 $$;
+grant execute on function test.gr_below(integer) to web_anon;
