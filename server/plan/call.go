@@ -63,15 +63,15 @@ func BuildCall(req *request.Request, body *request.Payload, raw []byte, media st
 	}
 	name := snapshot.QualifiedName{Schema: schema, Name: req.Target}
 	candidates := snap.Functions(name)
-	if raw != nil {
-		if fn, arg := wholeBodyArgument(candidates, media, req.Prefer.Params == "single-object"); fn != nil {
-			if media == "application/octet-stream" {
-				// bytea's text input: hex after \x.
-				raw = []byte(`\x` + hex.EncodeToString(raw))
-			}
-			arg.Value = string(raw)
-			// Every query parameter filters the result (PostgREST).
-			return finishCall(req, &Call{Function: fn, Args: []CallArg{arg}}, req.Unparsed, snap, opts)
+	// A body another function's named arguments cannot take, or that
+	// params=single-object hands whole, is the one argument of a function
+	// taking it whole; a JSON object tries the named arguments first, the
+	// whole-body overload being their fallback (PostgREST).
+	wholeFirst := body == nil || req.Prefer.Params == "single-object"
+	if raw != nil && wholeFirst {
+		c, err := wholeBodyCall(req, candidates, raw, media, snap, opts)
+		if c != nil || err != nil {
+			return c, err
 		}
 		if body == nil {
 			return nil, apierr.NoFunction(name.String(), nil, functionHint(snap, name, candidates))
@@ -105,7 +105,17 @@ func BuildCall(req *request.Request, body *request.Payload, raw []byte, media st
 		}
 		slices.Sort(supplied)
 	}
-	fn, err := chooseOverload(snap, name, candidates, supplied)
+	fn, err := chooseOverload(candidates, supplied)
+	if fn == nil && err == nil {
+		// No overload takes the names: the whole body may be one's
+		// argument.
+		if raw != nil && !wholeFirst {
+			if c, err := wholeBodyCall(req, candidates, raw, media, snap, opts); c != nil || err != nil {
+				return c, err
+			}
+		}
+		return nil, apierr.NoFunction(name.String(), supplied, functionHint(snap, name, candidates))
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -182,16 +192,44 @@ func finishCall(req *request.Request, c *Call, filters []request.Pair, snap *sna
 	return c, nil
 }
 
-// wholeBodyArgument finds the overload taking a POST's whole body as its
-// one argument: a single unnamed json or jsonb argument for JSON, bytea for
-// application/octet-stream, text for text/plain, xml for text/xml; or,
-// with Prefer: params=single-object, a single json or jsonb argument of
-// any name.
-func wholeBodyArgument(fns []*snapshot.Function, media string, singleObject bool) (*snapshot.Function, CallArg) {
+// wholeBodyCall plans a call of the overload that takes a POST's whole
+// body as its one argument (see wholeBodyOverloads); nil and no error
+// when there is none, SVC203 when several could (json and jsonb).
+func wholeBodyCall(req *request.Request, candidates []*snapshot.Function, raw []byte, media string, snap *snapshot.Snapshot, opts Options) (*Call, error) {
+	fns, args := wholeBodyOverloads(candidates, media, req.Prefer.Params == "single-object")
+	switch len(fns) {
+	case 0:
+		return nil, nil
+	case 1:
+	default:
+		sigs := make([]string, len(fns))
+		for i, f := range fns {
+			sigs[i] = signature(f, true)
+		}
+		return nil, apierr.AmbiguousFunction(sigs)
+	}
+	arg := args[0]
+	if media == "application/octet-stream" {
+		// bytea's text input: hex after \x.
+		raw = []byte(`\x` + hex.EncodeToString(raw))
+	}
+	arg.Value = string(raw)
+	// Every query parameter filters the result (PostgREST).
+	return finishCall(req, &Call{Function: fns[0], Args: []CallArg{arg}}, req.Unparsed, snap, opts)
+}
+
+// wholeBodyOverloads finds the overloads taking a POST's whole body as
+// their one argument: a single unnamed json or jsonb argument for JSON,
+// bytea for application/octet-stream, text for text/plain, xml for
+// text/xml; or, with Prefer: params=single-object, a single json or jsonb
+// argument of any name.
+func wholeBodyOverloads(fns []*snapshot.Function, media string, singleObject bool) ([]*snapshot.Function, []CallArg) {
 	wants := map[string][]string{
 		"application/json": {"json", "jsonb"}, "application/octet-stream": {"bytea"},
 		"text/plain": {"text"}, "text/xml": {"xml"},
 	}[media]
+	var found []*snapshot.Function
+	var args []CallArg
 	for _, f := range fns {
 		var in []snapshot.Argument
 		for _, a := range f.Arguments {
@@ -203,10 +241,11 @@ func wholeBodyArgument(fns []*snapshot.Function, media string, singleObject bool
 			continue
 		}
 		if in[0].Name == "" || singleObject && media == "application/json" {
-			return f, CallArg{Name: in[0].Name, Type: in[0].Type}
+			found = append(found, f)
+			args = append(args, CallArg{Name: in[0].Name, Type: in[0].Type})
 		}
 	}
-	return nil, CallArg{}
+	return found, args
 }
 
 // arrayLiteral renders values as a PostgreSQL array literal, each element
@@ -270,8 +309,9 @@ func rowObject(array []byte) []byte {
 
 // chooseOverload picks the overload whose arguments the supplied names
 // fit: every name is an input argument, and every input argument without
-// a default is supplied.
-func chooseOverload(snap *snapshot.Snapshot, name snapshot.QualifiedName, fns []*snapshot.Function, supplied []string) (*snapshot.Function, error) {
+// a default is supplied. It returns neither an overload nor an error
+// when none fits, and SVC203 when several do.
+func chooseOverload(fns []*snapshot.Function, supplied []string) (*snapshot.Function, error) {
 	var fits []*snapshot.Function
 	for _, f := range fns {
 		if fitsArguments(f, supplied) {
@@ -282,7 +322,7 @@ func chooseOverload(snap *snapshot.Snapshot, name snapshot.QualifiedName, fns []
 	case 1:
 		return fits[0], nil
 	case 0:
-		return nil, apierr.NoFunction(name.String(), supplied, functionHint(snap, name, fns))
+		return nil, nil
 	}
 	sigs := make([]string, len(fits))
 	for i, f := range fits {

@@ -813,3 +813,11 @@ grant execute on function test.gr_padded(char, char[], bit), test.gr_pairs() to 
 create function test.gr_below(id integer) returns setof test.gr_top
   stable language sql as $$ select * from test.gr_top where gr_top.id < $1 $$;
 grant execute on function test.gr_below(integer) to web_anon;
+-- Overloads beside a whole-body fallback, and two fallbacks for one body.
+create function test.gr_fallback() returns integer immutable language sql as $$ select 1 $$;
+create function test.gr_fallback(x integer, y integer) returns integer immutable language sql as $$ select x + y $$;
+create function test.gr_fallback(json) returns json immutable language sql as $$ select $1 $$;
+create function test.gr_both(json) returns text immutable language sql as $$ select 'json' $$;
+create function test.gr_both(jsonb) returns text immutable language sql as $$ select 'jsonb' $$;
+grant execute on function test.gr_fallback(), test.gr_fallback(integer, integer), test.gr_fallback(json),
+  test.gr_both(json), test.gr_both(jsonb) to web_anon;
