@@ -141,7 +141,7 @@ func body(b *builder, p *plan.Read) {
 		return
 	}
 	kind := p.Media.Kind
-	if p.Single && kind != request.MediaCSV {
+	if p.Single && kind != request.MediaCSV && kind != request.MediaGeoJSON {
 		kind = request.MediaObject
 	}
 	switch kind {
