@@ -821,3 +821,8 @@ create function test.gr_both(json) returns text immutable language sql as $$ sel
 create function test.gr_both(jsonb) returns text immutable language sql as $$ select 'jsonb' $$;
 grant execute on function test.gr_fallback(), test.gr_fallback(integer, integer), test.gr_fallback(json),
   test.gr_both(json), test.gr_both(jsonb) to web_anon;
+-- A function returning a domain over a table's type returns its rows.
+create domain test.gr_top_row as test.gr_top;
+create function test.gr_tops() returns setof test.gr_top_row
+  stable language sql as $$ select t::test.gr_top_row from test.gr_top t where t.id <= 2 $$;
+grant execute on function test.gr_tops() to web_anon;
