@@ -5,6 +5,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/svc-dev/svc/server/config"
@@ -12,18 +13,36 @@ import (
 )
 
 func main() {
+	if err := newApp(os.Stdout, os.Stderr).Run(os.Args); err != nil {
+		fmt.Fprintln(os.Stderr, "svc-serve:", err)
+		os.Exit(1)
+	}
+}
+
+// newApp builds the command line, writing help to stdout and messages to
+// stderr.
+func newApp(stdout, stderr io.Writer) *cli.App {
 	flags := []cli.Flag{
 		&cli.StringFlag{Name: "config", Aliases: []string{"c"}, Usage: "configuration file (PostgREST syntax: key = \"value\")"},
 	}
-	// Every configuration key is also a flag; flags override SVC_* variables,
-	// which override the file.
-	for _, k := range config.Keys() {
-		flags = append(flags, &cli.StringFlag{Name: k})
+	// Every configuration key is also a flag, described from the same
+	// table as the configuration reference; flags override the database,
+	// which overrides SVC_* variables, which override the file. The
+	// variables are read by config.Load, not by the library, which would
+	// rank them above the database.
+	for _, e := range config.Reference() {
+		def := e.Default
+		if def == "" {
+			def = `""`
+		}
+		flags = append(flags, &cli.StringFlag{Name: e.Name, Usage: e.Usage(), DefaultText: def})
 	}
-	app := &cli.App{
-		Name:  "svc-serve",
-		Usage: "serve a PostgreSQL database as an HTTP API",
-		Flags: flags,
+	return &cli.App{
+		Name:      "svc-serve",
+		Usage:     "serve a PostgreSQL database as an HTTP API",
+		Writer:    stdout,
+		ErrWriter: stderr,
+		Flags:     flags,
 		Action: func(c *cli.Context) error {
 			set := map[string]string{}
 			for _, k := range config.Keys() {
@@ -37,7 +56,7 @@ func main() {
 			// (its default, error, would hide them), and before a loading
 			// error, which a misspelt key often explains.
 			for _, w := range warnings {
-				fmt.Fprintln(os.Stderr, "svc-serve: warning:", w.Message)
+				fmt.Fprintln(stderr, "svc-serve: warning:", w.Message)
 			}
 			if err != nil {
 				return err
@@ -45,9 +64,5 @@ func main() {
 			return serve(c.Context, sources, cfg, newLogger(cfg.LogLevel, cfg.LogFormat), nil)
 		},
 		Commands: []*cli.Command{demoCommand()},
-	}
-	if err := app.Run(os.Args); err != nil {
-		fmt.Fprintln(os.Stderr, "svc-serve:", err)
-		os.Exit(1)
 	}
 }
