@@ -200,4 +200,3 @@ func TestConnectionLimits(t *testing.T) {
 		t.Fatalf("the server held a trickling connection open: %v", err)
 	}
 }
-
