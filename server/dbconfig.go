@@ -75,7 +75,7 @@ func CheckSnapshotCovers(snap *snapshot.Snapshot, cfg *config.Config) error {
 			continue
 		}
 		missing = append(missing, s)
-		if meant := suggest.Closest(s, snap.Header.Schemas, 3); meant != "" {
+		if meant := suggest.Typo(s, snap.Header.Schemas); meant != "" {
 			typos = append(typos, fmt.Sprintf("%q for %q", meant, s))
 		}
 	}

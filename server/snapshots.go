@@ -77,7 +77,7 @@ func MissingSchemasMessage(missing, existing []string) string {
 	var meant []string
 	for i, m := range missing {
 		quoted[i] = strconv.Quote(m)
-		if s := suggest.Closest(m, existing, 3); s != "" {
+		if s := suggest.Typo(m, existing); s != "" {
 			meant = append(meant, fmt.Sprintf("%q for %q", s, m))
 		}
 	}

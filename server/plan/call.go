@@ -330,7 +330,7 @@ func closestFunction(snap *snapshot.Snapshot, name snapshot.QualifiedName, fns [
 			names = append(names, f.Name)
 		}
 	}
-	if best := suggest.Closest(name.Name, names, 3); best != "" {
+	if best := suggest.Typo(name.Name, names); best != "" {
 		return "Perhaps you meant to call the function " + name.Schema + "." + best + "."
 	}
 	return ""

@@ -31,7 +31,7 @@ func closestRelation(snap *snapshot.Snapshot, name snapshot.QualifiedName) strin
 			kinds[r.Name] = r.Kind
 		}
 	}
-	best := suggest.Closest(name.Name, names, 3)
+	best := suggest.Typo(name.Name, names)
 	if best == "" {
 		return ""
 	}
