@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/svc-dev/svc/server/config"
 	"github.com/urfave/cli/v2"
@@ -43,14 +44,19 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Writer:    stdout,
 		ErrWriter: stderr,
 		Flags:     flags,
+		ArgsUsage: "[CONFIG_FILE]",
 		Action: func(c *cli.Context) error {
+			file, err := configFile(c)
+			if err != nil {
+				return err
+			}
 			set := map[string]string{}
 			for _, k := range config.Keys() {
 				if c.IsSet(k) {
 					set[k] = c.String(k)
 				}
 			}
-			sources := config.Sources{File: c.String("config"), Env: os.Environ(), Flags: set}
+			sources := config.Sources{File: file, Env: os.Environ(), Flags: set}
 			cfg, warnings, err := config.Load(sources)
 			// Configuration warnings go to stderr whatever log-level says
 			// (its default, error, would hide them), and before a loading
@@ -65,4 +71,24 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		},
 		Commands: []*cli.Command{demoCommand()},
 	}
+}
+
+// configFile is the configuration file: --config, or the one argument
+// PostgREST takes (postgrest FILE), which its users type out of habit and
+// which must not be ignored. The library stops reading flags at the first
+// argument, so flags after it are refused with a message saying where
+// they go, rather than taken for more arguments.
+func configFile(c *cli.Context) (string, error) {
+	flag, args := c.String("config"), c.Args().Slice()
+	switch {
+	case len(args) == 0:
+		return flag, nil
+	case len(args) > 1 && strings.HasPrefix(args[1], "-"):
+		return "", fmt.Errorf("flags go before the configuration file: svc-serve %s %s", strings.Join(args[1:], " "), args[0])
+	case len(args) > 1:
+		return "", fmt.Errorf("svc-serve takes one argument, the configuration file; got %d: %s", len(args), strings.Join(args, " "))
+	case flag != "" && flag != args[0]:
+		return "", fmt.Errorf("two configuration files: --config %s and %s", flag, args[0])
+	}
+	return args[0], nil
 }

@@ -106,5 +106,9 @@ func target(c *pgconn.Config) string {
 	} else {
 		host = fmt.Sprintf("%s/.s.PGSQL.%d", host, c.Port)
 	}
-	return fmt.Sprintf("database %q as role %q at %s", c.Database, c.User, host)
+	db := c.Database
+	if db == "" {
+		db = c.User // what PostgreSQL connects to when none is named
+	}
+	return fmt.Sprintf("database %q as role %q at %s", db, c.User, host)
 }

@@ -84,6 +84,10 @@ func TestExplain(t *testing.T) {
 	if !errors.As(Explain(err), &pgErr) || pgErr.Code != "28000" {
 		t.Errorf("the PostgreSQL error is not reachable: %v", pgErr)
 	}
+	_, err = pgx.Connect(context.Background(), "postgres://nobody@127.0.0.1:1")
+	if msg := Explain(err).Error(); !strings.HasPrefix(msg, `cannot connect to database "nobody" as role "nobody" at 127.0.0.1:1: `) {
+		t.Errorf("no database named: %q", msg)
+	}
 	plain := errors.New("not a connection error")
 	if Explain(plain) != plain || Explain(nil) != nil {
 		t.Error("Explain changed an error that is not pgx's connection error")
