@@ -157,7 +157,7 @@ var keys = []key{
 		doc: "whether request statements are prepared once per connection; turn off behind a transaction pooler that cannot keep them",
 		set: boolean(func(c *Config) *bool { return &c.DBPreparedStatements })},
 	{name: "log-level", def: "error", atStart: true, notInDB: true,
-		doc: "least severe level logged: crit, error, warn, info or debug",
+		doc: "least severe level logged: crit, error, warn, info or debug; what svc-serve starts, connects to, loads and listens on is logged at every level",
 		set: oneOf([]string{"crit", "error", "warn", "info", "debug"}, func(c *Config) *string { return &c.LogLevel })},
 	{name: "log-format", def: "text", svc: true, atStart: true, notInDB: true,
 		doc: "log line format: text (key=value) or json (one object per line)",
