@@ -131,6 +131,11 @@ func TestMissingSchema(t *testing.T) {
 		t.Errorf("a relation of the missing schema: %d %s", code, body)
 	}
 
+	// The description of an empty schema: no routes but the root's own.
+	if code, body := get("/", "serve_apo"); code != 200 || !strings.Contains(body, `"definitions":{}`) || strings.Contains(body, "/rpc/nap") {
+		t.Errorf("the root of the missing schema: %d %s", code, body)
+	}
+
 	conn, err := pgx.Connect(context.Background(), authURI)
 	if err != nil {
 		t.Fatal(err)
