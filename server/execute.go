@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/query"
+	"github.com/svc-dev/svc/sql/connerr"
 )
 
 // txSpec is the per-request transaction context.
@@ -253,7 +254,7 @@ func (s *Server) execute(ctx context.Context, tx txSpec, steps ...step) error {
 		if ctx.Err() != nil {
 			return errClientGone
 		}
-		return apierr.ConnectionRefused(err)
+		return apierr.ConnectionRefused(connerr.Explain(err))
 	}
 	defer handBack(conn)
 

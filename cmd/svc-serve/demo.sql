@@ -45,3 +45,12 @@ insert into api.reviews (book_id, stars, body) values
 
 grant select on all tables in schema api to web_anon;
 grant execute on function api.book_count(integer) to web_anon;
+
+-- A role for writes: requests carrying a token whose role claim is
+-- "writer" run as it (svc-serve demo prints one).
+create role writer nologin;
+grant writer to authenticator;
+grant usage on schema api to writer;
+grant select on all tables in schema api to writer;
+grant insert, update on api.books, api.reviews to writer;
+grant execute on function api.book_count(integer) to writer;

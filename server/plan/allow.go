@@ -21,7 +21,7 @@ func AllowRelation(req *request.Request, snap *snapshot.Snapshot, opts Options) 
 	name := snapshot.QualifiedName{Schema: schema, Name: req.Target}
 	rel := snap.Relation(name)
 	if rel == nil {
-		return "", apierr.UndefinedTable(name.String())
+		return "", undefinedRelation(snap, name)
 	}
 	methods := []string{"OPTIONS", "GET", "HEAD"}
 	if rel.Insertable {
@@ -49,7 +49,7 @@ func AllowFunction(req *request.Request, snap *snapshot.Snapshot, opts Options) 
 	}
 	name := snapshot.QualifiedName{Schema: schema, Name: req.Target}
 	if len(snap.Functions(name)) == 0 {
-		return "", apierr.NoFunction(name.String(), nil, "")
+		return "", apierr.NoFunction(name.String(), nil, functionHint(snap, name, nil))
 	}
 	return "OPTIONS,GET,HEAD,POST", nil
 }
