@@ -100,6 +100,7 @@ func writeDemoExamples(out io.Writer, base, token string) {
 		"/books?select=title,year&order=year.desc&limit=3",
 		"/books?year=gte.1970&select=id,title,authors(name)",
 		"/books_by_decade",
+		"/books?select=title,decade&decade=eq.1970&order=title",
 	} {
 		fmt.Fprintf(out, "  curl '%s%s'\n", base, ex)
 	}

@@ -60,6 +60,7 @@ func TestDemo(t *testing.T) {
 		{200, `^\[\{"title":"Parable of the Sower","year":1993\}`},
 		{200, `"authors":\{"name":"Ursula K. Le Guin"\}`},
 		{200, `"decade":1960`},
+		{200, `^\[\{"title":"Children of Dune","decade":1970\},\s*\{"title":"Kindred","decade":1970\},\s*\{"title":"The Dispossessed","decade":1970\}\]$`},
 		{201, `^\[\{"id":7,"title":"The Lathe of Heaven","year":1971,"author_id":2\}\]$`},
 		{200, `^\[\{"id":7,"title":"The Lathe of Heaven","year":1972,"author_id":2\}\]$`},
 		{200, `^3$`},
