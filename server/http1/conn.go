@@ -219,7 +219,7 @@ func (c *conn) refuse(err error) {
 		const line = "431 Request Header Fields Too Large"
 		c.writeRaw(line, line)
 		c.closeWriteAndWait()
-	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), isNetError(err):
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), isReadError(err):
 	case strings.HasPrefix(err.Error(), "unsupported transfer encoding"):
 		c.writeRaw("501 Not Implemented", "Unsupported transfer encoding")
 	default:
@@ -228,9 +228,17 @@ func (c *conn) refuse(err error) {
 	}
 }
 
-func isNetError(err error) bool {
+// isReadError reports whether err is the connection failing or timing
+// out under a read, when there is no one left to answer. Only that: a
+// request target that does not parse fails with a *url.Error, which is a
+// net.Error too, and is answered 400 as net/http answers it.
+func isReadError(err error) bool {
 	var ne net.Error
-	return errors.As(err, &ne)
+	if errors.As(err, &ne) && ne.Timeout() {
+		return true
+	}
+	var oe *net.OpError
+	return errors.As(err, &oe) && oe.Op == "read"
 }
 
 // writeRaw sends a plain-text answer to a request the handler never
