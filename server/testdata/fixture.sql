@@ -358,6 +358,40 @@ grant usage on sequence test.w_defaults_id_seq, test."W_Mixed_id_seq" to web_ano
 create view test.w_tasks_v as select id, title, done, priority from test.w_tasks;
 grant select, update, delete on test.w_tasks_v to web_anon;
 
+-- Singular answers on writes and errors raised at commit
+-- (cases/write_singular.case, write_commit.case). w_finish and
+-- w_finish_ids mark the tasks of one priority done and return them (rows,
+-- scalars). w_deferred checks at commit: a deferred unique key on code, and
+-- a deferred constraint trigger refusing the note 'refuse' (P0001) and the
+-- note 'serialize' (40001, as a serialization failure at commit reads).
+create function test.w_finish(priority integer) returns setof test.w_tasks
+  language sql volatile as $$
+    update test.w_tasks t set done = true where t.priority = w_finish.priority returning t.* $$;
+create function test.w_finish_ids(priority integer) returns setof integer
+  language sql volatile as $$
+    update test.w_tasks t set done = true where t.priority = w_finish_ids.priority returning t.id $$;
+create table test.w_deferred (
+  id integer primary key,
+  code text constraint w_deferred_code_key unique deferrable initially deferred,
+  note text
+);
+create function test.w_deferred_note() returns trigger
+  language plpgsql as $$
+  begin
+    if new.note = 'refuse' then
+      raise exception 'note % refused at commit', new.note using detail = 'deferred trigger';
+    elsif new.note = 'serialize' then
+      raise exception 'could not serialize access' using errcode = 'serialization_failure';
+    end if;
+    return null;
+  end $$;
+create constraint trigger w_deferred_note after insert or update on test.w_deferred
+  deferrable initially deferred for each row execute function test.w_deferred_note();
+create function test.w_defer(id integer, code text, note text default null) returns integer
+  language sql volatile as $$
+    insert into test.w_deferred values (w_defer.id, w_defer.code, w_defer.note) returning id $$;
+grant select, insert, update, delete on test.w_deferred to web_anon;
+
 -- Function calls (cases/rpc_*.case). Scalars: add, greet (a default
 -- argument), now_fixed (no arguments). over is overloaded by argument
 -- names; clash by argument types only (same names, so ambiguous).
