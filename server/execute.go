@@ -262,6 +262,7 @@ func (s *Server) execute(ctx context.Context, tx txSpec, steps ...step) error {
 	err = runPipeline(ctx, pc, tx, steps, s.cfg.DBPreparedStatements)
 	var checkErr error
 	if err == nil && tx.check != nil {
+		// A rollback's deferred checks ran in the pipeline (requestCalls).
 		end := "commit"
 		if checkErr = tx.check(); checkErr != nil || tx.rollback {
 			end = "rollback"
@@ -406,16 +407,26 @@ func requestCalls(calls []call, tx *txSpec, steps []step, explicit bool) (_ []ca
 		calls = append(calls, call{key: stmtKey{tx.role, tx.searchPath, st.stmt.SQL}, args: args})
 	}
 	switch {
-	case !explicit, tx.check != nil:
-		// The Sync commits; or the caller ends the transaction once it
-		// has seen the results.
+	case !explicit:
+		// The Sync commits.
 	case tx.rollback:
-		calls = append(calls, call{key: stmtKey{sql: "rollback"}})
-	default:
+		// Deferred constraints and triggers are checked first, so the
+		// client sees the error a commit would have given (PostgREST
+		// does the same); when the caller ends the transaction once it
+		// has seen the results, they are checked in this round trip too.
+		calls = append(calls, call{key: stmtKey{sql: checkDeferredSQL}})
+		if tx.check == nil {
+			calls = append(calls, call{key: stmtKey{sql: "rollback"}})
+		}
+	case tx.check == nil:
 		calls = append(calls, call{key: stmtKey{sql: "commit"}})
 	}
 	return calls, setups, nil
 }
+
+// checkDeferredSQL runs the deferred constraint checks and constraint
+// triggers now, as COMMIT would, in a transaction about to roll back.
+const checkDeferredSQL = "set constraints all immediate"
 
 // pendingStmt is a statement being prepared, cached once the server
 // describes it.

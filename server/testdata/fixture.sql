@@ -543,6 +543,7 @@ create function test.transaction_context() returns json stable language sql as $
 $$;
 grant execute on function test.transaction_context() to web_anon;
 grant select on test.authors, test.books to web_user;
+grant select, insert, update, delete on test.w_deferred to web_user;
 
 -- Aggregates (cases/aggregates*.case). Customers place orders, orders hold
 -- lines: agg_orders is many-to-one to agg_customers and one-to-many to
