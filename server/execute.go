@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"strconv"
 	"strings"
 	"sync"
@@ -496,9 +498,15 @@ func dbError(err error, authenticated bool) error {
 	return apierr.Internal(err)
 }
 
+// isConnectionError reports whether err is the connection to PostgreSQL
+// failing: it could not be made, or it ended mid-request (the server
+// crashed or was killed: an unexpected EOF, a reset), not an error the
+// server answered with.
 func isConnectionError(err error) bool {
 	var ce *pgconn.ConnectError
-	return errors.As(err, &ce) || strings.Contains(err.Error(), "conn closed")
+	var oe *net.OpError
+	return errors.As(err, &ce) || errors.As(err, &oe) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		strings.Contains(err.Error(), "conn closed")
 }
 
 // searchPath renders the request's search_path: the selected schema first,
