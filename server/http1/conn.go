@@ -177,10 +177,19 @@ func (c *conn) serveRequest(req *http.Request) bool {
 	}
 	handler.ServeHTTP(w, req)
 	c.watch.stop()
+	if ctx.Err() != nil && !w.wroteHeader {
+		// The watcher cancelled the request: its client left, and the
+		// handler had nothing to say. net/http would answer 200 with an
+		// empty body, a success nothing earned (the request's work was
+		// cancelled); a client that only half-closed would read it.
+		// Nothing is sent and the connection closes.
+		w.release()
+		return false
+	}
 	cancel()
 	w.finish()
 	c.out.flush()
-	keep := !w.closeAfter && c.out.err == nil && !c.srv.isClosing()
+	keep := !w.closeAfter && c.out.err == nil && !c.srv.isClosing() && !c.watch.overflowed.Load()
 	if w.bodyLeft {
 		// Let the client read the answer before the unread body makes
 		// the kernel reset the connection.
