@@ -446,6 +446,14 @@ create function test.fail_plain() returns integer
     raise exception 'nope' using detail = 'd', hint = 'h';
   end $$;
 grant select, insert on test.rpc_log to web_anon;
+-- log_then_nap writes to rpc_log, then sleeps: a slow write for the tests
+-- of clients that leave mid-request (clientgone_test.go).
+create function test.log_then_nap(name text, seconds float8) returns void
+  language plpgsql volatile as $$
+  begin
+    insert into test.rpc_log (name) values (log_then_nap.name);
+    perform pg_sleep(seconds);
+  end $$;
 grant usage on sequence test.rpc_log_id_seq to web_anon;
 grant execute on function test.add(integer, integer), test.greet(text),
   test.now_fixed(), test.over(integer), test.over(integer, integer),
