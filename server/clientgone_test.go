@@ -40,6 +40,28 @@ func logged(t *testing.T, name string) int {
 	return n
 }
 
+// awaitNoNap waits up to limit until no session runs log_then_nap: the
+// statement of a request whose client left must be cancelled in
+// PostgreSQL, not left to finish (and commit) on its own.
+func awaitNoNap(t *testing.T, limit time.Duration) {
+	t.Helper()
+	db := superConn(t)
+	for deadline := time.Now().Add(limit); ; {
+		var running int
+		if err := db.QueryRow(t.Context(), "select count(*) from pg_stat_activity where state = 'active' and "+
+			"query like '%log_then_nap%' and pid <> pg_backend_pid()").Scan(&running); err != nil {
+			t.Fatal(err)
+		}
+		if running == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("log_then_nap still runs %v after its client left", limit)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 // TestClientLeavingGetsNoSuccess: a client that leaves while its write
 // runs (half-closing, as a client that gives up does) has the write
 // cancelled and rolled back, and is sent nothing: no 200 with an empty
@@ -88,6 +110,7 @@ func TestClientLeavingGetsNoSuccess(t *testing.T) {
 			if elapsed > nap*time.Second*3/4 {
 				t.Errorf("the request ran %v after its client left; want it cancelled", elapsed)
 			}
+			awaitNoNap(t, nap*time.Second)
 			if n := logged(t, name); n != 0 {
 				t.Errorf("the write of a request whose client left was kept (%d rows)", n)
 			}
@@ -106,6 +129,52 @@ func TestClientLeavingGetsNoSuccess(t *testing.T) {
 	}
 	if logged(t, name) != 1 {
 		t.Errorf("the write of a client that stayed is missing")
+	}
+}
+
+// TestClientLeavingPreparedPath: on a connection where the request's
+// statements are prepared already (one connection in the pool, and a
+// first call to prepare them), a client that leaves has its write
+// cancelled in PostgreSQL, not only abandoned: closing the connection
+// alone would let the statement run on and its transaction commit.
+func TestClientLeavingPreparedPath(t *testing.T) {
+	base := serverWith(t, map[string]string{"db-pool": "1"})
+	u, _ := url.Parse(base)
+	dial := func() *net.TCPConn {
+		c, err := net.Dial("tcp", u.Host)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		return c.(*net.TCPConn)
+	}
+	const nap = 2
+	for i, leave := range []bool{false, true} {
+		name := fmt.Sprintf("prepared-%d-%d", i, time.Now().UnixNano())
+		c := dial()
+		seconds := 0.0
+		if leave {
+			seconds = nap
+		}
+		io.WriteString(c, logThenNap(name, seconds))
+		if !leave {
+			buf := make([]byte, 512)
+			c.SetReadDeadline(time.Now().Add(10 * time.Second))
+			if n, _ := io.ReadAtLeast(c, buf, len("HTTP/1.1 204")); !strings.HasPrefix(string(buf[:n]), "HTTP/1.1 204 ") {
+				t.Fatalf("the call preparing the statements got %q, want 204", buf[:n])
+			}
+			continue
+		}
+		time.Sleep(200 * time.Millisecond)
+		c.CloseWrite()
+		c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		if got, _ := io.ReadAll(c); len(got) > 0 {
+			t.Errorf("the client that left was sent %q; want nothing", got)
+		}
+		awaitNoNap(t, nap*time.Second*3/4)
+		if n := logged(t, name); n != 0 {
+			t.Errorf("the write of a client that left was committed once its statement ended (%d rows)", n)
+		}
 	}
 }
 

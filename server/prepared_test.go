@@ -140,6 +140,23 @@ func TestPreparedPathCancelled(t *testing.T) {
 	if !pc.IsClosed() {
 		t.Error("connection still open after a cancelled request")
 	}
+	// PostgreSQL was asked to cancel the statement: the backend does not
+	// sleep on for 30 s after its connection is gone.
+	db := superConn(t)
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		var active bool
+		if err := db.QueryRow(context.Background(),
+			"select exists (select from pg_stat_activity where pid = $1 and state = 'active')", pc.PID()).Scan(&active); err != nil {
+			t.Fatal(err)
+		}
+		if !active {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the cancelled request's statement still runs 5 s later")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // An error PostgreSQL raises at commit (a deferred unique key here) is
