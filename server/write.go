@@ -171,6 +171,11 @@ func location(path string, pk []string, values []byte) string {
 	}
 	parts := make([]string, len(pk))
 	for i, k := range pk {
+		// A view's key column may be null, which eq. could never find.
+		if string(vals[i]) == "null" {
+			parts[i] = url.QueryEscape(k) + "=is.null"
+			continue
+		}
 		parts[i] = url.QueryEscape(k) + "=eq." + url.QueryEscape(plan.JSONText(vals[i]))
 	}
 	return path + "?" + strings.Join(parts, "&")

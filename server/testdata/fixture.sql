@@ -291,6 +291,20 @@ create table test.w_bulk (
   id integer primary key,
   name text not null
 );
+-- A view whose key, traced to both tables, may be null: a team without a
+-- coach. Inserts go to w_teams through the rule.
+create table test.w_coaches (
+  id integer primary key
+);
+create table test.w_teams (
+  id integer primary key,
+  coach_id integer references test.w_coaches
+);
+create view test.w_team_coaches as
+  select t.id, c.id as coach_id from test.w_teams t left join test.w_coaches c on t.coach_id = c.id;
+create rule w_team_coaches_insert as on insert to test.w_team_coaches do instead
+  insert into test.w_teams (id, coach_id) values (new.id, new.coach_id) returning id, coach_id;
+grant select, insert on test.w_team_coaches to web_anon;
 grant select, insert, update, delete on test.w_items, test.w_pairs, test.w_users,
   test.w_checked, test.w_parents, test.w_children, test.w_tasks, test.w_docs,
   test.w_bulk to web_anon;

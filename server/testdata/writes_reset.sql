@@ -3,7 +3,8 @@
 truncate test.w_items, test.w_pairs, test.w_users, test.w_checked,
   test.w_parents, test.w_children, test.w_tasks, test.w_docs,
   test.w_restricted, test.w_readonly, test.w_bulk, test.w_parts, test.w_loose,
-  test.w_accounts, test.w_defaults, test."W_Mixed", test.w_deferred restart identity cascade;
+  test.w_accounts, test.w_defaults, test."W_Mixed", test.w_deferred, test.w_teams, test.w_coaches
+  restart identity cascade;
 
 insert into test.w_items (name, qty, note, created) values
   ('apple', 5, 'red', '2026-01-01'),
