@@ -135,6 +135,12 @@ func BuildCall(req *request.Request, body *request.Payload, raw []byte, media st
 // rows get a read tree.
 func finishCall(req *request.Request, c *Call, filters []request.Pair, snap *snapshot.Snapshot, opts Options) (*Call, error) {
 	fn := c.Function
+	if pr := req.Prefer; pr.Handling == "strict" && pr.MaxAffected != nil &&
+		fn.Returns != snapshot.ReturnsSetOfComposite && fn.Returns != snapshot.ReturnsSetOfScalar {
+		// Only a set's rows can be counted against the bound; refusing
+		// before the call means it writes nothing.
+		return nil, apierr.MaxAffectedNotSet()
+	}
 	for _, p := range filters {
 		f, err := request.ParseFilter(p.Key, p.Value)
 		if err != nil {
