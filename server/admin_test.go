@@ -61,7 +61,7 @@ func TestAdminEndpoints(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
-	snaps := server.NewSnapshots(server.SourceFor(cfg), log)
+	snaps := server.NewSnapshots(server.SourceFor(cfg, log), log)
 	metrics := server.NewMetrics(pool, snaps)
 	snaps.OnReload(metrics.SnapshotReloaded)
 	if err := snaps.Reload(ctx); err != nil {

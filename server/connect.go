@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/svc-dev/svc/sql/connerr"
 )
 
 // applicationName is what SVC's sessions show in pg_stat_activity unless
@@ -20,12 +21,13 @@ func nameSession(params map[string]string) {
 }
 
 // connect opens one connection to uri, a session of its own, named as
-// nameSession says.
+// nameSession says. A failure is worded by its cause (connerr).
 func connect(ctx context.Context, uri string) (*pgx.Conn, error) {
 	cfg, err := pgx.ParseConfig(uri)
 	if err != nil {
 		return nil, err
 	}
 	nameSession(cfg.RuntimeParams)
-	return pgx.ConnectConfig(ctx, cfg)
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	return conn, connerr.Explain(err)
 }

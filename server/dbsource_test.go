@@ -86,7 +86,7 @@ func TestDBSourceNotPublished(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		src := server.SourceFor(cfg)
+		src := server.SourceFor(cfg, nil)
 		if _, ok := src.(server.DBSource); !ok {
 			t.Fatalf("%s: source %T, want DBSource", tc.setting, src)
 		}
@@ -101,7 +101,7 @@ func TestDBSourceNotPublished(t *testing.T) {
 	}
 	// A file path stays a file.
 	cfg, _, _ := config.Load(config.Sources{Flags: map[string]string{"snapshot": "./db"}})
-	if src, ok := server.SourceFor(cfg).(server.FileSource); !ok || src.Path != "./db" {
-		t.Errorf("./db: source %#v", server.SourceFor(cfg))
+	if src, ok := server.SourceFor(cfg, nil).(server.FileSource); !ok || src.Path != "./db" {
+		t.Errorf("./db: source %#v", server.SourceFor(cfg, nil))
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"strconv"
 	"strings"
 	"sync"
@@ -13,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/query"
+	"github.com/svc-dev/svc/sql/connerr"
 )
 
 // txSpec is the per-request transaction context.
@@ -253,7 +256,7 @@ func (s *Server) execute(ctx context.Context, tx txSpec, steps ...step) error {
 		if ctx.Err() != nil {
 			return errClientGone
 		}
-		return apierr.ConnectionRefused(err)
+		return apierr.ConnectionRefused(connerr.Explain(err))
 	}
 	defer handBack(conn)
 
@@ -261,6 +264,7 @@ func (s *Server) execute(ctx context.Context, tx txSpec, steps ...step) error {
 	err = runPipeline(ctx, pc, tx, steps, s.cfg.DBPreparedStatements)
 	var checkErr error
 	if err == nil && tx.check != nil {
+		// A rollback's deferred checks ran in the pipeline (requestCalls).
 		end := "commit"
 		if checkErr = tx.check(); checkErr != nil || tx.rollback {
 			end = "rollback"
@@ -405,16 +409,26 @@ func requestCalls(calls []call, tx *txSpec, steps []step, explicit bool) (_ []ca
 		calls = append(calls, call{key: stmtKey{tx.role, tx.searchPath, st.stmt.SQL}, args: args})
 	}
 	switch {
-	case !explicit, tx.check != nil:
-		// The Sync commits; or the caller ends the transaction once it
-		// has seen the results.
+	case !explicit:
+		// The Sync commits.
 	case tx.rollback:
-		calls = append(calls, call{key: stmtKey{sql: "rollback"}})
-	default:
+		// Deferred constraints and triggers are checked first, so the
+		// client sees the error a commit would have given (PostgREST
+		// does the same); when the caller ends the transaction once it
+		// has seen the results, they are checked in this round trip too.
+		calls = append(calls, call{key: stmtKey{sql: checkDeferredSQL}})
+		if tx.check == nil {
+			calls = append(calls, call{key: stmtKey{sql: "rollback"}})
+		}
+	case tx.check == nil:
 		calls = append(calls, call{key: stmtKey{sql: "commit"}})
 	}
 	return calls, setups, nil
 }
+
+// checkDeferredSQL runs the deferred constraint checks and constraint
+// triggers now, as COMMIT would, in a transaction about to roll back.
+const checkDeferredSQL = "set constraints all immediate"
 
 // pendingStmt is a statement being prepared, cached once the server
 // describes it.
@@ -484,9 +498,15 @@ func dbError(err error, authenticated bool) error {
 	return apierr.Internal(err)
 }
 
+// isConnectionError reports whether err is the connection to PostgreSQL
+// failing: it could not be made, or it ended mid-request (the server
+// crashed or was killed: an unexpected EOF, a reset), not an error the
+// server answered with.
 func isConnectionError(err error) bool {
 	var ce *pgconn.ConnectError
-	return errors.As(err, &ce) || strings.Contains(err.Error(), "conn closed")
+	var oe *net.OpError
+	return errors.As(err, &ce) || errors.As(err, &oe) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		strings.Contains(err.Error(), "conn closed")
 }
 
 // searchPath renders the request's search_path: the selected schema first,

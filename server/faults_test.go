@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"syscall"
 	"testing"
 	"time"
 
@@ -175,4 +176,68 @@ func httpGetStatus(u string) int {
 	}
 	resp.Body.Close()
 	return resp.StatusCode
+}
+
+// TestDatabaseCrashMidRequest kills the backend serving a request, as a
+// PostgreSQL crash does: the connection ends without a word (unexpected
+// EOF). The request answers 503 with Retry-After, as other connection
+// losses do, and the server serves again once the database has recovered.
+func TestDatabaseCrashMidRequest(t *testing.T) {
+	cluster, uri := faultCluster(t)
+	url, _ := faultServer(t, uri)
+	super, err := pgx.Connect(t.Context(), cluster.URI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer super.Close(context.Background())
+	// The cluster runs without fsync and with asynchronous commits: a
+	// checkpoint makes sure crash recovery finds the roles and tables.
+	if _, err := super.Exec(t.Context(), "checkpoint"); err != nil {
+		t.Fatal(err)
+	}
+	type answer struct {
+		status     int
+		code       string
+		retryAfter string
+	}
+	done := make(chan answer, 1)
+	go func() {
+		resp, err := http.Get(url + "/rpc/nap?seconds=30")
+		if err != nil {
+			done <- answer{code: err.Error()}
+			return
+		}
+		defer resp.Body.Close()
+		var body struct {
+			Code string `json:"code"`
+		}
+		raw, _ := io.ReadAll(resp.Body)
+		json.Unmarshal(raw, &body)
+		done <- answer{resp.StatusCode, body.Code, resp.Header.Get("Retry-After")}
+	}()
+
+	var pid int
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		err := super.QueryRow(t.Context(),
+			"select pid from pg_stat_activity where query like '%nap%' and state = 'active' and pid <> pg_backend_pid()").Scan(&pid)
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the request's backend never showed: %v", err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case a := <-done:
+		if a.status != 503 || a.retryAfter != "1" {
+			t.Errorf("backend killed mid-request: %d %s Retry-After %q, want 503 with Retry-After 1", a.status, a.code, a.retryAfter)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("no answer 20 s after the backend was killed")
+	}
+	waitStatus(t, url, 200, 20*time.Second)
 }

@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -33,6 +34,18 @@ var positions = []struct {
 	{"json path key in a filter", get("/agg_orders?meta->>%s=eq.1")},
 	{"filter column", get("/authors?%s=eq.1")},
 	{"operator value", get("/authors?name=eq.%s")},
+	// Sent as is, not escaped: ';' and '%' reach the query string's
+	// splitter raw.
+	{"unescaped operator value", getRaw("/authors?name=eq.%s")},
+	{"unescaped select", getRaw("/authors?select=%s")},
+	{"unescaped delete filter", func(base, h string) *http.Request {
+		// No name is a hostile text: TestInjection checks no row goes.
+		r := getRaw("/w_items?name=eq.%s")(base, h)
+		if r != nil {
+			r.Method = http.MethodDelete
+		}
+		return r
+	}},
 	{"in list", get("/authors?name=in.(%s)")},
 	{"like value", get("/authors?name=like.%s")},
 	{"fts language", get("/authors?name=fts(%s).word")},
@@ -82,6 +95,17 @@ func get(pattern string) func(base, h string) *http.Request {
 	}
 }
 
+// getRaw is get without escaping h: nil when that makes no URL.
+func getRaw(pattern string) func(base, h string) *http.Request {
+	return func(base, h string) *http.Request {
+		r, err := http.NewRequest(http.MethodGet, base+strings.Replace(pattern, "%s", h, 1), nil)
+		if err != nil {
+			return nil
+		}
+		return r
+	}
+}
+
 func withHeader(name, pattern string) func(base, h string) *http.Request {
 	return func(base, h string) *http.Request {
 		r, _ := http.NewRequest(http.MethodGet, base+"/authors?select=id&limit=1", nil)
@@ -100,6 +124,12 @@ func withHeader(name, pattern string) func(base, h string) *http.Request {
 // SVC generated, or any 5xx, would mean caller text reached the statement
 // unquoted or crashed the request.
 func TestInjection(t *testing.T) {
+	db := superConn(t)
+	if _, err := db.Exec(t.Context(), "insert into test.w_items (name) values ('injection canary')"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Exec(context.Background(), "delete from test.w_items where name = 'injection canary'") })
+	items := rowCount(t, "test.w_items")
 	statuses := map[int]int{}
 	for _, p := range positions {
 		for _, h := range hostile {
@@ -128,6 +158,19 @@ func TestInjection(t *testing.T) {
 	if status(t, fixture.url+"/authors") != 200 {
 		t.Fatal("the authors table is gone")
 	}
+	if n := rowCount(t, "test.w_items"); n != items {
+		t.Fatalf("w_items held %d rows before, %d after: a hostile filter deleted rows it did not name", items, n)
+	}
+}
+
+// rowCount counts the rows of table, a qualified name written by the test.
+func rowCount(t *testing.T, table string) int {
+	t.Helper()
+	var n int
+	if err := superConn(t).QueryRow(t.Context(), "select count(*) from "+table).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
 
 func short(s string) string {

@@ -54,7 +54,7 @@ func (l *Listener) Run(ctx context.Context) {
 			continue
 		}
 		backoff = 100 * time.Millisecond
-		l.Log.Info("listening for notifications", "channel", l.Channel)
+		l.Log.Log(ctx, LevelNotice, "listening for notifications", "channel", l.Channel)
 		l.connected(true)
 		if !first {
 			// Notifications sent while away are lost: reload both.

@@ -51,7 +51,7 @@ func newObserved(t testing.TB, settings map[string]string) *observed {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
-	o.snaps = server.NewSnapshots(server.SourceFor(cfg), log)
+	o.snaps = server.NewSnapshots(server.SourceFor(cfg, log), log)
 	o.metrics = server.NewMetrics(pool, o.snaps)
 	o.snaps.OnReload(o.metrics.SnapshotReloaded)
 	if err := o.snaps.Reload(t.Context()); err != nil {

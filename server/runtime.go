@@ -74,15 +74,16 @@ func resolveConfig(ctx context.Context, sources config.Sources, log *slog.Logger
 
 // SourceFor is the snapshot source cfg names: the snapshot published in
 // the database ("db" or "db:<schema>"), its snapshot file, or live
-// introspection of its schemas.
-func SourceFor(cfg *config.Config) Source {
+// introspection of its schemas, which logs to log exposed schemas that do
+// not exist.
+func SourceFor(cfg *config.Config, log *slog.Logger) Source {
 	if schema, ok := DBSnapshotSchema(cfg.Snapshot); ok {
 		return DBSource{URI: cfg.DirectURI(), Schema: schema}
 	}
 	if cfg.Snapshot != "" {
 		return FileSource{Path: cfg.Snapshot}
 	}
-	return LiveSource{URI: cfg.DirectURI(), Options: catalog.Options{Schemas: cfg.DBSchemas, ExtraSearchPath: cfg.DBExtraSearchPath}}
+	return LiveSource{URI: cfg.DirectURI(), Options: catalog.Options{Schemas: cfg.DBSchemas, ExtraSearchPath: cfg.DBExtraSearchPath}, Log: log}
 }
 
 // NewRuntime builds the first Server for cfg, which sources (re-read on
@@ -122,7 +123,7 @@ func (rt *Runtime) ReloadConfig(ctx context.Context) error {
 		rt.log.Error("configuration reload failed; keeping the current configuration", "error", err)
 		return err
 	}
-	rt.log.Info("configuration reloaded")
+	rt.log.Log(ctx, LevelNotice, "configuration reloaded")
 	return nil
 }
 
@@ -137,7 +138,7 @@ func (rt *Runtime) reload(ctx context.Context) error {
 	}
 	if sourceChanged(old.cfg, cfg) {
 		previous := rt.snaps.Source()
-		rt.snaps.SetSource(SourceFor(cfg))
+		rt.snaps.SetSource(SourceFor(cfg, rt.log))
 		if err := rt.snaps.Reload(ctx); err != nil {
 			rt.snaps.SetSource(previous)
 			return err

@@ -44,7 +44,7 @@ func startRuntimeSnaps(t *testing.T, sources config.Sources, channel string) (*s
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
-	snaps := server.NewSnapshots(server.SourceFor(cfg), log)
+	snaps := server.NewSnapshots(server.SourceFor(cfg, log), log)
 	if snaps.Reload(ctx) != nil {
 		go snaps.LoadRetrying(ctx, 200*time.Millisecond)
 	}
@@ -185,7 +185,7 @@ func TestSnapshotMustCoverSchemas(t *testing.T) {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	snaps := server.NewSnapshots(server.SourceFor(cfg), log)
+	snaps := server.NewSnapshots(server.SourceFor(cfg, log), log)
 	if err := snaps.Reload(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -193,5 +193,13 @@ func TestSnapshotMustCoverSchemas(t *testing.T) {
 	want := "the snapshot covers schemas test but db-schemas also exposes other; dump it again with svc-introspect dump --db-schemas test,other"
 	if err == nil || err.Error() != want {
 		t.Errorf("got %v\nwant %s", err, want)
+	}
+	// A typo is not worth a dump, which would fail on it.
+	cfg.DBSchemas = []string{"tset"}
+	err = server.CheckSnapshotCovers(snap, cfg)
+	want = `the snapshot covers schemas test but db-schemas also exposes tset; did you mean "test" for "tset"? ` +
+		"Correct db-schemas, or, if the schema is new, dump the snapshot again with svc-introspect dump --db-schemas tset"
+	if err == nil || err.Error() != want {
+		t.Errorf("typo: got %v\nwant %s", err, want)
 	}
 }

@@ -151,13 +151,17 @@ type callEntry struct {
 	returns snapshot.ReturnShape
 	// rows answers a result read as rows; nil for one value.
 	rows *rowsReply
-	stmt query.Statement
+	// single is set when the call must return exactly one row: a single
+	// object was asked for and the function returns something.
+	single bool
+	stmt   query.Statement
 }
 
 // newCallEntry describes call c for req, without its statement, which
 // the caller adds.
 func (s *Server) newCallEntry(req *request.Request, c *plan.Call) *callEntry {
-	e := &callEntry{txShape: s.newTxShape(req.Prefer, c.Function.Schema), returns: c.Function.Returns}
+	e := &callEntry{txShape: s.newTxShape(req.Prefer, c.Function.Schema), returns: c.Function.Returns,
+		single: req.Media.Kind == request.MediaObject && c.Function.Returns != snapshot.ReturnsVoid}
 	if c.ReturnsRows() {
 		rep := newRowsReply(c.Read)
 		e.rows = &rep

@@ -4,10 +4,13 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/svc-dev/svc/server/suggest"
 	"github.com/svc-dev/svc/snapshot"
 	"github.com/svc-dev/svc/sql/catalog"
 )
@@ -37,18 +40,56 @@ func (f FileSource) Describe() string { return "file " + f.Path }
 type LiveSource struct {
 	URI     string
 	Options catalog.Options
+	// Log, when set, is told of exposed schemas that do not exist.
+	Log *slog.Logger
 }
 
 // Load introspects over a connection of its own rather than a pooled one:
 // pooled connections run in the request execution mode (see NewPool), and
 // introspection is rare enough that a fresh connection costs nothing.
+//
+// Exposed schemas that do not exist are logged (unless Options says
+// otherwise) and the others served, as PostgREST serves them: requests for
+// the missing ones are answered as for an empty schema (404), where
+// failing the load would answer every request 503.
 func (l LiveSource) Load(ctx context.Context) (*snapshot.Snapshot, error) {
 	conn, err := connect(ctx, l.URI)
 	if err != nil {
 		return nil, err
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	return catalog.Introspect(ctx, conn, l.Options)
+	opts := l.Options
+	if opts.MissingSchemas == nil {
+		opts.MissingSchemas = func(missing, existing []string) error {
+			if l.Log != nil {
+				l.Log.Log(ctx, LevelNotice, MissingSchemasMessage(missing, existing))
+			}
+			return nil
+		}
+	}
+	return catalog.Introspect(ctx, conn, opts)
+}
+
+// MissingSchemasMessage says which exposed schemas do not exist and, for
+// each, the existing schema its name is closest to, if any is close.
+func MissingSchemasMessage(missing, existing []string) string {
+	quoted := make([]string, len(missing))
+	var meant []string
+	for i, m := range missing {
+		quoted[i] = strconv.Quote(m)
+		if s := suggest.Typo(m, existing); s != "" {
+			meant = append(meant, fmt.Sprintf("%q for %q", s, m))
+		}
+	}
+	msg := "exposed schema " + quoted[0] + " does not exist"
+	if len(missing) > 1 {
+		msg = "exposed schemas " + strings.Join(quoted, ", ") + " do not exist"
+	}
+	msg += " (db-schemas); serving the others, and answering requests for it as for an empty schema"
+	if len(meant) > 0 {
+		msg += "; did you mean " + strings.Join(meant, ", ") + "?"
+	}
+	return msg
 }
 
 // Describe says the snapshot is live.
@@ -111,17 +152,22 @@ func (s *Snapshots) Reload(ctx context.Context) error {
 		s.onReload(snap, time.Since(start), err)
 	}
 	if err != nil {
-		s.log.Error("schema snapshot reload failed; keeping the current snapshot",
-			"source", s.source.Describe(), "error", err)
+		msg := "schema snapshot reload failed; keeping the current snapshot"
+		if s.current.Load() == nil {
+			msg = "schema snapshot not loaded; requests are answered 503 until one is"
+		}
+		s.log.Error(msg, "source", s.source.Describe(), "error", err)
 		return fmt.Errorf("reload from %s: %w", s.source.Describe(), err)
 	}
 	old := s.current.Swap(snap)
-	attrs := []any{"source", s.source.Describe(), "fingerprint", short(snap.Header.Fingerprint),
+	h := snap.Header
+	attrs := []any{"source", s.source.Describe(), "fingerprint", short(h.Fingerprint),
+		"dumped", h.CreatedAt.Format(time.RFC3339), "schemas", strings.Join(h.Schemas, ","),
 		"relations", len(snap.Content.Relations), "functions", len(snap.Content.Functions)}
-	if old != nil && old.Header.Fingerprint == snap.Header.Fingerprint {
+	if old != nil && old.Header.Fingerprint == h.Fingerprint {
 		attrs = append(attrs, "changed", false)
 	}
-	s.log.Info(fmt.Sprintf("schema snapshot loaded in %d ms", time.Since(start).Milliseconds()), attrs...)
+	s.log.Log(ctx, LevelNotice, fmt.Sprintf("schema snapshot loaded in %d ms", time.Since(start).Milliseconds()), attrs...)
 	return nil
 }
 

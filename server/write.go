@@ -82,27 +82,28 @@ func (s *Server) handleWrite(w http.ResponseWriter, r *http.Request, target stri
 }
 
 // writeChecks returns what must hold before a write may commit, or nil:
-// Prefer: max-affected under handling=strict, a limited PATCH or DELETE
-// changing no more than its limit (on a view, rows are picked by the
-// order's columns, which may not be unique), and exactly one row when a
-// single object is asked for.
+// exactly one row written when a single object is asked for, whatever
+// return= says (PostgREST's order: this first); Prefer: max-affected under
+// handling=strict; and a limited PATCH or DELETE changing no more than its
+// limit (on a view, rows are picked by the order's columns, which may not
+// be unique).
 func writeChecks(req *request.Request, p *plan.Write, res *result) func() error {
 	rows := p.Kind == plan.Update || p.Kind == plan.Delete
 	maxAffected := rows && req.Prefer.Handling == "strict" && req.Prefer.MaxAffected != nil
 	limited := rows && p.Limit != nil
-	single := p.Return == "representation" && p.Read.Media.Kind == request.MediaObject
+	single := p.Read.Media.Kind == request.MediaObject
 	if !maxAffected && !limited && !single {
 		return nil
 	}
 	return func() error {
+		if single && res.pageCount != 1 {
+			return apierr.SingularityError(res.pageCount)
+		}
 		if maxAffected && res.pageCount > *req.Prefer.MaxAffected {
 			return apierr.MaxAffectedExceeded(res.pageCount)
 		}
 		if limited && res.pageCount > *p.Limit {
 			return apierr.LimitExceeded(res.pageCount, *p.Limit)
-		}
-		if single && res.pageCount != 1 {
-			return apierr.SingularityError(res.pageCount)
 		}
 		return nil
 	}
@@ -170,6 +171,11 @@ func location(path string, pk []string, values []byte) string {
 	}
 	parts := make([]string, len(pk))
 	for i, k := range pk {
+		// A view's key column may be null, which eq. could never find.
+		if string(vals[i]) == "null" {
+			parts[i] = url.QueryEscape(k) + "=is.null"
+			continue
+		}
 		parts[i] = url.QueryEscape(k) + "=eq." + url.QueryEscape(plan.JSONText(vals[i]))
 	}
 	return path + "?" + strings.Join(parts, "&")

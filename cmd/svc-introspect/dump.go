@@ -11,6 +11,7 @@ import (
 	"github.com/svc-dev/svc/server/config"
 	"github.com/svc-dev/svc/snapshot"
 	"github.com/svc-dev/svc/sql/catalog"
+	"github.com/svc-dev/svc/sql/connerr"
 	"github.com/urfave/cli/v2"
 )
 
@@ -56,7 +57,7 @@ func loadConfig(c *cli.Context) (*config.Config, error) {
 func introspect(ctx context.Context, cfg *config.Config) (*snapshot.Snapshot, error) {
 	conn, err := pgx.Connect(ctx, cfg.DBURI)
 	if err != nil {
-		return nil, fmt.Errorf("connect: %w", err)
+		return nil, connerr.Explain(err)
 	}
 	defer conn.Close(ctx)
 	return catalog.Introspect(ctx, conn, catalog.Options{

@@ -53,7 +53,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			publishCommand(),
 		},
 	}
-	err := app.Run(args)
+	err := app.Run(flagsFirst(app.Commands, args))
 	if err == nil {
 		return 0
 	}

@@ -95,6 +95,13 @@ BREAKING shop.items.sku: column removed (was text); select, filters and writes n
 	if code != exitBreaking || !strings.Contains(stderr, "1 breaking API change") {
 		t.Errorf("diff --fail-on-breaking: status %d, stderr %q; want %d", code, stderr, exitBreaking)
 	}
+	// Flags after the files mean the same.
+	if code, _, stderr := svcIntrospect(t, "diff", before, after, "--fail-on-breaking"); code != exitBreaking {
+		t.Errorf("diff OLD NEW --fail-on-breaking: status %d, stderr %q; want %d", code, stderr, exitBreaking)
+	}
+	if code, stdout, stderr := svcIntrospect(t, "inspect", after, "--json"); code != 0 || !strings.HasPrefix(stdout, "{") {
+		t.Errorf("inspect FILE --json: status %d, %q %s", code, stdout, stderr)
+	}
 	if code, stdout, _ := svcIntrospect(t, "diff", "--fail-on-breaking", after, after); code != 0 || stdout != "no API changes\n" {
 		t.Errorf("diff of a file with itself: status %d, %q", code, stdout)
 	}

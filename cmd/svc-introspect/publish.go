@@ -12,6 +12,7 @@ import (
 	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/config"
 	"github.com/svc-dev/svc/snapshot"
+	"github.com/svc-dev/svc/sql/connerr"
 	"github.com/svc-dev/svc/sql/snapstore"
 	"github.com/urfave/cli/v2"
 )
@@ -68,7 +69,7 @@ func publishCommand() *cli.Command {
 func publish(ctx context.Context, w, errw io.Writer, cfg *config.Config, snap *snapshot.Snapshot, opts snapstore.Options, failBreaking bool) error {
 	conn, err := pgx.Connect(ctx, cfg.DBURI)
 	if err != nil {
-		return fmt.Errorf("connect: %w", err)
+		return connerr.Explain(err)
 	}
 	defer conn.Close(ctx)
 	if failBreaking {

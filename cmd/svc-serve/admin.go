@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/svc-dev/svc/server"
 	"github.com/svc-dev/svc/server/config"
 )
 
@@ -18,7 +19,7 @@ func startAdmin(ctx context.Context, cfg *config.Config, handler http.Handler, l
 		return nil, err
 	}
 	srv := cfg.HTTPServer(handler)
-	log.Info("admin server listening", "address", ln.Addr().String())
+	log.Log(ctx, server.LevelNotice, "admin server listening", "address", ln.Addr().String())
 	go srv.Serve(ln)
 	return func(ctx context.Context) { srv.Shutdown(ctx) }, nil
 }

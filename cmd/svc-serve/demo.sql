@@ -31,6 +31,11 @@ create table api.reviews (
 create view api.books_by_decade as
   select (year / 10) * 10 as decade, count(*) as books from api.books group by 1 order by 1;
 
+-- A computed field: books gain a "decade" column clients may select,
+-- filter and order by.
+create function api.decade(api.books) returns integer
+  language sql immutable as $$ select ($1.year / 10) * 10 $$;
+
 create function api.book_count(author_id integer) returns bigint
   language sql stable as $$ select count(*) from api.books b where b.author_id = book_count.author_id $$;
 
@@ -45,3 +50,12 @@ insert into api.reviews (book_id, stars, body) values
 
 grant select on all tables in schema api to web_anon;
 grant execute on function api.book_count(integer) to web_anon;
+
+-- A role for writes: requests carrying a token whose role claim is
+-- "writer" run as it (svc-serve demo prints one).
+create role writer nologin;
+grant writer to authenticator;
+grant usage on schema api to writer;
+grant select on all tables in schema api to writer;
+grant insert, update on api.books, api.reviews to writer;
+grant execute on function api.book_count(integer) to writer;

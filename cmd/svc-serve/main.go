@@ -5,39 +5,64 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
+	"strings"
 
 	"github.com/svc-dev/svc/server/config"
 	"github.com/urfave/cli/v2"
 )
 
 func main() {
+	if err := newApp(os.Stdout, os.Stderr).Run(os.Args); err != nil {
+		fmt.Fprintln(os.Stderr, "svc-serve:", err)
+		os.Exit(1)
+	}
+}
+
+// newApp builds the command line, writing help to stdout and messages to
+// stderr.
+func newApp(stdout, stderr io.Writer) *cli.App {
 	flags := []cli.Flag{
 		&cli.StringFlag{Name: "config", Aliases: []string{"c"}, Usage: "configuration file (PostgREST syntax: key = \"value\")"},
 	}
-	// Every configuration key is also a flag; flags override SVC_* variables,
-	// which override the file.
-	for _, k := range config.Keys() {
-		flags = append(flags, &cli.StringFlag{Name: k})
+	// Every configuration key is also a flag, described from the same
+	// table as the configuration reference; flags override the database,
+	// which overrides SVC_* variables, which override the file. The
+	// variables are read by config.Load, not by the library, which would
+	// rank them above the database.
+	for _, e := range config.Reference() {
+		def := e.Default
+		if def == "" {
+			def = `""`
+		}
+		flags = append(flags, &cli.StringFlag{Name: e.Name, Usage: e.Usage(), DefaultText: def})
 	}
-	app := &cli.App{
-		Name:  "svc-serve",
-		Usage: "serve a PostgreSQL database as an HTTP API",
-		Flags: flags,
+	return &cli.App{
+		Name:      "svc-serve",
+		Usage:     "serve a PostgreSQL database as an HTTP API",
+		Writer:    stdout,
+		ErrWriter: stderr,
+		Flags:     flags,
+		ArgsUsage: "[CONFIG_FILE]",
 		Action: func(c *cli.Context) error {
+			file, err := configFile(c)
+			if err != nil {
+				return err
+			}
 			set := map[string]string{}
 			for _, k := range config.Keys() {
 				if c.IsSet(k) {
 					set[k] = c.String(k)
 				}
 			}
-			sources := config.Sources{File: c.String("config"), Env: os.Environ(), Flags: set}
+			sources := config.Sources{File: file, Env: os.Environ(), Flags: set}
 			cfg, warnings, err := config.Load(sources)
 			// Configuration warnings go to stderr whatever log-level says
 			// (its default, error, would hide them), and before a loading
 			// error, which a misspelt key often explains.
 			for _, w := range warnings {
-				fmt.Fprintln(os.Stderr, "svc-serve: warning:", w.Message)
+				fmt.Fprintln(stderr, "svc-serve: warning:", w.Message)
 			}
 			if err != nil {
 				return err
@@ -46,8 +71,24 @@ func main() {
 		},
 		Commands: []*cli.Command{demoCommand()},
 	}
-	if err := app.Run(os.Args); err != nil {
-		fmt.Fprintln(os.Stderr, "svc-serve:", err)
-		os.Exit(1)
+}
+
+// configFile is the configuration file: --config, or the one argument
+// PostgREST takes (postgrest FILE), which its users type out of habit and
+// which must not be ignored. The library stops reading flags at the first
+// argument, so flags after it are refused with a message saying where
+// they go, rather than taken for more arguments.
+func configFile(c *cli.Context) (string, error) {
+	flag, args := c.String("config"), c.Args().Slice()
+	switch {
+	case len(args) == 0:
+		return flag, nil
+	case len(args) > 1 && strings.HasPrefix(args[1], "-"):
+		return "", fmt.Errorf("flags go before the configuration file: svc-serve %s %s", strings.Join(args[1:], " "), args[0])
+	case len(args) > 1:
+		return "", fmt.Errorf("svc-serve takes one argument, the configuration file; got %d: %s", len(args), strings.Join(args, " "))
+	case flag != "" && flag != args[0]:
+		return "", fmt.Errorf("two configuration files: --config %s and %s", flag, args[0])
 	}
+	return args[0], nil
 }

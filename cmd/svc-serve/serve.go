@@ -16,6 +16,7 @@ import (
 	"github.com/svc-dev/svc/server/http1"
 	"github.com/svc-dev/svc/server/procs"
 	"github.com/svc-dev/svc/server/schedbatch"
+	"github.com/svc-dev/svc/snapshot"
 	"github.com/svc-dev/svc/sql/snapstore"
 )
 
@@ -26,6 +27,7 @@ import (
 func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log *slog.Logger, ready func(addr string)) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	log.Log(ctx, server.LevelNotice, "starting svc-serve", "version", snapshot.SVCVersion)
 	go gcheadroom.Run(ctx, gcheadroom.Default)
 	go procs.Run(ctx)
 	if cfg.ServerSchedBatch {
@@ -52,8 +54,9 @@ func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log 
 		return err
 	}
 	defer pool.Close()
+	server.AwaitDatabase(ctx, pool, log, 10*time.Second)
 
-	snaps := server.NewSnapshots(server.SourceFor(cfg), log)
+	snaps := server.NewSnapshots(server.SourceFor(cfg, log), log)
 	metrics := server.NewMetrics(pool, snaps)
 	snaps.OnReload(metrics.SnapshotReloaded)
 	if cfg.AdminEnabled() {
@@ -76,8 +79,8 @@ func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log 
 			return err
 		}
 		// The database is away: serve 503 (SVC002) until a snapshot loads,
-		// rather than exit and leave the restart to a supervisor.
-		log.Error("no schema snapshot yet; answering 503 and retrying", "error", err)
+		// rather than exit and leave the restart to a supervisor. Reload
+		// has logged why.
 		go snaps.LoadRetrying(ctx, 10*time.Second)
 	}
 	rt, err := server.NewRuntime(ctx, sources, cfg, pool, snaps, log, server.WithMetrics(metrics))
@@ -100,7 +103,7 @@ func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log 
 	// parser and limits without net/http's goroutine per request (see
 	// deploy/bench/RESULTS.md for what that saves).
 	httpServer := http1.New(cfg.HTTPServer(rt), log)
-	log.Info("listening", "address", ln.Addr().String())
+	log.Log(ctx, server.LevelNotice, "listening", "address", ln.Addr().String())
 	if ready != nil {
 		ready(ln.Addr().String())
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/svc-dev/svc/server"
 	"github.com/svc-dev/svc/server/config"
 	"github.com/svc-dev/svc/sql/pgtest"
 )
@@ -52,6 +52,13 @@ func TestMain(m *testing.M) {
 // stop is called; it returns the address serve listens on.
 func start(t *testing.T, flags map[string]string) (addr string, stop func() error) {
 	t.Helper()
+	return startLogging(t, flags, io.Discard)
+}
+
+// startLogging is start with the server's log written to w, at the
+// configured log-level, as svc-serve writes it.
+func startLogging(t *testing.T, flags map[string]string, w io.Writer) (addr string, stop func() error) {
+	t.Helper()
 	all := map[string]string{"db-uri": authURI, "db-schemas": "serve_api", "db-anon-role": "serve_anon",
 		"server-host": "127.0.0.1", "server-port": "0", "db-channel-enabled": "false"}
 	for k, v := range flags {
@@ -66,7 +73,7 @@ func start(t *testing.T, flags map[string]string) (addr string, stop func() erro
 	ready := make(chan string, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- serve(ctx, sources, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), func(a string) { ready <- a })
+		done <- serve(ctx, sources, cfg, server.NewLogger(w, cfg.LogLevel, cfg.LogFormat), func(a string) { ready <- a })
 	}()
 	select {
 	case addr = <-ready:

@@ -52,9 +52,10 @@ func NotFound() *Error {
 }
 
 // UndefinedTable answers a relation the snapshot does not hold the way
-// PostgreSQL would (SQLSTATE 42P01), without asking the database.
-func UndefinedTable(qualified string) *Error {
-	return &Error{Status: 404, Code: "42P01", Message: `relation "` + qualified + `" does not exist`}
+// PostgreSQL would (SQLSTATE 42P01), without asking the database; hint
+// suggests what was meant, or is "".
+func UndefinedTable(qualified, hint string) *Error {
+	return &Error{Status: 404, Code: "42P01", Message: `relation "` + qualified + `" does not exist`, Hint: str(hint)}
 }
 
 // UndefinedColumn answers an unknown column the way PostgreSQL would

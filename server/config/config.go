@@ -169,6 +169,7 @@ type loader struct {
 
 // readFile assigns the file's entries, warning when a key is repeated
 // because only the last line counts and the earlier one may be the intended.
+// A relative snapshot path is taken relative to the file (snapshotPath).
 func (l *loader) readFile(path string, entries []fileEntry) {
 	seen := map[string]int{}
 	for _, e := range entries {
@@ -178,7 +179,11 @@ func (l *loader) readFile(path string, entries []fileEntry) {
 				e.key, path, prev, e.line, e.line))
 		}
 		seen[e.key] = e.line
-		l.assign(e.key, e.value, src)
+		value := e.value
+		if e.key == "snapshot" {
+			value = snapshotPath(path, value)
+		}
+		l.assign(e.key, value, src)
 	}
 }
 

@@ -271,7 +271,8 @@ app.settings.Other = 1
 		ServerMaxURLBytes: 4096, RequestMaxFilters: 10, RequestMaxSelectItems: 20, RequestMaxEmbedDepth: 3,
 		ServerWriteTimeout: 90 * time.Second, ServerIdleTimeout: 10 * time.Second,
 		ServerUnixSocket: "/run/svc/svc.sock", ServerUnixSocketMode: 0o600, ServerReuseport: true,
-		DBChannelURI: "postgres://bob@db-direct/app", DBPreparedStatements: false, LogLevel: "info", Snapshot: "api.msgpack",
+		DBChannelURI: "postgres://bob@db-direct/app", DBPreparedStatements: false, LogLevel: "info",
+		Snapshot:  filepath.Join(filepath.Dir(path), "api.msgpack"), // beside the file
 		LogFormat: "json", LogQuery: "main-query", ServerTimingEnabled: true, ServerTraceHeader: "X-Request-Id",
 		AdminServerPort: 3001, AdminServerHost: "127.0.0.1",
 		OpenAPIMode: "ignore-privileges", OpenAPISecurityActive: true, OpenAPIServerProxyURI: "https://api.example:8443/v1", DBRootSpec: "root",

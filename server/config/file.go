@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -149,3 +150,23 @@ func interpolation(s string) (name string, n int) {
 	}
 	return name, end + 1
 }
+
+// snapshotPath resolves a relative snapshot file named in the configuration
+// file at path against that file's directory, so that a configuration and
+// the snapshot beside it work whatever directory svc-serve starts in (the
+// environment and flags stay relative to the working directory, as any
+// command-line path is). "db" and "db:<schema>" name no file (see
+// server.DBSnapshotSchema, which config cannot import); a file a join
+// would turn into one of them keeps a leading "./".
+func snapshotPath(path, value string) string {
+	if value == "" || isDBSnapshot(value) || filepath.IsAbs(value) {
+		return value
+	}
+	p := filepath.Join(filepath.Dir(path), value)
+	if isDBSnapshot(p) {
+		p = "." + string(filepath.Separator) + p
+	}
+	return p
+}
+
+func isDBSnapshot(value string) bool { return value == "db" || strings.HasPrefix(value, "db:") }

@@ -92,17 +92,21 @@ func seconds(lo int, field func(*Config) *time.Duration) setter {
 	}
 }
 
-// boolean accepts true or false in any letter case; the file parser has
-// already removed quotes, so bare and quoted forms arrive alike.
+// boolean accepts true or false in any letter case, and 1 or 0, as
+// PostgREST reads them: deployments written for it set
+// PGRST_DB_PLAN_ENABLED=1. The file parser has already removed quotes, so
+// bare and quoted forms arrive alike. PostgREST also takes any other
+// number (positive for true); SVC refuses those, since 2 or -1 is more
+// likely a slip than a choice.
 func boolean(field func(*Config) *bool) setter {
 	return func(c *Config, v string) error {
 		switch strings.ToLower(strings.TrimSpace(v)) {
-		case "true":
+		case "true", "1":
 			*field(c) = true
-		case "false":
+		case "false", "0":
 			*field(c) = false
 		default:
-			return expected("true or false")
+			return expected("true or false (or 1 or 0)")
 		}
 		return nil
 	}

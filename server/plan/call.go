@@ -152,6 +152,12 @@ func BuildCall(req *request.Request, body *request.Payload, raw []byte, media st
 // rows get a read tree.
 func finishCall(req *request.Request, c *Call, filters []request.Pair, snap *snapshot.Snapshot, opts Options) (*Call, error) {
 	fn := c.Function
+	if pr := req.Prefer; pr.Handling == "strict" && pr.MaxAffected != nil &&
+		fn.Returns != snapshot.ReturnsSetOfComposite && fn.Returns != snapshot.ReturnsSetOfScalar {
+		// Only a set's rows can be counted against the bound; refusing
+		// before the call means it writes nothing.
+		return nil, apierr.MaxAffectedNotSet()
+	}
 	for _, p := range filters {
 		f, err := request.ParseFilter(p.Key, p.Value)
 		if err != nil {
@@ -371,10 +377,15 @@ func signature(f *snapshot.Function, types bool) string {
 }
 
 // functionHint suggests an overload's signature when the name exists, or
-// the closest function name in the schema.
+// the closest function name in the schema, and names the snapshot looked
+// in (staleHint).
 func functionHint(snap *snapshot.Snapshot, name snapshot.QualifiedName, fns []*snapshot.Function) string {
+	return hints(closestFunction(snap, name, fns), staleHint(snap))
+}
+
+func closestFunction(snap *snapshot.Snapshot, name snapshot.QualifiedName, fns []*snapshot.Function) string {
 	if len(fns) > 0 {
-		return "Perhaps you meant to call the function " + signature(fns[0], false)
+		return "Perhaps you meant to call the function " + signature(fns[0], false) + "."
 	}
 	var names []string
 	for i := range snap.Content.Functions {
@@ -382,8 +393,8 @@ func functionHint(snap *snapshot.Snapshot, name snapshot.QualifiedName, fns []*s
 			names = append(names, f.Name)
 		}
 	}
-	if best := suggest.Closest(name.Name, names, 3); best != "" {
-		return "Perhaps you meant to call the function " + name.Schema + "." + best
+	if best := suggest.Typo(name.Name, names); best != "" {
+		return "Perhaps you meant to call the function " + name.Schema + "." + best + "."
 	}
 	return ""
 }

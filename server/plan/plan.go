@@ -182,7 +182,7 @@ func target(req *request.Request, snap *snapshot.Snapshot, opts Options) (*snaps
 	name := snapshot.QualifiedName{Schema: schema, Name: req.Target}
 	rel := snap.Relation(name)
 	if rel == nil {
-		return nil, apierr.UndefinedTable(name.String())
+		return nil, undefinedRelation(snap, name)
 	}
 	return rel, nil
 }
@@ -270,7 +270,7 @@ func buildEmbed(snap *snapshot.Snapshot, parent *snapshot.Relation, item request
 	if target == nil {
 		// The snapshot always holds both ends; a missing one is a damaged
 		// snapshot, answered like any unknown relation.
-		return nil, apierr.UndefinedTable(r.ForeignTable.String())
+		return nil, apierr.UndefinedTable(r.ForeignTable.String(), "")
 	}
 	e := &Embed{Relationship: r, Key: key, Inner: re.Join == request.JoinInner, Spread: re.Spread}
 	e.Depth = depth

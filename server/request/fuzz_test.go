@@ -18,6 +18,7 @@ func FuzzParse(f *testing.F) {
 		`select="a\"b"&x=not.is.null`,
 		"select=a::double precision,*",
 		"order=a,b.asc&x=eq.",
+		"x=eq.a;b&y=like.50%;z=eq.%ff+1",
 		"select=c,n:count(),a::int.sum()::text,j->>k::int.avg(),r(x.max()),...s(count())",
 	} {
 		f.Add(seed, "0-9")
@@ -99,6 +100,7 @@ func FuzzCallForm(f *testing.F) {
 	f.Add("a=1&b=2")
 	f.Add("v=1&v=2&v=%20x")
 	f.Add("=&&a")
+	f.Add("v=1;v=50%&w=a+b%zz")
 	f.Fuzz(func(t *testing.T, body string) {
 		p, err := ParseCallForm([]byte(body))
 		if err != nil {

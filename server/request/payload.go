@@ -7,7 +7,6 @@ import (
 	"errors"
 	"io"
 	"mime"
-	"net/url"
 	"slices"
 	"strings"
 
@@ -118,7 +117,8 @@ func sortedKeys(m map[string]json.RawMessage) []string {
 }
 
 // formPayload turns application/x-www-form-urlencoded into one row of
-// strings; a repeated key keeps its last value.
+// strings; a repeated key keeps its last value. The body is split as a
+// query string is (appendPairs), so no pair is dropped.
 func formPayload(body []byte) (*Payload, error) {
 	return formRow(body, false)
 }
@@ -130,15 +130,20 @@ func ParseCallForm(body []byte) (*Payload, error) {
 }
 
 func formRow(body []byte, repeatedAsArray bool) (*Payload, error) {
-	values, err := url.ParseQuery(string(body))
-	if err != nil {
-		return nil, apierr.InvalidBody("Invalid form data", err.Error())
+	pairs, perr := appendPairs(nil, string(body))
+	if perr != nil {
+		return nil, apierr.InvalidBody("Invalid form data", perr.Error())
 	}
-	row := make(map[string]any, len(values))
-	for k, vs := range values {
-		row[k] = vs[len(vs)-1]
-		if repeatedAsArray && len(vs) > 1 {
-			row[k] = vs
+	row := make(map[string]any, len(pairs))
+	for _, p := range pairs {
+		prev, seen := row[p.Key]
+		switch {
+		case !seen || !repeatedAsArray:
+			row[p.Key] = p.Value
+		case isString(prev):
+			row[p.Key] = []string{prev.(string), p.Value}
+		default:
+			row[p.Key] = append(prev.([]string), p.Value)
 		}
 	}
 	js, _ := json.Marshal([]map[string]any{row})
@@ -148,6 +153,11 @@ func formRow(body []byte, repeatedAsArray bool) (*Payload, error) {
 	}
 	slices.Sort(keys)
 	return &Payload{JSON: js, Keys: keys, Rows: 1}, nil
+}
+
+func isString(v any) bool {
+	_, ok := v.(string)
+	return ok
 }
 
 // csvPayload turns CSV with a header line into rows: an empty field is the

@@ -37,3 +37,13 @@ func Closest(name string, candidates []string, maxDistance int) string {
 	}
 	return best
 }
+
+// Typo returns the candidate name is most likely a misspelling of: the
+// closest within an edit distance that grows with name's length (1 up to
+// three bytes, 2 up to seven, then 3), so that a short name is not taken
+// for a typo of an unrelated short one ("tags" is no typo of "todos",
+// three edits away, while "tset" is of "test"). It returns "" when no
+// candidate is that close.
+func Typo(name string, candidates []string) string {
+	return Closest(name, candidates, min(3, 1+len(name)/4))
+}

@@ -35,3 +35,24 @@ func TestClosest(t *testing.T) {
 		}
 	}
 }
+
+func TestTypo(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		cands []string
+		want  string
+	}{
+		{"tags", []string{"todos"}, ""}, // three edits: another word
+		{"tset", []string{"test"}, "test"},
+		{"bookz", []string{"authors", "books"}, "books"},
+		{"ad", []string{"add"}, "add"},
+		{"ab", []string{"xy"}, ""},
+		{"serve_apo", []string{"public", "serve_api"}, "serve_api"},
+		{"nothing_here", []string{"books"}, ""},
+		{"authros_books", []string{"authors_books"}, "authors_books"},
+	} {
+		if got := Typo(tc.name, tc.cands); got != tc.want {
+			t.Errorf("Typo(%q, %q) = %q, want %q", tc.name, tc.cands, got, tc.want)
+		}
+	}
+}

@@ -18,12 +18,19 @@ type Options struct {
 	Schemas          []string // exposed schemas, in order
 	ExtraSearchPath  []string // schemas searched for base tables behind views
 	GeneratorVersion string   // written into the header
+	// MissingSchemas decides what exposed schemas that do not exist mean.
+	// It is given them, in order, and the schemas that do exist (for a
+	// suggestion); returning nil introspects the others, and the
+	// snapshot's header lists only those. When MissingSchemas is nil they
+	// fail the introspection.
+	MissingSchemas func(missing, existing []string) error
 }
 
 // Introspect reads the catalog in one read-only REPEATABLE READ transaction
-// and returns the snapshot of opts.Schemas, fingerprinted and indexed. It
-// fails, naming them, when exposed schemas do not exist: serving an empty
-// API because of a typo is worse than not starting.
+// and returns the snapshot of opts.Schemas, fingerprinted and indexed.
+// Unless opts.MissingSchemas says otherwise, it fails, naming them, when
+// exposed schemas do not exist: a snapshot written for later is better
+// refused at once than found empty in production.
 func Introspect(ctx context.Context, conn *pgx.Conn, opts Options) (*snapshot.Snapshot, error) {
 	if len(opts.Schemas) == 0 {
 		return nil, errors.New("introspect: no schemas to expose")
@@ -61,10 +68,17 @@ func readHeader(ctx context.Context, tx pgx.Tx, opts Options) (snapshot.Header, 
 	if h.ExtraSearchPath == nil {
 		h.ExtraSearchPath = []string{}
 	}
-	var missing []string
-	err := tx.QueryRow(ctx, headerSQL, opts.Schemas).Scan(&h.PGVersion, &h.PGVersionNum, &missing)
+	var missing, existing []string
+	err := tx.QueryRow(ctx, headerSQL, opts.Schemas).Scan(&h.PGVersion, &h.PGVersionNum, &missing, &existing)
 	if err != nil {
 		return h, fmt.Errorf("introspect: read server version: %w", err)
+	}
+	if len(missing) > 0 && opts.MissingSchemas != nil {
+		if err := opts.MissingSchemas(missing, existing); err != nil {
+			return h, err
+		}
+		h.Schemas = slices.DeleteFunc(h.Schemas, func(s string) bool { return slices.Contains(missing, s) })
+		return h, nil
 	}
 	switch len(missing) {
 	case 0:

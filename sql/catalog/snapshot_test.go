@@ -3,7 +3,9 @@ package catalog
 import (
 	"bytes"
 	"context"
+	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -99,5 +101,33 @@ func TestUnknownSchema(t *testing.T) {
 		if err == nil || err.Error() != tt.want {
 			t.Errorf("schemas %q: error %v, want %q", tt.schemas, err, tt.want)
 		}
+	}
+}
+
+// TestMissingSchemasAllowed: with Options.MissingSchemas, exposed schemas
+// that do not exist are reported and the others introspected.
+func TestMissingSchemasAllowed(t *testing.T) {
+	t.Parallel()
+	var gotMissing, gotExisting []string
+	opts := fixtureOptions()
+	opts.Schemas = []string{"nope", "api", "apii"}
+	opts.MissingSchemas = func(missing, existing []string) error {
+		gotMissing, gotExisting = missing, existing
+		return nil
+	}
+	s, err := introspectOpts(fixtureURI, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(gotMissing, []string{"nope", "apii"}) || !slices.Contains(gotExisting, "api") ||
+		slices.Contains(gotExisting, "pg_catalog") || slices.Contains(gotExisting, "information_schema") {
+		t.Errorf("missing %q, existing %q", gotMissing, gotExisting)
+	}
+	if !slices.Equal(s.Header.Schemas, []string{"api"}) || s.Relation(snapshot.QualifiedName{Schema: "api", Name: "books"}) == nil {
+		t.Errorf("schemas %q; api.books found: %v", s.Header.Schemas, s.Relation(snapshot.QualifiedName{Schema: "api", Name: "books"}) != nil)
+	}
+	opts.MissingSchemas = func([]string, []string) error { return errors.New("refused") }
+	if _, err := introspectOpts(fixtureURI, opts); err == nil || err.Error() != "refused" {
+		t.Errorf("a refusing MissingSchemas: %v", err)
 	}
 }
