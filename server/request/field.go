@@ -88,13 +88,16 @@ func (s *scanner) pathOperand() (key string, index bool, err error) {
 	var parts []string
 	for {
 		from := s.pos
-		for !s.eof() && !strings.ContainsRune(pathReserved, rune(s.src[s.pos])) {
+		for !s.eof() && !strings.ContainsRune(pathReserved, rune(s.src[s.pos])) && s.src[s.pos] != 0 {
 			s.pos++
 		}
-		if s.pos == from {
+		part := strings.TrimSpace(s.src[from:s.pos])
+		if part == "" {
+			// Blanks alone make no key, and PostgreSQL's text holds no NUL.
+			s.pos = from
 			return "", false, s.fail(`"-", digit or any non reserved character different from: .,>()`)
 		}
-		parts = append(parts, strings.TrimSpace(s.src[from:s.pos]))
+		parts = append(parts, part)
 		if s.peek() != '-' || s.startsWith("->") {
 			return strings.Join(parts, "-"), false, nil
 		}
