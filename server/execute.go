@@ -439,6 +439,8 @@ func readRows(rr *pgconn.ResultReader, row rowFunc) error {
 
 // textArgs renders bind values in PostgreSQL's text format, in one buffer;
 // their types are left for the server to infer from where they are used.
+// A []byte value (a request body) is already text and is sent as it is,
+// not copied: a body is the one argument that may be megabytes.
 func textArgs(args []any) ([][]byte, error) {
 	size := 0
 	for _, a := range args {
@@ -447,6 +449,7 @@ func textArgs(args []any) ([][]byte, error) {
 			size += len(v)
 		case int, int64:
 			size += 20 // the longest int64
+		case []byte:
 		default:
 			return nil, fmt.Errorf("bind value: unsupported type %T", a)
 		}
@@ -456,6 +459,9 @@ func textArgs(args []any) ([][]byte, error) {
 	for _, a := range args {
 		start := len(buf)
 		switch v := a.(type) {
+		case []byte:
+			out = append(out, v[:len(v):len(v)])
+			continue
 		case string:
 			buf = append(buf, v...)
 		case int:

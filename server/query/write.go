@@ -1,7 +1,9 @@
 package query
 
 import (
+	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/svc-dev/svc/server/plan"
 	"github.com/svc-dev/svc/snapshot"
@@ -102,21 +104,21 @@ func insert(b *builder, w *plan.Write) {
 		b.list(len(w.Columns), func(i int) { b.ident(w.Columns[i].Name) })
 		b.write(")")
 	}
-	if w.MissingDefault {
+	if w.MissingDefault && !w.Payload.Positional {
 		insertRowsWithDefaults(b, w)
 	} else {
 		// Keys a row lacks read as null; a single object lists only its
 		// own keys as columns, so the others take their defaults.
+		// Positional rows have every key, so missing=default changes
+		// nothing for them.
 		b.write(" select ")
 		b.list(len(w.Columns), func(i int) {
 			b.write("_svc_p.")
 			b.ident(w.Columns[i].Name)
 		})
-		b.write(" from pg_catalog.json_populate_recordset(null::")
-		b.ident(w.Relation.Schema, w.Relation.Name)
-		b.write(", ")
-		b.value(string(w.Payload.JSON))
-		b.write("::json) _svc_p")
+		b.write(" from ")
+		payloadRecords(b, w)
+		b.write(" _svc_p")
 	}
 	if w.Conflict == nil {
 		return
@@ -157,9 +159,48 @@ func insertRowsWithDefaults(b *builder, w *plan.Write) {
 	}
 	b.write(" from (select _svc_e.j, pg_catalog.json_populate_record(null::")
 	b.ident(w.Relation.Schema, w.Relation.Name)
-	b.write(", _svc_e.j) as r from pg_catalog.json_array_elements(")
-	b.value(string(w.Payload.JSON))
-	b.write("::json) as _svc_e(j)) _svc_p")
+	if w.Payload.Array {
+		b.write(", _svc_e.j) as r from pg_catalog.json_array_elements(")
+		b.value(w.Payload.JSON)
+		b.write("::json) as _svc_e(j)) _svc_p")
+		return
+	}
+	b.write(", _svc_e.j) as r from (select ")
+	b.value(w.Payload.JSON)
+	b.write("::json as j) as _svc_e) _svc_p")
+}
+
+// payloadRecords writes a FROM item giving the payload's rows as records
+// of the relation's type, whatever form they came in (request.Payload):
+// keys (or, for positional rows, the header's names) are matched to
+// columns and each value is read as its column's type.
+func payloadRecords(b *builder, w *plan.Write) {
+	p := w.Payload
+	switch {
+	case p.Positional:
+		// Each row becomes an object of the header's names on its own,
+		// so PostgreSQL never holds the objects of all rows at once.
+		b.write("pg_catalog.json_array_elements(")
+		b.value(p.JSON)
+		b.write("::json) _svc_r, pg_catalog.json_populate_record(null::")
+		b.ident(w.Relation.Schema, w.Relation.Name)
+		b.write(", pg_catalog.json_object(")
+		b.value(arrayLiteral(textNames(p.Header)))
+		b.write("::text[], array(select _svc_v from pg_catalog.json_array_elements_text(_svc_r.value)" +
+			" with ordinality _svc_x(_svc_v, _svc_n) order by _svc_n)))")
+	case p.Array:
+		b.write("pg_catalog.json_populate_recordset(null::")
+		b.ident(w.Relation.Schema, w.Relation.Name)
+		b.write(", ")
+		b.value(p.JSON)
+		b.write("::json)")
+	default:
+		b.write("pg_catalog.json_populate_record(null::")
+		b.ident(w.Relation.Schema, w.Relation.Name)
+		b.write(", ")
+		b.value(p.JSON)
+		b.write("::json)")
+	}
 }
 
 // update writes the UPDATE setting the payload's keys on the chosen rows.
@@ -174,9 +215,9 @@ func update(b *builder, w *plan.Write) {
 	})
 	b.write(" from pg_catalog.json_populate_record(null::")
 	b.ident(w.Relation.Schema, w.Relation.Name)
-	b.write(", (")
-	b.value(string(w.Payload.JSON))
-	b.write("::json)->0) _svc_p")
+	b.write(", ")
+	b.value(w.Payload.First)
+	b.write("::json) _svc_p")
 	rowsToWrite(b, w)
 }
 
@@ -213,4 +254,18 @@ func rowsToWrite(b *builder, w *plan.Write) {
 	where(b, sc, &inner)
 	orderAndWindow(b, sc)
 	b.write(")")
+}
+
+// textNames returns names as PostgreSQL can take them as text: bytes that
+// are not UTF-8 become U+FFFD, as they would in a JSON key. Such a name
+// matches no column; it only must not fail the statement.
+func textNames(names []string) []string {
+	if !slices.ContainsFunc(names, func(n string) bool { return !utf8.ValidString(n) }) {
+		return names
+	}
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = strings.ToValidUTF8(n, "\uFFFD")
+	}
+	return out
 }
