@@ -68,9 +68,16 @@ func (s *scanner) field() (Field, error) {
 }
 
 // pathKey reads a JSON key: quoted, or up to the next arrow or punctuation.
+// A key holds no NUL character, which PostgreSQL's text cannot.
 func (s *scanner) pathKey() (string, error) {
 	if s.peek() == '"' {
-		return s.quoted()
+		start := s.pos
+		k, err := s.quoted()
+		if err == nil && strings.IndexByte(k, 0) >= 0 {
+			s.pos = start
+			return "", s.fail("a JSON key without NUL characters")
+		}
+		return k, err
 	}
 	start := s.pos
 	for !s.eof() && identChar(s.src[s.pos]) && !strings.HasPrefix(s.src[s.pos:], "->") {
