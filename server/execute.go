@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"strconv"
 	"strings"
 	"sync"
@@ -490,9 +492,14 @@ func dbError(err error, authenticated bool) error {
 	return apierr.Internal(err)
 }
 
+// isConnectionError reports whether err is the connection failing rather
+// than a statement: the driver's words for it name the database's
+// address, which only the log may see (apierr.ConnectionFailed).
 func isConnectionError(err error) bool {
 	var ce *pgconn.ConnectError
-	return errors.As(err, &ce) || strings.Contains(err.Error(), "conn closed")
+	var ne net.Error
+	return errors.As(err, &ce) || errors.As(err, &ne) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		strings.Contains(err.Error(), "conn closed")
 }
 
 // searchPath renders the request's search_path: the selected schema first,
