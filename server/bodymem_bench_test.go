@@ -47,6 +47,10 @@ func BenchmarkWriteBodyMemory(b *testing.B) {
 			})
 		}
 	}
+	// The CSV that grows most as JSON: one-byte fields that JSON must
+	// write as \u00XX, the worst case of the multiple README.md states.
+	worst := "name,note\n" + strings.Repeat("\x01,\x01\n", 8<<20/4)
+	b.Run("csv-escapes-8MB", func(b *testing.B) { benchPost(b, srv.URL, "csv", worst) })
 }
 
 // benchPost sends body to /w_items over one connection per round and

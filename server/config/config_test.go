@@ -45,7 +45,7 @@ func TestDefault(t *testing.T) {
 		ServerCORSAllowedOrigins: []string{},
 		ServerUnixSocketMode:     0o660,
 		ServerSchedBatch:         true,
-		ServerMaxBodyBytes:       64 << 20,
+		ServerMaxBodyBytes:       8 << 20,
 		ServerMaxHeaderBytes:     1 << 20,
 		ServerMaxURLBytes:        64 << 10,
 		RequestMaxFilters:        256,
