@@ -71,6 +71,14 @@ func (s *Server) callFunction(w http.ResponseWriter, r *http.Request, name strin
 	case http.MethodGet, http.MethodHead:
 		tx.readOnly = true
 	case http.MethodPost:
+		if s.preRequest == nil {
+			// As for writes (refuseWrite): a call the role may not make
+			// is refused before its body is read.
+			if err := plan.CallRefused(req, snap, s.planOptions(), tx.role, tx.authenticated); err != nil {
+				writeError(w, s.log, err)
+				return
+			}
+		}
 		if raw, err = s.readBody(w, r); err != nil {
 			writeError(w, s.log, err)
 			return

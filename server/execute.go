@@ -453,6 +453,8 @@ func readRows(rr *pgconn.ResultReader, row rowFunc) error {
 
 // textArgs renders bind values in PostgreSQL's text format, in one buffer;
 // their types are left for the server to infer from where they are used.
+// A []byte value (a request body) is already text and is sent as it is,
+// not copied: a body is the one argument that may be megabytes.
 func textArgs(args []any) ([][]byte, error) {
 	size := 0
 	for _, a := range args {
@@ -461,6 +463,7 @@ func textArgs(args []any) ([][]byte, error) {
 			size += len(v)
 		case int, int64:
 			size += 20 // the longest int64
+		case []byte:
 		default:
 			return nil, fmt.Errorf("bind value: unsupported type %T", a)
 		}
@@ -470,6 +473,9 @@ func textArgs(args []any) ([][]byte, error) {
 	for _, a := range args {
 		start := len(buf)
 		switch v := a.(type) {
+		case []byte:
+			out = append(out, v[:len(v):len(v)])
+			continue
 		case string:
 			buf = append(buf, v...)
 		case int:
@@ -499,13 +505,14 @@ func dbError(err error, authenticated bool) error {
 }
 
 // isConnectionError reports whether err is the connection to PostgreSQL
-// failing: it could not be made, or it ended mid-request (the server
-// crashed or was killed: an unexpected EOF, a reset), not an error the
-// server answered with.
+// failing rather than a statement: it could not be made, or it ended
+// mid-request (the server crashed or was killed: an unexpected EOF, a
+// reset). The driver's words for it name the database's address, which
+// only the log may see (apierr.ConnectionFailed).
 func isConnectionError(err error) bool {
 	var ce *pgconn.ConnectError
-	var oe *net.OpError
-	return errors.As(err, &ce) || errors.As(err, &oe) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+	var ne net.Error
+	return errors.As(err, &ce) || errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
 		strings.Contains(err.Error(), "conn closed")
 }
 

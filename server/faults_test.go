@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -66,17 +67,24 @@ func faultServer(t *testing.T, uri string, flags ...string) (string, *server.Sna
 // getItems returns the status, SVC code (for errors) and Retry-After of GET /items.
 func getItems(t *testing.T, baseURL string) (status int, code, retryAfter string) {
 	t.Helper()
+	status, code, retryAfter, _ = getItemsBody(t, baseURL)
+	return status, code, retryAfter
+}
+
+// getItemsBody is getItems with the body.
+func getItemsBody(t *testing.T, baseURL string) (status int, code, retryAfter, body string) {
+	t.Helper()
 	resp, err := http.Get(baseURL + "/items?order=id")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var body struct {
+	var e struct {
 		Code string `json:"code"`
 	}
 	raw, _ := io.ReadAll(resp.Body)
-	json.Unmarshal(raw, &body)
-	return resp.StatusCode, body.Code, resp.Header.Get("Retry-After")
+	json.Unmarshal(raw, &e)
+	return resp.StatusCode, e.Code, resp.Header.Get("Retry-After"), string(raw)
 }
 
 // waitStatus polls GET /items until it answers want.
@@ -101,6 +109,7 @@ func waitStatus(t *testing.T, baseURL string, want int, within time.Duration) {
 // a restart.
 func TestDatabaseGoesAway(t *testing.T) {
 	cluster, uri := faultCluster(t)
+	db, _ := url.Parse(uri)
 	url, snaps := faultServer(t, uri)
 	if status, _, _ := getItems(t, url); status != 200 {
 		t.Fatalf("before: %d", status)
@@ -111,12 +120,20 @@ func TestDatabaseGoesAway(t *testing.T) {
 	// A connection idle in the pool first reports the server's shutdown
 	// notice (57P01, forwarded as the database's own error); after that no
 	// connection can be made (SVC000).
+	// Callers are not told whom and where SVC connects to: the driver's
+	// words stay in the log.
+	secrets := []string{db.User.Username(), db.Host, db.Port(), "user=", "database="}
 	codes := map[string]bool{}
 	for range 3 {
-		status, code, retry := getItems(t, url)
+		status, code, retry, body := getItemsBody(t, url)
 		codes[code] = true
 		if status != 503 || retry != "1" || !map[string]bool{"57P01": true, "SVC000": true, "SVC001": true}[code] {
 			t.Errorf("database down: %d %s Retry-After %q, want 503 (57P01, SVC000 or SVC001) and Retry-After 1", status, code, retry)
+		}
+		for _, s := range secrets {
+			if strings.Contains(body, s) {
+				t.Errorf("database down: the answer names %q: %s", s, body)
+			}
 		}
 	}
 	if !codes["SVC000"] {

@@ -11,6 +11,7 @@ import (
 	"github.com/svc-dev/svc/server/plan"
 	"github.com/svc-dev/svc/server/query"
 	"github.com/svc-dev/svc/server/request"
+	"github.com/svc-dev/svc/snapshot"
 )
 
 // handleWrite serves POST, PATCH, PUT and DELETE on a relation.
@@ -31,6 +32,10 @@ func (s *Server) handleWrite(w http.ResponseWriter, r *http.Request, target stri
 	}
 	var payload *request.Payload
 	if r.Method != http.MethodDelete {
+		if err := s.refuseWrite(req, snap, tx); err != nil {
+			writeError(w, s.log, err)
+			return
+		}
 		body, err := s.readBody(w, r)
 		if err != nil {
 			writeError(w, s.log, err)
@@ -79,6 +84,18 @@ func (s *Server) handleWrite(w http.ResponseWriter, r *http.Request, target stri
 	}
 	applied.write = p
 	s.respondWrite(w, r, req, p, &res, preferenceApplied(req.Prefer, applied))
+}
+
+// refuseWrite answers, before the body is read, a write that cannot run:
+// to an unknown relation, or one the role may not write (plan.WriteRefused).
+// With db-pre-request configured the privilege is left to the database:
+// that function runs first and may answer, or change the role, itself.
+func (s *Server) refuseWrite(req *request.Request, snap *snapshot.Snapshot, tx txSpec) error {
+	rel, err := plan.WriteTarget(req, snap, s.planOptions())
+	if err != nil || s.preRequest != nil {
+		return err
+	}
+	return plan.WriteRefused(req.Method, rel, snap, tx.role, tx.authenticated)
 }
 
 // writeChecks returns what must hold before a write may commit, or nil:

@@ -123,3 +123,12 @@ func unparsableRaise(err error) *Error {
 	return &Error{Status: 500, Code: code("121"),
 		Message: "Could not parse JSON in the RAISE SQLSTATE '" + Names.RaiseState + "' error", Details: err.Error()}
 }
+
+// PermissionDenied is the error PostgreSQL gives a role without the
+// privilege on an object (42501), for refusing a request the snapshot's
+// grants already show cannot run, before its body is read. kind is
+// PostgreSQL's word for the object: table, view, materialized view,
+// foreign table or function.
+func PermissionDenied(kind, name string, authenticated bool) *Error {
+	return FromPG(&pgconn.PgError{Code: "42501", Message: "permission denied for " + kind + " " + name}, authenticated)
+}

@@ -121,7 +121,10 @@ func BuildCall(req *request.Request, body *request.Payload, raw []byte, media st
 	}
 	c := &Call{Function: fn}
 	if body != nil {
-		c.Body = rowObject(body.JSON)
+		c.Body = body.First
+		if c.Body == nil {
+			c.Body = []byte("{}")
+		}
 		if media == "application/x-www-form-urlencoded" {
 			c.Body = formVariadic(c.Body, fn)
 		}
@@ -302,15 +305,6 @@ func formVariadic(object []byte, fn *snapshot.Function) []byte {
 		return object
 	}
 	return out
-}
-
-// rowObject is the first object of the array a payload holds, or {}.
-func rowObject(array []byte) []byte {
-	var rows []json.RawMessage
-	if json.Unmarshal(array, &rows) != nil || len(rows) == 0 {
-		return []byte("{}")
-	}
-	return rows[0]
 }
 
 // chooseOverload picks the overload whose arguments the supplied names

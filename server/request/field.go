@@ -1,6 +1,9 @@
 package request
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // Field is a column reference, optionally followed by a JSON path:
 // `meta->author->>name`, `tags->0`.
@@ -30,6 +33,11 @@ func (f Field) OutputName() string {
 	return f.Name
 }
 
+// maxJSONPathDepth bounds the arrows of a JSON path the parser takes. It
+// is the ceiling of request-max-json-path-depth, which CheckLimits
+// enforces after parsing; PostgreSQL's stack takes paths this long.
+const maxJSONPathDepth = 1000
+
 // field reads a name and any JSON path after it.
 func (s *scanner) field() (Field, error) {
 	name, err := s.name()
@@ -38,6 +46,7 @@ func (s *scanner) field() (Field, error) {
 	}
 	f := Field{Name: name}
 	for {
+		at := s.pos
 		var step PathStep
 		switch {
 		case s.accept("->>"):
@@ -45,6 +54,10 @@ func (s *scanner) field() (Field, error) {
 		case s.accept("->"):
 		default:
 			return f, nil
+		}
+		if len(f.Path) == maxJSONPathDepth {
+			s.pos = at
+			return Field{}, s.fail(fmt.Sprintf("at most %d JSON path steps", maxJSONPathDepth))
 		}
 		if step.Key, step.Index, err = s.pathOperand(); err != nil {
 			return Field{}, err
@@ -58,7 +71,8 @@ func (s *scanner) field() (Field, error) {
 // an arrow, a cast, a dot, a comma, a closing parenthesis or the end), and
 // otherwise a key: quoted, or runs of any characters but `(-:.,>)` joined
 // by single dashes that start no arrow, trimmed. So `data->!@#_d` and
-// `data->23-xy` are keys, and `data->>--34` is refused.
+// `data->23-xy` are keys, and `data->>--34` is refused. A key holds no NUL
+// character, which PostgreSQL's text cannot.
 func (s *scanner) pathOperand() (key string, index bool, err error) {
 	start := s.pos
 	i := start
@@ -75,6 +89,10 @@ func (s *scanner) pathOperand() (key string, index bool, err error) {
 	}
 	if s.peek() == '"' {
 		key, err := s.quoted()
+		if err == nil && strings.IndexByte(key, 0) >= 0 {
+			s.pos = start
+			return "", false, s.fail("a JSON key without NUL characters")
+		}
 		return key, false, err
 	}
 	if i > start {

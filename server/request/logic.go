@@ -1,5 +1,7 @@
 package request
 
+import "fmt"
+
 // LogicTree is an `or=(...)` / `and=(...)` group of conditions, possibly
 // negated and nested: `or=(a.eq.1,not.and(b.gt.2,c.is.null))`.
 type LogicTree struct {
@@ -30,16 +32,21 @@ func logicKey(key string) (or, negate, ok bool) {
 	return false, false, false
 }
 
+// maxLogicDepth bounds how deeply logic trees nest, so a hostile value
+// cannot recurse without end. It is the ceiling of request-max-logic-depth,
+// which CheckLimits enforces after parsing; this bound guards the parser.
+const maxLogicDepth = 1000
+
 // parseLogic reads the value of a top-level `or`/`and` parameter. As in
 // PostgREST, blanks may surround the punctuation, and what follows the
 // tree's closing parenthesis is not read.
 func parseLogic(key, value string, or, negate bool) (LogicTree, error) {
 	s := &scanner{param: key, src: value}
-	return s.logicBody(or, negate)
+	return s.logicBody(or, negate, 1)
 }
 
-// logicBody reads `(cond,cond,...)`.
-func (s *scanner) logicBody(or, negate bool) (LogicTree, error) {
+// logicBody reads `(cond,cond,...)`, a tree depth levels deep.
+func (s *scanner) logicBody(or, negate bool, depth int) (LogicTree, error) {
 	t := LogicTree{Or: or, Negate: negate}
 	s.blanks()
 	if !s.accept("(") {
@@ -47,7 +54,7 @@ func (s *scanner) logicBody(or, negate bool) (LogicTree, error) {
 	}
 	for {
 		s.blanks()
-		c, err := s.condition()
+		c, err := s.condition(depth)
 		if err != nil {
 			return LogicTree{}, err
 		}
@@ -65,7 +72,7 @@ func (s *scanner) logicBody(or, negate bool) (LogicTree, error) {
 
 // condition reads a nested tree (`[not.]or(...)`, `[not.]and(...)`) or a
 // filter `<field>.[not.]<op>.<value>`.
-func (s *scanner) condition() (Condition, error) {
+func (s *scanner) condition(depth int) (Condition, error) {
 	start := s.pos
 	negated := s.accept("not.")
 	var or, group bool
@@ -78,7 +85,10 @@ func (s *scanner) condition() (Condition, error) {
 	if group {
 		s.blanks()
 		if s.peek() == '(' {
-			t, err := s.logicBody(or, negated)
+			if depth >= maxLogicDepth {
+				return Condition{}, s.fail(fmt.Sprintf("a filter (logic trees nest at most %d levels)", maxLogicDepth))
+			}
+			t, err := s.logicBody(or, negated, depth+1)
 			if err != nil {
 				return Condition{}, err
 			}

@@ -107,7 +107,8 @@ func TestParseSemicolonSeparatesReserved(t *testing.T) {
 	}
 }
 
-// Form bodies split as query strings do, for rows and for calls alike.
+// Form bodies split as query strings do, for rows and for calls alike;
+// a form is one row, sent as one object.
 func TestFormPairs(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
@@ -115,11 +116,11 @@ func TestFormPairs(t *testing.T) {
 		call     bool
 		wantJSON string
 	}{
-		{"a=1;b=2", false, `[{"a":"1","b":"2"}]`},
-		{"a=50%&b=x+y", false, `[{"a":"50%","b":"x y"}]`},
-		{"a=1;a=2&a=3", false, `[{"a":"3"}]`},
-		{"v=1;v=2&v=%zz", true, `[{"v":["1","2","%zz"]}]`},
-		{"v=1&w", true, `[{"v":"1","w":""}]`},
+		{"a=1;b=2", false, `{"a":"1","b":"2"}`},
+		{"a=50%&b=x+y", false, `{"a":"50%","b":"x y"}`},
+		{"a=1;a=2&a=3", false, `{"a":"3"}`},
+		{"v=1;v=2&v=%zz", true, `{"v":["1","2","%zz"]}`},
+		{"v=1&w", true, `{"v":"1","w":""}`},
 	}
 	for _, c := range cases {
 		var p *Payload
