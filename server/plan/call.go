@@ -26,6 +26,15 @@ type Call struct {
 	Read *Read
 }
 
+// Alias is the name the statement gives the call's result: PostgREST's
+// pgrst_call under its naming, svc_call under SVC's, so errors and plans
+// that name it read as PostgREST's do.
+func (c *Call) Alias() string { return apierr.Names.Vendor + "_call" }
+
+// ArgsAlias names the row the arguments are read from, as PostgREST's
+// pgrst_body does.
+func (c *Call) ArgsAlias() string { return apierr.Names.Vendor + "_body" }
+
 // CallArg is one argument given to a call.
 type CallArg struct {
 	// Name is "" for a function's single unnamed argument, passed by
@@ -179,6 +188,7 @@ func finishCall(req *request.Request, c *Call, filters []request.Pair, snap *sna
 	rel := resultRelation(snap, fn)
 	c.Read = &Read{Head: req.Method == "HEAD", Media: req.Media, Count: req.Prefer.Count, MaxRows: opts.MaxRows,
 		Single: fn.Returns == snapshot.ReturnsComposite}
+	c.Read.Alias = c.Alias()
 	if c.Read.Count == "planned" || c.Read.Count == "estimated" {
 		// Estimates come from a separate EXPLAIN, which cannot see the
 		// call's arguments; a call's rows are counted exactly.

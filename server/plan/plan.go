@@ -28,6 +28,9 @@ type Node struct {
 	// Depth is the node's embedding depth: 0 for the relation read, 1
 	// for its embeds, and so on.
 	Depth int
+	// Alias, when set, is what the statement names the rows of a top
+	// node that are not a relation's: a function call's (Call.Alias).
+	Alias string
 	// Columns are the output columns in select order; embeds that output
 	// something appear here too.
 	Columns []Column
@@ -50,9 +53,12 @@ type Node struct {
 }
 
 // SQLName is the name the statement gives the node's relation: its own
-// at the top, `<table>_<depth>` in an embed, as PostgREST names them, so
-// database errors name it alike.
+// at the top (or the Alias of a call's rows), `<table>_<depth>` in an
+// embed, as PostgREST names them, so database errors name it alike.
 func (n *Node) SQLName() string {
+	if n.Alias != "" {
+		return n.Alias
+	}
 	if n.Depth == 0 {
 		return n.Relation.Name
 	}

@@ -7,9 +7,6 @@ import (
 	"github.com/svc-dev/svc/snapshot"
 )
 
-// callRows is the alias of a call's result rows.
-const callRows = `"_svc_call"`
-
 // Call builds a function call's statement, with the result row a read
 // returns. Rows of a composite type read like a relation's (filters,
 // select, embeds, order, window, counts); a scalar, a set of scalars or
@@ -25,31 +22,34 @@ func Call(c *plan.Call) Statement {
 	invoke(&part, c)
 	call := part.sql.String()
 	b.rejoin(&part)
+	var sb strings.Builder
+	writeQuoted(&sb, c.Alias())
+	rows := sb.String()
 
 	switch {
 	case c.ReturnsRows():
 		top := func() *scope {
-			return &scope{node: &c.Read.Node, rel: c.Read.Relation, qual: callRows,
-				fromItem: args + " cross join lateral " + call + " as " + callRows}
+			return &scope{node: &c.Read.Node, rel: c.Read.Relation, qual: rows,
+				fromItem: args + " cross join lateral " + call + " as " + rows}
 		}
 		readRows(b, c.Read, top)
 	case c.Function.Returns == snapshot.ReturnsSetOfScalar:
 		// Called in the select list, where a set of records needs no
 		// column definition list: each is one value, as PostgREST
 		// reads `setof record`.
-		b.write("with _svc_call as materialized (select ", call, " as v from ", args,
+		b.write("with ", rows, " as materialized (select ", call, " as v from ", args,
 			") select null::bigint as total_count, pg_catalog.count(*) as page_count, ",
-			"coalesce(pg_catalog.json_agg(_svc_call.v), '[]')::text as body, ", resultColumns, " from _svc_call")
+			"coalesce(pg_catalog.json_agg(", rows, ".v), '[]')::text as body, ", resultColumns, " from ", rows)
 	case c.Function.Returns == snapshot.ReturnsVoid:
-		b.write("with _svc_call as materialized (select from ", args, " cross join lateral ", call,
-			" as _svc_f) select null::bigint as total_count, 0::bigint as page_count, null::text as body, ",
-			resultColumns, " from _svc_call")
+		b.write("with ", rows, " as materialized (select from ", args, " cross join lateral ", call,
+			" as ", rows, ") select null::bigint as total_count, 0::bigint as page_count, null::text as body, ",
+			resultColumns, " from ", rows)
 	default:
 		// Materialized, so the function has run (and set any response
 		// headers) before the settings are read.
-		b.write("with _svc_call as materialized (select pg_catalog.to_json(", call, ") as v from ", args,
-			") select null::bigint as total_count, 1::bigint as page_count, coalesce(_svc_call.v::text, 'null') as body, ",
-			resultColumns, " from _svc_call")
+		b.write("with ", rows, " as materialized (select pg_catalog.to_json(", call, ") as v from ", args,
+			") select null::bigint as total_count, 1::bigint as page_count, coalesce(", rows, ".v::text, 'null') as body, ",
+			resultColumns, " from ", rows)
 	}
 	return b.statement()
 }
@@ -60,16 +60,16 @@ func Call(c *plan.Call) Statement {
 func arguments(b *builder, c *plan.Call) {
 	switch {
 	case len(c.Args) == 0:
-		b.write("(select) _svc_a")
+		b.write("(select) ", argsAlias(c))
 	case c.Args[0].Name == "":
 		// The whole body is the one unnamed argument.
 		b.write("(select ")
 		b.value(c.Args[0].Value)
-		b.write("::", argType(c.Args[0].Type), " as v) _svc_a")
+		b.write("::", argType(c.Args[0].Type), " as v) ", argsAlias(c))
 	case c.Body != nil:
 		b.write("pg_catalog.json_to_record(")
 		b.value(c.Body)
-		b.write("::json) as _svc_a(")
+		b.write("::json) as ", argsAlias(c), "(")
 		b.list(len(c.Args), func(i int) {
 			b.ident(c.Args[i].Name)
 			// Argument types come from the catalog, not from the request.
@@ -83,7 +83,7 @@ func arguments(b *builder, c *plan.Call) {
 			b.write("::", argType(c.Args[i].Type), " as ")
 			b.ident(c.Args[i].Name)
 		})
-		b.write(") _svc_a")
+		b.write(") ", argsAlias(c))
 	}
 }
 
@@ -93,7 +93,7 @@ func invoke(b *builder, c *plan.Call) {
 	b.ident(c.Function.Schema, c.Function.Name)
 	b.write("(")
 	if len(c.Args) == 1 && c.Args[0].Name == "" {
-		b.write("_svc_a.v)")
+		b.write(argsAlias(c), ".v)")
 		return
 	}
 	b.list(len(c.Args), func(i int) {
@@ -101,10 +101,17 @@ func invoke(b *builder, c *plan.Call) {
 			b.write("variadic ")
 		}
 		b.ident(c.Args[i].Name)
-		b.write(" := _svc_a.")
+		b.write(" := ", argsAlias(c), ".")
 		b.ident(c.Args[i].Name)
 	})
 	b.write(")")
+}
+
+// argsAlias quotes the name of the row the arguments are read from.
+func argsAlias(c *plan.Call) string {
+	var sb strings.Builder
+	writeQuoted(&sb, c.ArgsAlias())
+	return sb.String()
 }
 
 // argType is the type an argument's value is read as: its own, but for
