@@ -218,11 +218,7 @@ func fieldsEqual(a, b request.Field) bool {
 // it, so row_to_json still sees the outputs alone.
 func joinEmbeds(b *builder, sc *scope) {
 	for _, e := range sc.node.Embeds {
-		lat, ok := sc.laterals[e]
-		if !ok {
-			continue
-		}
-		hidden := sc.hidden[e]
+		lat, hidden := sc.laterals[e], sc.hidden[e]
 		switch {
 		case !e.ToOne():
 			b.write(" left join lateral (select pg_catalog.json_agg(", lat, ") as ", lat, " from (")
