@@ -11,6 +11,7 @@ import (
 // TestGeoJSON reads a table with a PostGIS geometry column as a GeoJSON
 // FeatureCollection: the geometry column becomes each feature's geometry,
 // the other selected columns its properties; filters and select apply.
+// A function's rows read the same.
 func TestGeoJSON(t *testing.T) {
 	conn, err := pgx.Connect(t.Context(), fixture.superURI)
 	if err != nil {
@@ -34,6 +35,8 @@ func TestGeoJSON(t *testing.T) {
 		"insert into geo.sites values (1, 'Pier', 'SRID=4326;POINT(10.7 59.9)'), (2, 'Hill', 'SRID=4326;POINT(5.3 60.4)')",
 		"grant usage on schema geo to web_anon",
 		"grant select on geo.sites to web_anon",
+		"create or replace function geo.site(id int) returns geo.sites stable language sql as 'select * from geo.sites where sites.id = $1'",
+		"create or replace function geo.all_sites() returns setof geo.sites stable language sql as 'select * from geo.sites'",
 	} {
 		if _, err := conn.Exec(t.Context(), sql); err != nil {
 			t.Fatalf("%s: %v", sql, err)
@@ -52,6 +55,13 @@ func TestGeoJSON(t *testing.T) {
 			`{"type":"FeatureCollection","features":[` +
 				`{"type":"Feature","geometry":{"type":"Point","coordinates":[5.3,60.4]},"properties":{"name":"Hill"}}]}`},
 		{"no rows", "/sites?id=eq.9", `{"type":"FeatureCollection","features":[]}`},
+		// A function's rows too, even its one composite value (PostgREST).
+		{"function returning one row", "/rpc/site?id=1",
+			`{"type":"FeatureCollection","features":[` +
+				`{"type":"Feature","geometry":{"type":"Point","coordinates":[10.7,59.9]},"properties":{"id":1,"name":"Pier"}}]}`},
+		{"function returning rows", "/rpc/all_sites?select=name,spot&id=eq.2",
+			`{"type":"FeatureCollection","features":[` +
+				`{"type":"Feature","geometry":{"type":"Point","coordinates":[5.3,60.4]},"properties":{"name":"Hill"}}]}`},
 	}
 	for _, tc := range tests {
 		req, _ := http.NewRequest(http.MethodGet, url+tc.target, nil)

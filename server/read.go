@@ -220,16 +220,17 @@ func (s *Server) explainCall(w http.ResponseWriter, r *http.Request, tx txSpec, 
 	s.writePlan(w, r, tx, query.Call(&inner), media)
 }
 
-// countTotal decides the total for Content-Range: the exact count, or the
-// planner's estimate for planned counts and for estimated counts past
-// db-max-rows.
+// countTotal decides the total for Content-Range, as PostgREST does: the
+// exact count; the planner's estimate for planned counts; and for
+// estimated counts, past db-max-rows (or always when it is unset) the
+// larger of the count (stopped at db-max-rows + 1) and the estimate.
 func countTotal(rep *rowsReply, exact *int64, explain []byte) *int64 {
 	switch rep.count {
 	case "planned":
 		return planRows(explain)
 	case "estimated":
-		if exact != nil && rep.maxRows > 0 && *exact > rep.maxRows {
-			if est := planRows(explain); est != nil {
+		if exact != nil && (rep.maxRows <= 0 || *exact > rep.maxRows) {
+			if est := planRows(explain); est != nil && *est > *exact {
 				return est
 			}
 		}

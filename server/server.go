@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/textproto"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -113,27 +114,35 @@ func (s *Server) planOptions() plan.Options {
 }
 
 // preferences applies the Prefer values every request kind shares: the
-// timezone (validated against the IANA database Go and PostgreSQL both
-// use; an unknown one is ignored, or refused under handling=strict) and
-// the transaction's end. It reports which of the two it applied.
+// timezone and the transaction's end. It reports which of the two it
+// applied.
+//
+// A timezone is applied when it is an IANA name (Go and PostgreSQL read
+// the same database) or a numeric UTC offset such as +05:30 or -4, which
+// PostgreSQL reads itself and may still refuse (05:30:15 asks for leap
+// seconds): its error answers then, as in PostgREST. Any other name is
+// ignored, as SPEC.md has it, unless handling=strict: then PostgreSQL is
+// asked, and refuses an unknown zone with 400 (22023).
 func (s *Server) preferences(pr request.Preferences, tx *txSpec) (applied honoured, err error) {
-	var invalid []string
-	if pr.Timezone != "" {
-		if _, err := time.LoadLocation(pr.Timezone); err == nil && pr.Timezone != "Local" {
-			tx.timezone = pr.Timezone
-			applied.timezone = true
-		} else {
-			invalid = append(invalid, "timezone="+pr.Timezone)
-		}
+	if tz := pr.Timezone; tz != "" && (knownZone(tz) || utcOffset.MatchString(tz) || pr.Handling == "strict") {
+		tx.timezone = tz
+		applied.timezone = true
 	}
 	// tx is a known preference even where db-tx-end does not let it
 	// apply, so strict handling accepts it, as PostgREST does.
 	tx.rollback, applied.tx = s.cfg.TxRollback(pr.Tx)
-	if pr.Handling == "strict" && len(invalid) > 0 {
-		return honoured{}, apierr.InvalidPreferences(invalid)
-	}
 	return applied, nil
 }
+
+// knownZone reports whether tz names a zone of the IANA database.
+func knownZone(tz string) bool {
+	_, err := time.LoadLocation(tz)
+	return err == nil && tz != "Local"
+}
+
+// utcOffset matches the numeric time zones PostgreSQL reads as offsets
+// from UTC: hours, optionally minutes and seconds, optionally signed.
+var utcOffset = regexp.MustCompile(`^[+-]?[0-9]{1,2}(:[0-9]{2}){0,2}$`)
 
 // honoured records which conditional preferences a request honoured.
 type honoured struct {

@@ -40,16 +40,24 @@ func AllowRelation(req *request.Request, snap *snapshot.Snapshot, opts Options) 
 }
 
 // AllowFunction lists, for OPTIONS, the methods a function's route
-// answers. GET runs in a read-only transaction, so it serves any function
-// that writes nothing, whatever its declared volatility.
+// answers, as PostgREST does: a volatile function is offered to POST
+// only. (GET still calls one that writes nothing: it runs read-only.)
 func AllowFunction(req *request.Request, snap *snapshot.Snapshot, opts Options) (string, error) {
 	schema, err := Schema(req, opts)
 	if err != nil {
 		return "", err
 	}
 	name := snapshot.QualifiedName{Schema: schema, Name: req.Target}
-	if len(snap.Functions(name)) == 0 {
+	fns := snap.Functions(name)
+	if len(fns) == 0 {
 		return "", apierr.NoFunction(name.String(), nil, functionHint(snap, name, nil))
 	}
-	return "OPTIONS,GET,HEAD,POST", nil
+	// A volatile function may write, which GET must not: POST only, as
+	// in PostgREST, unless some overload is not volatile.
+	for _, f := range fns {
+		if f.Volatility != snapshot.Volatile {
+			return "OPTIONS,GET,HEAD,POST", nil
+		}
+	}
+	return "OPTIONS,POST", nil
 }

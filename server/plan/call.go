@@ -2,6 +2,7 @@ package plan
 
 import (
 	"encoding/hex"
+	"encoding/json"
 	"slices"
 	"strings"
 
@@ -24,6 +25,15 @@ type Call struct {
 	// Unused for scalar and void results.
 	Read *Read
 }
+
+// Alias is the name the statement gives the call's result: PostgREST's
+// pgrst_call under its naming, svc_call under SVC's, so errors and plans
+// that name it read as PostgREST's do.
+func (c *Call) Alias() string { return apierr.Names.Vendor + "_call" }
+
+// ArgsAlias names the row the arguments are read from, as PostgREST's
+// pgrst_body does.
+func (c *Call) ArgsAlias() string { return apierr.Names.Vendor + "_body" }
 
 // CallArg is one argument given to a call.
 type CallArg struct {
@@ -62,23 +72,24 @@ func BuildCall(req *request.Request, body *request.Payload, raw []byte, media st
 	}
 	name := snapshot.QualifiedName{Schema: schema, Name: req.Target}
 	candidates := snap.Functions(name)
-	if raw != nil {
-		if fn, arg := wholeBodyArgument(candidates, media, req.Prefer.Params == "single-object"); fn != nil {
-			if media == "application/octet-stream" {
-				// bytea's text input: hex after \x.
-				raw = []byte(`\x` + hex.EncodeToString(raw))
-			}
-			arg.Value = string(raw)
-			// Every query parameter filters the result (PostgREST).
-			return finishCall(req, &Call{Function: fn, Args: []CallArg{arg}}, req.Unparsed, snap, opts)
+	// A body another function's named arguments cannot take, or that
+	// params=single-object hands whole, is the one argument of a function
+	// taking it whole; a JSON object tries the named arguments first, the
+	// whole-body overload being their fallback (PostgREST).
+	wholeFirst := body == nil || req.Prefer.Params == "single-object"
+	if raw != nil && wholeFirst {
+		c, err := wholeBodyCall(req, candidates, raw, media, snap, opts)
+		if c != nil || err != nil {
+			return c, err
 		}
 		if body == nil {
 			return nil, apierr.NoFunction(name.String(), nil, functionHint(snap, name, candidates))
 		}
 	}
 
-	// The names supplied: the body's keys, or the query parameters that
-	// name an argument of some overload (the others filter the result).
+	// The names supplied: the body's keys (those columns= keeps), or the
+	// query parameters that are no filters (request.MayBeFilter), named
+	// as arguments or not: an unknown name finds no function.
 	var supplied []string
 	values := map[string][]request.Pair{}
 	var filters []request.Pair
@@ -86,21 +97,34 @@ func BuildCall(req *request.Request, body *request.Payload, raw []byte, media st
 		// Of an array of objects, the first is the arguments (PostgREST);
 		// the query parameters all filter the result.
 		supplied = body.Keys
+		if req.Columns != nil {
+			supplied = slices.DeleteFunc(slices.Clone(supplied), func(k string) bool { return !slices.Contains(req.Columns, k) })
+		}
 		filters = req.Unparsed
 	} else {
 		for _, p := range req.Unparsed {
-			if isArgument(candidates, p.Key) {
-				if _, dup := values[p.Key]; !dup {
-					supplied = append(supplied, p.Key)
-				}
-				values[p.Key] = append(values[p.Key], p)
-			} else {
+			if request.MayBeFilter(p.Value) {
 				filters = append(filters, p)
+				continue
 			}
+			if _, dup := values[p.Key]; !dup {
+				supplied = append(supplied, p.Key)
+			}
+			values[p.Key] = append(values[p.Key], p)
 		}
 		slices.Sort(supplied)
 	}
-	fn, err := chooseOverload(snap, name, candidates, supplied)
+	fn, err := chooseOverload(candidates, supplied)
+	if fn == nil && err == nil {
+		// No overload takes the names: the whole body may be one's
+		// argument.
+		if raw != nil && !wholeFirst {
+			if c, err := wholeBodyCall(req, candidates, raw, media, snap, opts); c != nil || err != nil {
+				return c, err
+			}
+		}
+		return nil, apierr.NoFunction(name.String(), supplied, functionHint(snap, name, candidates))
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -109,6 +133,9 @@ func BuildCall(req *request.Request, body *request.Payload, raw []byte, media st
 		c.Body = body.First
 		if c.Body == nil {
 			c.Body = []byte("{}")
+		}
+		if media == "application/x-www-form-urlencoded" {
+			c.Body = formVariadic(c.Body, fn)
 		}
 	}
 	for _, a := range fn.Arguments {
@@ -161,6 +188,7 @@ func finishCall(req *request.Request, c *Call, filters []request.Pair, snap *sna
 	rel := resultRelation(snap, fn)
 	c.Read = &Read{Head: req.Method == "HEAD", Media: req.Media, Count: req.Prefer.Count, MaxRows: opts.MaxRows,
 		Single: fn.Returns == snapshot.ReturnsComposite}
+	c.Read.Alias = c.Alias()
 	if c.Read.Count == "planned" || c.Read.Count == "estimated" {
 		// Estimates come from a separate EXPLAIN, which cannot see the
 		// call's arguments; a call's rows are counted exactly.
@@ -174,7 +202,7 @@ func finishCall(req *request.Request, c *Call, filters []request.Pair, snap *sna
 	}
 	c.Read.Filters, c.Read.Logic, c.Read.Order = req.Filters, req.Logic, req.Order
 	c.Read.Offset, c.Read.Limit = req.Range.Offset, capLimit(req.Range.Limit, opts.MaxRows)
-	if err := applyEmbedParams(&c.Read.Node, req.Embedded); err != nil {
+	if err := applyEmbedParams(&c.Read.Node, req.Embedded, opts.MaxRows); err != nil {
 		return nil, err
 	}
 	if err := checkNode(&c.Read.Node, snap); err != nil {
@@ -183,16 +211,44 @@ func finishCall(req *request.Request, c *Call, filters []request.Pair, snap *sna
 	return c, nil
 }
 
-// wholeBodyArgument finds the overload taking a POST's whole body as its
-// one argument: a single unnamed json or jsonb argument for JSON, bytea for
-// application/octet-stream, text for text/plain, xml for text/xml; or,
-// with Prefer: params=single-object, a single json or jsonb argument of
-// any name.
-func wholeBodyArgument(fns []*snapshot.Function, media string, singleObject bool) (*snapshot.Function, CallArg) {
+// wholeBodyCall plans a call of the overload that takes a POST's whole
+// body as its one argument (see wholeBodyOverloads); nil and no error
+// when there is none, SVC203 when several could (json and jsonb).
+func wholeBodyCall(req *request.Request, candidates []*snapshot.Function, raw []byte, media string, snap *snapshot.Snapshot, opts Options) (*Call, error) {
+	fns, args := wholeBodyOverloads(candidates, media, req.Prefer.Params == "single-object")
+	switch len(fns) {
+	case 0:
+		return nil, nil
+	case 1:
+	default:
+		sigs := make([]string, len(fns))
+		for i, f := range fns {
+			sigs[i] = signature(f, true)
+		}
+		return nil, apierr.AmbiguousFunction(sigs)
+	}
+	arg := args[0]
+	if media == "application/octet-stream" {
+		// bytea's text input: hex after \x.
+		raw = []byte(`\x` + hex.EncodeToString(raw))
+	}
+	arg.Value = string(raw)
+	// Every query parameter filters the result (PostgREST).
+	return finishCall(req, &Call{Function: fns[0], Args: []CallArg{arg}}, req.Unparsed, snap, opts)
+}
+
+// wholeBodyOverloads finds the overloads taking a POST's whole body as
+// their one argument: a single unnamed json or jsonb argument for JSON,
+// bytea for application/octet-stream, text for text/plain, xml for
+// text/xml; or, with Prefer: params=single-object, a single json or jsonb
+// argument of any name.
+func wholeBodyOverloads(fns []*snapshot.Function, media string, singleObject bool) ([]*snapshot.Function, []CallArg) {
 	wants := map[string][]string{
 		"application/json": {"json", "jsonb"}, "application/octet-stream": {"bytea"},
 		"text/plain": {"text"}, "text/xml": {"xml"},
 	}[media]
+	var found []*snapshot.Function
+	var args []CallArg
 	for _, f := range fns {
 		var in []snapshot.Argument
 		for _, a := range f.Arguments {
@@ -204,10 +260,11 @@ func wholeBodyArgument(fns []*snapshot.Function, media string, singleObject bool
 			continue
 		}
 		if in[0].Name == "" || singleObject && media == "application/json" {
-			return f, CallArg{Name: in[0].Name, Type: in[0].Type}
+			found = append(found, f)
+			args = append(args, CallArg{Name: in[0].Name, Type: in[0].Type})
 		}
 	}
-	return nil, CallArg{}
+	return found, args
 }
 
 // arrayLiteral renders values as a PostgreSQL array literal, each element
@@ -239,21 +296,32 @@ func firstColumnNamed(req *request.Request) string {
 	return "?"
 }
 
-func isArgument(fns []*snapshot.Function, name string) bool {
-	for _, f := range fns {
-		for _, a := range f.Arguments {
-			if a.Name == name && a.Mode != snapshot.ArgOut && a.Mode != snapshot.ArgTable {
-				return true
-			}
-		}
+// formVariadic makes a form field given once for fn's variadic argument
+// the one element of its array, as repeating the field makes the array
+// (PostgREST: `v=hi` passes {hi}).
+func formVariadic(object []byte, fn *snapshot.Function) []byte {
+	i := slices.IndexFunc(fn.Arguments, func(a snapshot.Argument) bool { return a.Mode == snapshot.ArgVariadic })
+	if i < 0 {
+		return object
 	}
-	return false
+	var fields map[string]json.RawMessage
+	name := fn.Arguments[i].Name
+	if json.Unmarshal(object, &fields) != nil || len(fields[name]) == 0 || fields[name][0] != '"' {
+		return object
+	}
+	fields[name] = append(append(json.RawMessage{'['}, fields[name]...), ']')
+	out, err := json.Marshal(fields)
+	if err != nil {
+		return object
+	}
+	return out
 }
 
 // chooseOverload picks the overload whose arguments the supplied names
 // fit: every name is an input argument, and every input argument without
-// a default is supplied.
-func chooseOverload(snap *snapshot.Snapshot, name snapshot.QualifiedName, fns []*snapshot.Function, supplied []string) (*snapshot.Function, error) {
+// a default is supplied. It returns neither an overload nor an error
+// when none fits, and SVC203 when several do.
+func chooseOverload(fns []*snapshot.Function, supplied []string) (*snapshot.Function, error) {
 	var fits []*snapshot.Function
 	for _, f := range fns {
 		if fitsArguments(f, supplied) {
@@ -264,7 +332,7 @@ func chooseOverload(snap *snapshot.Snapshot, name snapshot.QualifiedName, fns []
 	case 1:
 		return fits[0], nil
 	case 0:
-		return nil, apierr.NoFunction(name.String(), supplied, functionHint(snap, name, fns))
+		return nil, nil
 	}
 	sigs := make([]string, len(fits))
 	for i, f := range fits {

@@ -9,8 +9,8 @@ import (
 )
 
 // columnChecker answers an unknown column from the snapshot the way
-// PostgreSQL would (42703), without a round trip, and suggests the closest
-// existing name. A name it accepts, a column or a computed field, is
+// PostgreSQL would (42703, naming the relation as the statement does),
+// without a round trip, and suggests the closest existing name. A name it accepts, a column or a computed field, is
 // resolved into node's Fields.
 type columnChecker struct {
 	snap *snapshot.Snapshot
@@ -34,9 +34,15 @@ func (c columnChecker) check(name string) error {
 	if slices.Contains(c.aggregates, name) {
 		hint = "\"" + name + "\" is an aggregate: filtering on aggregates (HAVING) and ordering by them are not supported."
 	} else if best := closest(name, c.rel.Columns); best != "" {
-		hint = "Perhaps you meant to reference the column \"" + c.rel.Name + "." + best + "\"."
+		hint = "Perhaps you meant to reference the column \"" + c.node.SQLName() + "." + best + "\"."
 	}
-	return apierr.UndefinedColumn(c.rel.Name, name, hint)
+	return apierr.UndefinedColumn(c.node.SQLName(), name, hint)
+}
+
+// has reports whether name is a column or a computed field of the
+// relation.
+func (c columnChecker) has(name string) bool {
+	return c.snap.Column(c.rel, name) != nil || c.snap.ComputedField(c.rel, name) != nil
 }
 
 // closest returns the column name nearest to name, if it is near enough

@@ -3,6 +3,7 @@ package plan
 import (
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/svc-dev/svc/server/apierr"
@@ -24,6 +25,12 @@ type Options struct {
 // Node is one relation of a read tree: the relation read, or an embed.
 type Node struct {
 	Relation *snapshot.Relation
+	// Depth is the node's embedding depth: 0 for the relation read, 1
+	// for its embeds, and so on.
+	Depth int
+	// Alias, when set, is what the statement names the rows of a top
+	// node that are not a relation's: a function call's (Call.Alias).
+	Alias string
 	// Columns are the output columns in select order; embeds that output
 	// something appear here too.
 	Columns []Column
@@ -43,6 +50,19 @@ type Node struct {
 	// Embeds are every embed of the node, including empty ones `rel()`
 	// that output nothing.
 	Embeds []*Embed
+}
+
+// SQLName is the name the statement gives the node's relation: its own
+// at the top (or the Alias of a call's rows), `<table>_<depth>` in an
+// embed, as PostgREST names them, so database errors name it alike.
+func (n *Node) SQLName() string {
+	if n.Alias != "" {
+		return n.Alias
+	}
+	if n.Depth == 0 {
+		return n.Relation.Name
+	}
+	return n.Relation.Name + "_" + strconv.Itoa(n.Depth)
 }
 
 // Embed is a related relation read for each row of its parent.
@@ -188,7 +208,7 @@ func BuildRead(req *request.Request, snap *snapshot.Snapshot, opts Options) (*Re
 	}
 	p.Filters, p.Logic, p.Order = req.Filters, req.Logic, req.Order
 	p.Offset, p.Limit = req.Range.Offset, capLimit(req.Range.Limit, opts.MaxRows)
-	if err := applyEmbedParams(&p.Node, req.Embedded); err != nil {
+	if err := applyEmbedParams(&p.Node, req.Embedded, opts.MaxRows); err != nil {
 		return nil, err
 	}
 	if err := checkNode(&p.Node, snap); err != nil {
@@ -207,7 +227,7 @@ func buildNode(n *Node, snap *snapshot.Snapshot, rel *snapshot.Relation, items [
 			n.Columns = append(n.Columns, Column{Star: true})
 			n.starFields(snap)
 		case item.Embed != nil:
-			e, err := buildEmbed(snap, rel, item)
+			e, err := buildEmbed(snap, rel, item, n.Depth+1)
 			if err != nil {
 				return err
 			}
@@ -239,7 +259,7 @@ func buildNode(n *Node, snap *snapshot.Snapshot, rel *snapshot.Relation, items [
 	return nil
 }
 
-func buildEmbed(snap *snapshot.Snapshot, parent *snapshot.Relation, item request.SelectItem) (*Embed, error) {
+func buildEmbed(snap *snapshot.Snapshot, parent *snapshot.Relation, item request.SelectItem, depth int) (*Embed, error) {
 	re := item.Embed
 	r, err := findRelationship(snap, parent, re)
 	if err != nil {
@@ -259,6 +279,7 @@ func buildEmbed(snap *snapshot.Snapshot, parent *snapshot.Relation, item request
 		return nil, apierr.UndefinedTable(r.ForeignTable.String(), "")
 	}
 	e := &Embed{Relationship: r, Key: key, Inner: re.Join == request.JoinInner, Spread: re.Spread}
+	e.Depth = depth
 	if err := buildNode(&e.Node, snap, target, re.Select); err != nil {
 		return nil, err
 	}
@@ -269,8 +290,11 @@ func buildEmbed(snap *snapshot.Snapshot, parent *snapshot.Relation, item request
 }
 
 // applyEmbedParams hands each embed the parameters addressed to it by
-// path, or answers SVC108 for a path that names no embed.
-func applyEmbedParams(root *Node, params map[string]*request.Params) error {
+// path, or answers SVC108 for a path that names no embed. db-max-rows
+// (maxRows) then caps every to-many embed, as PostgREST caps every level
+// of a read.
+func applyEmbedParams(root *Node, params map[string]*request.Params, maxRows int64) error {
+	defer capEmbeds(root, maxRows)
 	if len(params) == 0 {
 		return nil // the usual case; sorting no keys still allocates
 	}
@@ -326,8 +350,12 @@ func checkNode(n *Node, snap *snapshot.Snapshot) error {
 		if !e.ToOne() {
 			return apierr.RelatedOrderNotToOne(n.Relation.Name, o.Relation)
 		}
-		// Resolved into the embed's fields: the embed carries the value out
-		// for its parent to order by.
+		// As in PostgREST, the term names one of the embed's outputs (an
+		// alias first), or else one of its relation's columns, which the
+		// embed then carries out for its parent to order by.
+		if len(o.Field.Path) == 0 && slices.Contains(e.OutputNames(), o.Field.Name) {
+			continue
+		}
 		if err := (columnChecker{snap: snap, rel: e.Relation, node: &e.Node, aggregates: e.aggregateKeys()}).check(o.Field.Name); err != nil {
 			return err
 		}
@@ -341,15 +369,28 @@ func checkNode(n *Node, snap *snapshot.Snapshot) error {
 }
 
 // checkFilter checks a filter's column, or, when it names an embed, that
-// it only tests presence: `rel=is.null` or `rel=not.is.null`.
+// it only tests presence: `rel=is.null` or `rel=not.is.null`. A name that
+// is a column (or computed field) as well filters the column.
 func checkFilter(n *Node, cols columnChecker, f request.Filter) error {
-	if e := n.EmbedNamed(f.Field.Name); e != nil && len(f.Field.Path) == 0 {
+	if e := n.EmbedNamed(f.Field.Name); e != nil && len(f.Field.Path) == 0 && !cols.has(f.Field.Name) {
 		if f.Op != "is" || f.Value != "null" {
 			return apierr.UnacceptableEmbedFilter(e.Key)
 		}
 		return nil
 	}
 	return cols.check(f.Field.Name)
+}
+
+// PresenceTest returns the embed whose presence filter f tests, or nil
+// when f filters a column: it names an embed, with no path, and no column
+// or computed field of the node's relation (planning resolved those into
+// Fields).
+func (n *Node) PresenceTest(f request.Filter) *Embed {
+	if len(f.Field.Path) > 0 || n.Fields[f.Field.Name] != nil ||
+		slices.ContainsFunc(n.Relation.Columns, func(c snapshot.Column) bool { return c.Name == f.Field.Name }) {
+		return nil
+	}
+	return n.EmbedNamed(f.Field.Name)
 }
 
 func checkTree(n *Node, cols columnChecker, t request.LogicTree) error {
@@ -365,6 +406,19 @@ func checkTree(n *Node, cols columnChecker, t request.LogicTree) error {
 		}
 	}
 	return nil
+}
+
+// capEmbeds applies db-max-rows to the to-many embeds under n.
+func capEmbeds(n *Node, maxRows int64) {
+	if maxRows <= 0 {
+		return
+	}
+	for _, e := range n.Embeds {
+		if !e.ToOne() {
+			e.Limit = capLimit(e.Limit, maxRows)
+		}
+		capEmbeds(&e.Node, maxRows)
+	}
 }
 
 // capLimit applies db-max-rows: a response never holds more rows than that.

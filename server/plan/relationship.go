@@ -37,7 +37,7 @@ func findRelationship(snap *snapshot.Snapshot, origin *snapshot.Relation, e *req
 	case 1:
 		return found[0], nil
 	case 0:
-		return nil, apierr.NoRelationship(origin.Name, e.Name, e.Hint, origin.Schema, noRelationshipHint(all, e.Name))
+		return nil, apierr.NoRelationship(origin.Name, e.Name, e.Hint, origin.Schema, noRelationshipHint(snap, all, e.Name))
 	}
 	return nil, ambiguous(origin, e.Name, found)
 }
@@ -126,9 +126,13 @@ func columnList(pairs []snapshot.ColumnPair, foreign bool) string {
 }
 
 // noRelationshipHint suggests the related name closest to target, unless
-// target is itself related (then the hint was what failed).
-func noRelationshipHint(rels []*snapshot.Relationship, target string) string {
+// target is itself related (then the hint was what failed). A partition
+// is never embedded, its partitioned table is: a target that extends a
+// related partitioned table's name (`sales_2024` for `sales`), as
+// partitions' names do, is pointed to that table.
+func noRelationshipHint(snap *snapshot.Snapshot, rels []*snapshot.Relationship, target string) string {
 	var names []string
+	partitioned := ""
 	for _, r := range rels {
 		name := r.ForeignTable.Name
 		if r.Computed() {
@@ -138,8 +142,16 @@ func noRelationshipHint(rels []*snapshot.Relationship, target string) string {
 			return ""
 		}
 		names = append(names, name)
+		if ft := snap.Relation(r.ForeignTable); !r.Computed() && ft != nil && ft.Kind == snapshot.KindPartitionedTable &&
+			strings.HasPrefix(target, name+"_") && len(name) > len(partitioned) {
+			partitioned = name
+		}
 	}
-	if best := suggest.Closest(target, names, 3); best != "" {
+	best := suggest.Closest(target, names, 3)
+	if best == "" {
+		best = partitioned
+	}
+	if best != "" {
 		return "Perhaps you meant '" + best + "' instead of '" + target + "'."
 	}
 	return ""

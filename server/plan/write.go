@@ -90,7 +90,7 @@ func BuildWrite(req *request.Request, payload *request.Payload, snap *snapshot.S
 	if err := checkAggregates(req.Select, opts); err != nil {
 		return nil, err
 	}
-	if err := applyEmbedParams(&w.Read.Node, req.Embedded); err != nil {
+	if err := applyEmbedParams(&w.Read.Node, req.Embedded, opts.MaxRows); err != nil {
 		return nil, err
 	}
 	if err := checkNode(&w.Read.Node, snap); err != nil {

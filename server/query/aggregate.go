@@ -63,10 +63,7 @@ func selectList(b *builder, sc *scope) []int {
 		case c.Embed != nil && c.Embed.Spread:
 			for _, o := range c.Embed.SpreadOutputs() {
 				next(o.Aggregate == "")
-				spreadField := func() {
-					b.write("(", sc.laterals[c.Embed], ".r).")
-					b.ident(o.Name)
-				}
+				spreadField := func() { b.embedColumn(sc, c.Embed, o.Name) }
 				if o.Aggregate == "" {
 					spreadField()
 				} else {
@@ -78,11 +75,8 @@ func selectList(b *builder, sc *scope) []int {
 		case c.Embed != nil:
 			// json has no equality operator; jsonb can be grouped by.
 			next(true)
-			if c.Embed.ToOne() {
-				b.write("pg_catalog.row_to_json(", sc.laterals[c.Embed], ".r)::jsonb as ")
-			} else {
-				b.write("coalesce(", sc.laterals[c.Embed], ".v, '[]')::jsonb as ")
-			}
+			embedOutput(b, sc, c.Embed)
+			b.write("::jsonb as ")
 			b.ident(c.Embed.Key)
 		default:
 			next(true)

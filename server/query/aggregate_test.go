@@ -45,14 +45,14 @@ func TestAggregateSQL(t *testing.T) {
 		// key would be another bind parameter.
 		{"select=doc->>k,count()&order=doc->>k.desc", []string{`->>$1::text as "k"`, " group by 1 order by 1 desc"}, []string{"$2"}},
 		// A to-one embed groups as jsonb, which has equality.
-		{"select=c1.max(),t1(c2)", []string{`pg_catalog.row_to_json("_svc_l1".r)::jsonb as "t1"`, " group by 2)"}, nil},
+		{"select=c1.max(),t1(c2)", []string{`pg_catalog.row_to_json("orders_t1_1".*)::jsonb as "t1"`, " group by 2)"}, nil},
 		// A spread's aggregates are computed by its parent over the
 		// spread's raw values; the spread itself does not group.
 		{"select=c0,...t1(c2,total:c3.sum(),count())", []string{
-			`pg_catalog.sum(("_svc_l1".r)."total") as "total", pg_catalog.count(("_svc_l1".r)."count") as "count"`,
-			`"c3" as "total", true as "count" from "api"."t1"`, ` on true group by 1, 2)`}, []string{"pg_catalog.sum(\"_svc"}},
+			`pg_catalog.sum("orders_t1_1"."total") as "total", pg_catalog.count("orders_t1_1"."count") as "count"`,
+			`"c3" as "total", true as "count" from "api"."t1"`, ` on true group by 1, 2)`}, []string{"pg_catalog.sum(\"t1_1"}},
 		// Aggregates inside a to-many embed group within it, per parent.
-		{"select=c0,t2(c1,c2.min())", []string{`pg_catalog.min("_svc_3"."c2") as "min" from "api"."t2" as "_svc_3" where "_svc_3"."c2" = ` + orders + `."c0" group by 1)`}, nil},
+		{"select=c0,t2(c1,c2.min())", []string{`pg_catalog.min("t2_1"."c2") as "min" from "api"."t2" as "t2_1" where "t2_1"."c2" = ` + orders + `."c0" group by 1)`}, nil},
 		// The legacy bare count counts rows.
 		{"select=count", []string{`pg_catalog.count(*) as "count" from ` + orders + `)`}, nil},
 	}

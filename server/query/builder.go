@@ -12,9 +12,6 @@ type builder struct {
 	sql     strings.Builder
 	args    []any
 	sources []Source // where each of args came from
-	// aliases numbers the aliases of embeds, so each is unique in the
-	// statement.
-	aliases int
 }
 
 // newBuilder returns a builder sized for a typical read, so the statement

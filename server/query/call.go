@@ -1,12 +1,11 @@
 package query
 
 import (
+	"strings"
+
 	"github.com/svc-dev/svc/server/plan"
 	"github.com/svc-dev/svc/snapshot"
 )
-
-// callRows is the alias of a call's result rows.
-const callRows = `"_svc_call"`
 
 // Call builds a function call's statement, with the result row a read
 // returns. Rows of a composite type read like a relation's (filters,
@@ -23,28 +22,34 @@ func Call(c *plan.Call) Statement {
 	invoke(&part, c)
 	call := part.sql.String()
 	b.rejoin(&part)
+	var sb strings.Builder
+	writeQuoted(&sb, c.Alias())
+	rows := sb.String()
 
 	switch {
 	case c.ReturnsRows():
 		top := func() *scope {
-			return &scope{node: &c.Read.Node, rel: c.Read.Relation, qual: callRows,
-				fromItem: args + " cross join lateral " + call + " as " + callRows}
+			return &scope{node: &c.Read.Node, rel: c.Read.Relation, qual: rows,
+				fromItem: args + " cross join lateral " + call + " as " + rows}
 		}
 		readRows(b, c.Read, top)
 	case c.Function.Returns == snapshot.ReturnsSetOfScalar:
-		b.write("with _svc_call as materialized (select _svc_f.v from ", args, " cross join lateral ", call,
-			" as _svc_f(v)) select null::bigint as total_count, pg_catalog.count(*) as page_count, ",
-			"coalesce(pg_catalog.json_agg(_svc_call.v), '[]')::text as body, ", resultColumns, " from _svc_call")
+		// Called in the select list, where a set of records needs no
+		// column definition list: each is one value, as PostgREST
+		// reads `setof record`.
+		b.write("with ", rows, " as materialized (select ", call, " as v from ", args,
+			") select null::bigint as total_count, pg_catalog.count(*) as page_count, ",
+			"coalesce(pg_catalog.json_agg(", rows, ".v), '[]')::text as body, ", resultColumns, " from ", rows)
 	case c.Function.Returns == snapshot.ReturnsVoid:
-		b.write("with _svc_call as materialized (select from ", args, " cross join lateral ", call,
-			" as _svc_f) select null::bigint as total_count, 0::bigint as page_count, null::text as body, ",
-			resultColumns, " from _svc_call")
+		b.write("with ", rows, " as materialized (select from ", args, " cross join lateral ", call,
+			" as ", rows, ") select null::bigint as total_count, 0::bigint as page_count, null::text as body, ",
+			resultColumns, " from ", rows)
 	default:
 		// Materialized, so the function has run (and set any response
 		// headers) before the settings are read.
-		b.write("with _svc_call as materialized (select pg_catalog.to_json(", call, ") as v from ", args,
-			") select null::bigint as total_count, 1::bigint as page_count, coalesce(_svc_call.v::text, 'null') as body, ",
-			resultColumns, " from _svc_call")
+		b.write("with ", rows, " as materialized (select pg_catalog.to_json(", call, ") as v from ", args,
+			") select null::bigint as total_count, 1::bigint as page_count, coalesce(", rows, ".v::text, 'null') as body, ",
+			resultColumns, " from ", rows)
 	}
 	return b.statement()
 }
@@ -55,30 +60,30 @@ func Call(c *plan.Call) Statement {
 func arguments(b *builder, c *plan.Call) {
 	switch {
 	case len(c.Args) == 0:
-		b.write("(select) _svc_a")
+		b.write("(select) ", argsAlias(c))
 	case c.Args[0].Name == "":
 		// The whole body is the one unnamed argument.
 		b.write("(select ")
 		b.value(c.Args[0].Value)
-		b.write("::", c.Args[0].Type, " as v) _svc_a")
+		b.write("::", argType(c.Args[0].Type), " as v) ", argsAlias(c))
 	case c.Body != nil:
 		b.write("pg_catalog.json_to_record(")
 		b.value(c.Body)
-		b.write("::json) as _svc_a(")
+		b.write("::json) as ", argsAlias(c), "(")
 		b.list(len(c.Args), func(i int) {
 			b.ident(c.Args[i].Name)
 			// Argument types come from the catalog, not from the request.
-			b.write(" ", c.Args[i].Type)
+			b.write(" ", argType(c.Args[i].Type))
 		})
 		b.write(")")
 	default:
 		b.write("(select ")
 		b.list(len(c.Args), func(i int) {
 			b.parameter(c.Args[i].Slot, c.Args[i].Value)
-			b.write("::", c.Args[i].Type, " as ")
+			b.write("::", argType(c.Args[i].Type), " as ")
 			b.ident(c.Args[i].Name)
 		})
-		b.write(") _svc_a")
+		b.write(") ", argsAlias(c))
 	}
 }
 
@@ -88,7 +93,7 @@ func invoke(b *builder, c *plan.Call) {
 	b.ident(c.Function.Schema, c.Function.Name)
 	b.write("(")
 	if len(c.Args) == 1 && c.Args[0].Name == "" {
-		b.write("_svc_a.v)")
+		b.write(argsAlias(c), ".v)")
 		return
 	}
 	b.list(len(c.Args), func(i int) {
@@ -96,8 +101,35 @@ func invoke(b *builder, c *plan.Call) {
 			b.write("variadic ")
 		}
 		b.ident(c.Args[i].Name)
-		b.write(" := _svc_a.")
+		b.write(" := ", argsAlias(c), ".")
 		b.ident(c.Args[i].Name)
 	})
 	b.write(")")
+}
+
+// argsAlias quotes the name of the row the arguments are read from.
+func argsAlias(c *plan.Call) string {
+	var sb strings.Builder
+	writeQuoted(&sb, c.ArgsAlias())
+	return sb.String()
+}
+
+// argType is the type an argument's value is read as: its own, but for
+// character and bit, read as their varying forms, as PostgREST does. A
+// function's character(4) argument is declared without its length, and
+// the value cast to bare character would keep one character.
+func argType(t string) string {
+	base, array := strings.CutSuffix(t, "[]")
+	switch base {
+	case "character":
+		base = "character varying"
+	case "bit":
+		base = "bit varying"
+	default:
+		return t
+	}
+	if array {
+		return base + "[]"
+	}
+	return base
 }

@@ -3,6 +3,7 @@ package query
 import (
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/svc-dev/svc/server/plan"
 	"github.com/svc-dev/svc/server/request"
@@ -16,6 +17,8 @@ type scope struct {
 	// qual is the SQL that qualifies the node's columns: the relation's
 	// quoted name at the top, an alias inside embeds.
 	qual string
+	// depth is the node's embedding depth: 0 at the top.
+	depth int
 	// laterals holds the alias of each embed's lateral join.
 	laterals map[*plan.Embed]string
 	// fromItem, when set, is the FROM item of a top scope whose rows are
@@ -30,24 +33,30 @@ type scope struct {
 	// recordRows marks rows that are records rather than the relation's
 	// row type (a write's CTE); see builder.row.
 	recordRows bool
-	// aggregating marks a node whose output columns group its aggregates:
-	// they are output as stored, without representations.
+	// aggregating marks a node whose output columns group aggregates, its
+	// own or, for a spread, those of the node it is spread into: they are
+	// output as stored, without representations, and embeds as jsonb,
+	// which has equality.
 	aggregating bool
 	// hidden holds, per to-one embed, the columns the node orders by that
-	// the embed does not output; its lateral carries them beside its row.
+	// the embed does not output; a lateral of their own carries them
+	// beside the embed's row (see joinEmbeds).
 	hidden map[*plan.Embed][]hiddenColumn
 	// spread marks a spread embed, whose aggregates its parent computes.
 	spread bool
+	// counting marks a node read for a count only (see countedRows): its
+	// embeds are EXISTS conditions rather than joins.
+	counting bool
 	// grouped lists, in an aggregating node, the JSON-path fields output
 	// (uncast) as grouping columns, with their positions.
 	grouped []groupedField
 }
 
-// hiddenColumn is an order term's field carried out of an embed under a
-// name of its own.
+// hiddenColumn is a field carried out of an embed under a name of its
+// own, for the related order term that names it term.
 type hiddenColumn struct {
-	field request.Field
-	name  string
+	term, field request.Field
+	name        string
 }
 
 func topScope(n *plan.Node) *scope {
@@ -56,54 +65,117 @@ func topScope(n *plan.Node) *scope {
 	return &scope{node: n, rel: n.Relation, qual: b.sql.String()}
 }
 
-// presence is the expression that is null exactly when embed e found no
-// row: the to-one lateral's marker, or the to-many lateral's aggregate.
-func (sc *scope) presence(e *plan.Embed) string {
+// The statement names what it joins as PostgREST does, so database errors
+// (`column clients_1.nam does not exist`) and plans read alike: an
+// embedded relation is `<table>_<depth>` inside its lateral subquery
+// (plan.Node.SQLName), and the lateral is `<parent table>_<embed
+// key>_<depth>`. A name stands for one thing wherever it is visible: a
+// depth apart, the suffixes differ.
+
+// embedScope is the scope of embed e of parent.
+func embedScope(e *plan.Embed, parent *scope) *scope {
+	var sb strings.Builder
+	writeQuoted(&sb, e.SQLName())
+	return &scope{node: &e.Node, rel: e.Relation, qual: sb.String(), depth: e.Depth, spread: e.Spread,
+		aggregating: e.Spread && parent.aggregating}
+}
+
+// depthAlias quotes `<name>_<depth>`.
+func depthAlias(name string, depth int) string {
+	var sb strings.Builder
+	writeQuoted(&sb, name+"_"+strconv.Itoa(depth))
+	return sb.String()
+}
+
+// present writes the condition that embed e found a row: a to-one
+// lateral's row is there (whatever its columns hold), a to-many one's
+// aggregate is not null. absent writes its negation.
+func (b *builder) present(sc *scope, e *plan.Embed) {
+	lat := sc.laterals[e]
 	if e.ToOne() {
-		return sc.laterals[e] + ".f"
+		b.write(lat, " is distinct from null")
+		return
 	}
-	return sc.laterals[e] + ".v"
+	b.write(lat, ".", lat, " is not null")
 }
 
-// alias returns a fresh alias for the statement, "_svc_<n>".
-func (b *builder) alias(prefix string) string {
-	b.aliases++
-	return `"_svc_` + prefix + strconv.Itoa(b.aliases) + `"`
+func (b *builder) absent(sc *scope, e *plan.Embed) {
+	lat := sc.laterals[e]
+	if e.ToOne() {
+		b.write(lat, " is not distinct from null")
+		return
+	}
+	b.write(lat, ".", lat, " is null")
 }
 
-// planLaterals picks the embeds of sc's node to join and names their
-// laterals; it runs before the select list is written, which refers to
-// them. Counting statements (rowsOnly) join only the embeds that decide
-// which rows exist.
-func planLaterals(b *builder, sc *scope, rowsOnly bool) {
+// embedColumn writes column name of embed e's lateral row: an output
+// column of the embed, or a hidden column carried for the parent.
+func (b *builder) embedColumn(sc *scope, e *plan.Embed, name string) {
+	b.write(sc.laterals[e], ".")
+	b.ident(name)
+}
+
+// planLaterals names the laterals of the embeds of sc's node, and the
+// columns they carry for its order; it runs before the select list is
+// written, which refers to them.
+func planLaterals(sc *scope) {
 	for _, e := range sc.node.Embeds {
-		if rowsOnly && !e.Inner && !testsPresence(sc.node, e) {
-			continue
-		}
 		if sc.laterals == nil {
 			sc.laterals = make(map[*plan.Embed]string, len(sc.node.Embeds))
 		}
-		sc.laterals[e] = b.alias("l")
-	}
-	if rowsOnly {
-		return
+		sc.laterals[e] = depthAlias(sc.rel.Name+"_"+e.Key, sc.depth+1)
 	}
 	for _, o := range sc.node.Order {
 		if o.Relation == "" {
 			continue
 		}
 		e := sc.node.EmbedNamed(o.Relation)
-		// An output in its JSON representation no longer sorts as the
-		// stored value does: it is carried as a hidden column too.
-		if len(o.Field.Path) == 0 && slices.Contains(e.OutputNames(), o.Field.Name) &&
-			(e.Fields[o.Field.Name] == nil || e.Fields[o.Field.Name].Format == nil) {
+		output, field := orderedBy(e, o.Field)
+		if output {
 			continue
 		}
 		if sc.hidden == nil {
 			sc.hidden = map[*plan.Embed][]hiddenColumn{}
 		}
-		sc.hidden[e] = append(sc.hidden[e], hiddenColumn{field: o.Field, name: b.alias("o")})
+		names := e.OutputNames()
+		n := len(sc.hidden[e]) + 1
+		name := o.Relation + "_order_" + strconv.Itoa(n)
+		for slices.Contains(names, name) {
+			n++
+			name = o.Relation + "_order_" + strconv.Itoa(n)
+		}
+		sc.hidden[e] = append(sc.hidden[e], hiddenColumn{term: o.Field, field: field, name: name})
 	}
+}
+
+// orderedBy tells what a related order term on embed e sorts by: the
+// output of e named as the term names it (output true), as in PostgREST
+// where the name is an output's, an alias first; or the field to carry
+// hidden: that output's own field when the output is a representation,
+// which no longer sorts as the stored value does, or the term's field, a
+// column of e's relation that e does not output.
+func orderedBy(e *plan.Embed, f request.Field) (output bool, field request.Field) {
+	if len(f.Path) > 0 {
+		return false, f
+	}
+	formatted := func(name string) bool {
+		pf := e.Fields[name]
+		return pf != nil && pf.Format != nil && !(e.Aggregates() && !e.Spread)
+	}
+	for _, c := range e.Columns {
+		switch {
+		case c.Star:
+			if slices.ContainsFunc(e.Relation.Columns, func(col snapshot.Column) bool { return col.Name == f.Name }) {
+				return !formatted(f.Name), f
+			}
+		case c.Embed == nil && c.OutputName() == f.Name:
+			if c.Aggregate == "" && c.Cast == "" && len(c.Field.Path) == 0 && formatted(c.Field.Name) {
+				return false, c.Field
+			}
+			return true, f
+		}
+	}
+	return slices.Contains(e.OutputNames(), f.Name), f
 }
 
 // relatedOrder writes the expression a related order term sorts by: the
@@ -111,13 +183,20 @@ func planLaterals(b *builder, sc *scope, rowsOnly bool) {
 func relatedOrder(b *builder, sc *scope, o request.OrderTerm) {
 	e := sc.node.EmbedNamed(o.Relation)
 	for _, h := range sc.hidden[e] {
-		if fieldsEqual(h.field, o.Field) {
-			b.write(sc.laterals[e], ".", h.name)
+		if fieldsEqual(h.term, o.Field) {
+			b.write(orderCarrier(sc, e), ".")
+			b.ident(h.name)
 			return
 		}
 	}
-	b.write("(", sc.laterals[e], ".r).")
-	b.ident(o.Field.Name)
+	b.embedColumn(sc, e, o.Field.Name)
+}
+
+// orderCarrier is the alias of the lateral that carries embed e's row
+// together with its hidden columns.
+func orderCarrier(sc *scope, e *plan.Embed) string {
+	lat := sc.laterals[e]
+	return lat[:len(lat)-1] + `_order"`
 }
 
 func fieldsEqual(a, b request.Field) bool {
@@ -125,81 +204,42 @@ func fieldsEqual(a, b request.Field) bool {
 }
 
 // joinEmbeds writes a left lateral join for each planned embed, in the
-// node's embed order.
+// node's embed order, shaped as PostgREST's.
 //
-// A to-one embed's lateral yields (f, r): f is true when a row was found
-// and r is that row, so the parent can output row_to_json(r), spread its
-// fields, or order by them. A to-many embed's lateral yields v, the
-// json_agg of its rows, null when there are none.
+// A to-one embed's lateral is its rows' subquery itself: the parent
+// outputs row_to_json(lateral.*), spreads or orders by lateral.column,
+// and tests the row's presence. A to-many embed's lateral yields the
+// json_agg of its rows in a column named as the lateral, null when there
+// are none.
+//
+// A to-one embed the parent orders by columns it does not output (hidden)
+// is read by a lateral of its own, `..._order`, with the hidden columns
+// after its outputs; the embed's lateral then takes just the outputs from
+// it, so row_to_json still sees the outputs alone.
 func joinEmbeds(b *builder, sc *scope) {
 	for _, e := range sc.node.Embeds {
-		lat, ok := sc.laterals[e]
-		if !ok {
-			continue
-		}
-		row := b.alias("t")
-		hidden := sc.hidden[e]
+		lat, hidden := sc.laterals[e], sc.hidden[e]
 		switch {
 		case !e.ToOne():
-			b.write(" left join lateral (select pg_catalog.json_agg(", row, ") as v from (")
+			b.write(" left join lateral (select pg_catalog.json_agg(", lat, ") as ", lat, " from (")
+			source(b, embedScope(e, sc), sc, e.Relationship, nil)
+			b.write(") as ", lat, ") as ", lat, " on true")
 		case len(hidden) == 0:
-			b.write(" left join lateral (select true as f, ", row, " as r from (")
+			b.write(" left join lateral (")
+			source(b, embedScope(e, sc), sc, e.Relationship, nil)
+			b.write(") as ", lat, " on true")
 		default:
-			// r must hold the output columns only, so it is rebuilt from
-			// them in a lateral of its own; the hidden columns ride beside.
-			b.write(" left join lateral (select true as f, _svc_r as r")
-			for _, h := range hidden {
-				b.write(", ", row, ".", h.name)
-			}
-			b.write(" from (")
-		}
-		source(b, embedScope(b, e), sc, e.Relationship, hidden)
-		b.write(") ", row)
-		if e.ToOne() && len(hidden) > 0 {
-			b.write(", lateral (select ")
-			for i, name := range e.OutputNames() {
-				if i > 0 {
-					b.write(", ")
-				}
-				b.write(row, ".")
-				b.ident(name)
-			}
-			b.write(") _svc_r")
-		}
-		b.write(") ", lat, " on true")
-	}
-}
-
-func embedScope(b *builder, e *plan.Embed) *scope {
-	return &scope{node: &e.Node, rel: e.Relation, qual: b.alias(""), spread: e.Spread}
-}
-
-// testsPresence reports whether a filter of n, at top level or in a logic
-// tree, tests embed e's presence.
-func testsPresence(n *plan.Node, e *plan.Embed) bool {
-	for _, f := range n.Filters {
-		if f.Field.Name == e.Key && len(f.Field.Path) == 0 {
-			return true
+			carrier := orderCarrier(sc, e)
+			b.write(" left join lateral (")
+			source(b, embedScope(e, sc), sc, e.Relationship, hidden)
+			b.write(") as ", carrier, " on true left join lateral (select ")
+			b.list(len(e.OutputNames()), func(i int) {
+				b.write(carrier, ".")
+				b.ident(e.OutputNames()[i])
+			})
+			b.write(" where ", carrier, " is distinct from null) as ", lat, " on true")
 		}
 	}
-	for _, t := range n.Logic {
-		if treeTests(t.Conditions, e.Key) {
-			return true
-		}
-	}
-	return false
-}
-
-func treeTests(conds []request.Condition, key string) bool {
-	for _, c := range conds {
-		if c.Tree != nil && treeTests(c.Tree.Conditions, key) {
-			return true
-		}
-		if c.Filter != nil && c.Filter.Field.Name == key && len(c.Filter.Field.Path) == 0 {
-			return true
-		}
-	}
-	return false
 }
 
 // from writes the FROM item of a node: its relation, joined to the
@@ -220,12 +260,12 @@ func from(b *builder, sc, parent *scope, r *snapshot.Relationship) {
 		b.ident(sc.rel.Schema, sc.rel.Name)
 		b.write(" as ", sc.qual, " join ")
 		b.ident(r.Junction.Table.Schema, r.Junction.Table.Name)
-		b.write(" as ", junctionAlias(sc), " on ")
+		b.write(" as ", junctionAlias(sc, r), " on ")
 		for i, p := range r.Junction.TargetColumns {
 			if i > 0 {
 				b.write(" and ")
 			}
-			b.write(junctionAlias(sc), ".")
+			b.write(junctionAlias(sc, r), ".")
 			b.ident(p.Column)
 			b.write(" = ")
 			b.column(sc, p.ForeignColumn)
@@ -236,10 +276,11 @@ func from(b *builder, sc, parent *scope, r *snapshot.Relationship) {
 	}
 }
 
-// junctionAlias derives the junction's alias from its embed's, so both
-// ends of the statement agree without passing it around.
-func junctionAlias(sc *scope) string {
-	return sc.qual[:len(sc.qual)-1] + `_j"`
+// junctionAlias is the alias of a many-to-many embed's junction table:
+// `<junction>_<depth>` like its target's, which no other name in reach
+// of it can be.
+func junctionAlias(sc *scope, r *snapshot.Relationship) string {
+	return depthAlias(r.Junction.Table.Name, sc.depth)
 }
 
 // joinConditions writes the conditions that tie an embed's rows to its
@@ -251,7 +292,7 @@ func joinConditions(b *builder, sc, parent *scope, r *snapshot.Relationship, c *
 	case r.Junction != nil:
 		for _, p := range r.Junction.SourceColumns {
 			c.next(b)
-			b.write(junctionAlias(sc), ".")
+			b.write(junctionAlias(sc, r), ".")
 			b.ident(p.Column)
 			b.write(" = ")
 			b.column(parent, p.ForeignColumn)

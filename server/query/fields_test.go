@@ -101,8 +101,9 @@ func TestFieldsReadSQL(t *testing.T) {
 		// An embed's represented output is formatted inside it; ordering
 		// the parent by it sorts the stored value, carried beside.
 		{"/jobs?select=id,paints(color)&order=paints(color)",
-			[]string{`"api"."color_json"("_svc_4"."color") as "color", "_svc_4"."color" as "_svc_o2"`,
-				`order by "_svc_l1"."_svc_o2" asc`}, nil},
+			[]string{`"api"."color_json"("paints_1"."color") as "color", "paints_1"."color" as "paints_order_1"`,
+				`as "jobs_paints_1_order" on true left join lateral (select "jobs_paints_1_order"."color" where "jobs_paints_1_order" is distinct from null) as "jobs_paints_1"`,
+				`order by "jobs_paints_1_order"."paints_order_1" asc`}, nil},
 		// Aggregating nodes group by the stored values.
 		{"/paints?select=color,count()", []string{`select ` + paints + `."color" as "color", pg_catalog.count(*)`},
 			[]string{"color_json"}},

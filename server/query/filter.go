@@ -40,9 +40,14 @@ func where(b *builder, sc *scope, c *conds) {
 		logicTree(b, sc, t)
 	}
 	for _, e := range n.Embeds {
-		if e.Inner {
+		switch {
+		case !e.Inner:
+		case sc.counting:
 			c.next(b)
-			b.write(sc.presence(e), " is not null")
+			embedExists(b, sc, e)
+		default:
+			c.next(b)
+			b.present(sc, e)
 		}
 	}
 }
@@ -86,15 +91,27 @@ func logicTree(b *builder, sc *scope, t request.LogicTree) {
 // parameters; PostgreSQL infers their type from the column, or the
 // field's text -> domain cast reads them (see scope.parser).
 func filter(b *builder, sc *scope, f request.Filter) {
+	if e := sc.node.PresenceTest(f); e != nil {
+		// Planning allowed only `is null` on an embed: a presence test,
+		// written as it is (not the negation of its negation) so the
+		// planner reads an EXISTS as the semi-join it is.
+		switch {
+		case sc.counting && f.Negate:
+			embedExists(b, sc, e)
+		case sc.counting:
+			b.write("not ")
+			embedExists(b, sc, e)
+		case f.Negate:
+			b.present(sc, e)
+		default:
+			b.absent(sc, e)
+		}
+		return
+	}
 	if f.Negate {
 		b.write("not ")
 	}
 	b.write("(")
-	if e := sc.node.EmbedNamed(f.Field.Name); e != nil && len(f.Field.Path) == 0 {
-		// Planning allowed only `is null` on an embed: a presence test.
-		b.write(sc.presence(e), " is null)")
-		return
-	}
 	parse := sc.parser(f)
 	switch {
 	case f.Op == "is":
@@ -174,8 +191,6 @@ func OperandArg(f request.Filter, part int) string {
 	switch {
 	case f.Op == "in":
 		return arrayLiteral(f.List)
-	case f.Quantifier != "":
-		return arrayLiteral(likePatterns(f.Op, f.List))
 	case ftsFuncs[f.Op] != "":
 		if f.Language != "" && part == 0 {
 			return f.Language
@@ -186,20 +201,13 @@ func OperandArg(f request.Filter, part int) string {
 }
 
 // likePattern lets `*` stand for `%` in like/ilike operands, sparing callers
-// URL-encoding of `%`.
+// URL-encoding of `%`. An any/all operand is an array literal as written,
+// which PostgreSQL reads, so its patterns change the same way.
 func likePattern(op, v string) string {
 	if op == "like" || op == "ilike" {
 		return strings.ReplaceAll(v, "*", "%")
 	}
 	return v
-}
-
-func likePatterns(op string, vs []string) []string {
-	out := make([]string, len(vs))
-	for i, v := range vs {
-		out[i] = likePattern(op, v)
-	}
-	return out
 }
 
 // arrayLiteral renders a PostgreSQL array literal with every element

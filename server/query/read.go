@@ -66,15 +66,19 @@ func readRows(b *builder, p *plan.Read, top func() *scope) {
 	}
 	b.write(" as total_count, pg_catalog.count(_svc_row) as page_count, ")
 	body(b, p)
-	b.write(" as body, ", resultColumns, " from (")
+	// The page is read through a bare select *, as PostgREST reads its
+	// source, so PostgreSQL folds it into the aggregate: its plan then
+	// shows no scan of an alias of ours and reads as PostgREST's does.
+	b.write(" as body, ", resultColumns, " from (select * from (")
 	source(b, top(), nil, nil, nil)
-	b.write(") _svc_row")
+	b.write(") _svc_row) _svc_row")
 }
 
 // PlanCount builds the EXPLAIN whose row estimate answers count=planned
-// (and count=estimated past db-max-rows). Nil when no estimate is needed.
+// and count=estimated (past db-max-rows, or always when it is unset, as
+// in PostgREST). Nil when no estimate is needed.
 func PlanCount(p *plan.Read) *Statement {
-	if p.Count != "planned" && !(p.Count == "estimated" && p.MaxRows > 0) {
+	if p.Count != "planned" && p.Count != "estimated" {
 		return nil
 	}
 	var b builder
@@ -84,15 +88,30 @@ func PlanCount(p *plan.Read) *Statement {
 	return &st
 }
 
-// countedRows writes the relation, joins and conditions that decide which
-// rows a count counts: the read's own, without its select list, order or
-// window.
+// countedRows writes the relation and conditions that decide which rows a
+// count counts: the read's own, without its select list, order, window or
+// embeds. As in PostgREST's count query, an embed that decides whether a
+// row is counted (inner, or tested for presence) is an EXISTS condition,
+// not a join, so the planner's estimate (count=planned) comes out as
+// PostgREST's does.
 func countedRows(b *builder, sc *scope) {
-	planLaterals(b, sc, true)
+	sc.counting = true
 	from(b, sc, nil, nil)
-	joinEmbeds(b, sc)
 	var c conds
 	where(b, sc, &c)
+}
+
+// embedExists writes the condition that embed e of sc's row has a row:
+// an EXISTS over the embed's own counted rows, joined to the parent's.
+func embedExists(b *builder, sc *scope, e *plan.Embed) {
+	esc := embedScope(e, sc)
+	esc.counting = true
+	b.write("exists (select 1 from ")
+	from(b, esc, sc, e.Relationship)
+	var c conds
+	joinConditions(b, esc, sc, e.Relationship, &c)
+	where(b, esc, &c)
+	b.write(")")
 }
 
 // Explain wraps stmt in EXPLAIN with the plan media type's format and
@@ -122,7 +141,7 @@ func body(b *builder, p *plan.Read) {
 		return
 	}
 	kind := p.Media.Kind
-	if p.Single && kind != request.MediaCSV {
+	if p.Single && kind != request.MediaCSV && kind != request.MediaGeoJSON {
 		kind = request.MediaObject
 	}
 	switch kind {
@@ -163,7 +182,7 @@ func body(b *builder, p *plan.Read) {
 // hidden are extra columns a parent orders by, output after the node's own.
 func source(b *builder, sc, parent *scope, r *snapshot.Relationship, hidden []hiddenColumn) {
 	n := sc.node
-	planLaterals(b, sc, false)
+	planLaterals(sc)
 	b.write("select ")
 	groups := selectList(b, sc)
 	for i, h := range hidden {
@@ -171,7 +190,8 @@ func source(b *builder, sc, parent *scope, r *snapshot.Relationship, hidden []hi
 			b.write(", ")
 		}
 		b.field(sc, h.field)
-		b.write(" as ", h.name)
+		b.write(" as ")
+		b.ident(h.name)
 	}
 	b.write(" from ")
 	from(b, sc, parent, r)
@@ -235,17 +255,16 @@ func column(b *builder, sc *scope, c plan.Column) {
 			if i > 0 {
 				b.write(", ")
 			}
-			b.write("(", sc.laterals[c.Embed], ".r).")
-			b.ident(name)
+			b.embedColumn(sc, c.Embed, name)
 			b.write(" as ")
 			b.ident(name)
 		}
 	case c.Embed != nil:
-		if c.Embed.ToOne() {
-			b.write("pg_catalog.row_to_json(", sc.laterals[c.Embed], ".r) as ")
-		} else {
-			b.write("coalesce(", sc.laterals[c.Embed], ".v, '[]') as ")
+		embedOutput(b, sc, c.Embed)
+		if sc.aggregating {
+			b.write("::jsonb")
 		}
+		b.write(" as ")
 		b.ident(c.Embed.Key)
 	default:
 		b.output(sc, c.Field, c.Cast)
@@ -256,6 +275,17 @@ func column(b *builder, sc *scope, c plan.Column) {
 		b.write(" as ")
 		b.ident(name)
 	}
+}
+
+// embedOutput writes what a non-spread embed puts in its parent's row:
+// its row as a JSON object, or the JSON array of its rows ([] for none).
+func embedOutput(b *builder, sc *scope, e *plan.Embed) {
+	lat := sc.laterals[e]
+	if e.ToOne() {
+		b.write("pg_catalog.row_to_json(", lat, ".*)")
+		return
+	}
+	b.write("coalesce(", lat, ".", lat, ", '[]')")
 }
 
 func orderTerm(b *builder, sc *scope, o request.OrderTerm) {

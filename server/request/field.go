@@ -2,7 +2,6 @@ package request
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 )
 
@@ -22,11 +21,14 @@ type PathStep struct {
 	Index bool
 }
 
-// OutputName is the key a selected field appears under: the last path
-// element, or the column name.
+// OutputName is the key a selected field appears under: the last key of
+// its JSON path, or the column name when the path holds only array indexes
+// (`data->>0` is "data", `data->c->0` is "c"), as in PostgREST.
 func (f Field) OutputName() string {
-	if len(f.Path) > 0 {
-		return f.Path[len(f.Path)-1].Key
+	for i := len(f.Path) - 1; i >= 0; i-- {
+		if !f.Path[i].Index {
+			return f.Path[i].Key
+		}
 	}
 	return f.Name
 }
@@ -57,41 +59,83 @@ func (s *scanner) field() (Field, error) {
 			s.pos = at
 			return Field{}, s.fail(fmt.Sprintf("at most %d JSON path steps", maxJSONPathDepth))
 		}
-		if step.Key, err = s.pathKey(); err != nil {
+		if step.Key, step.Index, err = s.pathOperand(); err != nil {
 			return Field{}, err
-		}
-		if _, err := strconv.Atoi(step.Key); err == nil {
-			step.Index = true
 		}
 		f.Path = append(f.Path, step)
 	}
 }
 
-// pathKey reads a JSON key: quoted, or up to the next arrow or punctuation.
-// A key holds no NUL character, which PostgreSQL's text cannot.
-func (s *scanner) pathKey() (string, error) {
-	if s.peek() == '"' {
-		start := s.pos
-		k, err := s.quoted()
-		if err == nil && strings.IndexByte(k, 0) >= 0 {
-			s.pos = start
-			return "", s.fail("a JSON key without NUL characters")
-		}
-		return k, err
-	}
+// pathOperand reads what follows an arrow, by PostgREST's rules: an array
+// index (`0`, `-1`) when its digits end where the path element does (at
+// an arrow, a cast, a dot, a comma, a closing parenthesis or the end), and
+// otherwise a key: quoted, or runs of any characters but `(-:.,>)` joined
+// by single dashes that start no arrow, trimmed. So `data->!@#_d` and
+// `data->23-xy` are keys, and `data->>--34` is refused. A key holds no NUL
+// character, which PostgreSQL's text cannot.
+func (s *scanner) pathOperand() (key string, index bool, err error) {
 	start := s.pos
-	for !s.eof() && identChar(s.src[s.pos]) && !strings.HasPrefix(s.src[s.pos:], "->") {
-		s.pos++
+	i := start
+	if i < len(s.src) && s.src[i] == '-' {
+		i++
 	}
-	// A leading "-" belongs to a negative index, not to an arrow.
-	if s.pos == start && s.peek() == '-' {
-		s.pos++
-		for !s.eof() && s.src[s.pos] >= '0' && s.src[s.pos] <= '9' {
+	j := i
+	for j < len(s.src) && s.src[j] >= '0' && s.src[j] <= '9' {
+		j++
+	}
+	if j > i && pathElementEnds(s.src[j:]) {
+		s.pos = j
+		return s.src[start:j], true, nil
+	}
+	if s.peek() == '"' {
+		key, err := s.quoted()
+		if err == nil && strings.IndexByte(key, 0) >= 0 {
+			s.pos = start
+			return "", false, s.fail("a JSON key without NUL characters")
+		}
+		return key, false, err
+	}
+	if i > start {
+		// A leading "-" can only start a negative index.
+		s.pos = j
+		if j == i {
+			return "", false, s.fail("digit")
+		}
+		return "", false, s.fail(`digit, "->", "::", ".", "," or end of input`)
+	}
+	var parts []string
+	for {
+		from := s.pos
+		for !s.eof() && !strings.ContainsRune(pathReserved, rune(s.src[s.pos])) && s.src[s.pos] != 0 {
 			s.pos++
 		}
+		part := strings.TrimSpace(s.src[from:s.pos])
+		if part == "" {
+			// Blanks alone make no key, and PostgreSQL's text holds no NUL.
+			s.pos = from
+			return "", false, s.fail(`"-", digit or any non reserved character different from: .,>()`)
+		}
+		parts = append(parts, part)
+		if s.peek() != '-' || s.startsWith("->") {
+			return strings.Join(parts, "-"), false, nil
+		}
+		s.pos++ // a dash inside the key
 	}
-	if s.pos == start {
-		return "", s.fail("a JSON key or array index")
+}
+
+// pathReserved are the characters a JSON key cannot hold unquoted.
+const pathReserved = "(-:.,>)"
+
+// pathElementEnds reports whether rest starts where a JSON path element
+// may end.
+func pathElementEnds(rest string) bool {
+	if rest == "" {
+		return true
 	}
-	return s.src[start:s.pos], nil
+	for _, p := range [...]string{"->", "::", ".", ",", ")"} {
+		if strings.HasPrefix(rest, p) {
+			return true
+		}
+	}
+	return false
 }

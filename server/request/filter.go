@@ -1,6 +1,7 @@
 package request
 
 import (
+	"regexp"
 	"strings"
 
 	"github.com/svc-dev/svc/server/apierr"
@@ -15,8 +16,9 @@ type Filter struct {
 	Quantifier string
 	// Language is the optional text-search configuration: `fts(english).x`.
 	Language string
-	// Value is the operand with quoting removed; List holds the elements of
-	// `in.(...)` and `{...}` operands.
+	// Value is the operand, with quoting removed inside logic trees; for
+	// any/all it is the array literal `{...}` as written, which PostgreSQL
+	// reads. List holds the elements of `in.(...)`.
 	Value string
 	List  []string
 	// Slot is the position, from 1, of the query parameter the filter came
@@ -125,21 +127,19 @@ func (f Filter) operand(s *scanner, info opInfo, nested bool) (Filter, error) {
 	var err error
 	switch {
 	case info.list:
-		f.List, err = s.list('(', ')')
-	case f.Quantifier != "":
-		f.List, err = s.list('{', '}')
+		f.List, err = s.list()
 	case f.Op == "is":
 		start := s.pos
-		v := strings.ToLower(s.scalar(nested))
+		v := strings.ToLower(strings.TrimRight(s.scalar(nested), " \t"))
 		if !isValues[v] {
 			s.pos = start
 			return Filter{}, s.fail("null, not_null, true, false or unknown")
 		}
 		f.Value = v
-	case nested && s.peek() == '"':
-		f.Value, err = s.quoted()
+	case nested:
+		f.Value = s.nestedValue()
 	default:
-		f.Value = s.scalar(nested)
+		f.Value = s.scalar(false)
 	}
 	if err != nil {
 		return Filter{}, err
@@ -157,39 +157,84 @@ func (s *scanner) scalar(nested bool) string {
 	return s.src[start:s.pos]
 }
 
-// list reads `(a,"b,c",d)`: elements separated by commas, double quotes
-// protecting commas and parentheses, backslash escaping inside quotes.
-func (s *scanner) list(open, close byte) ([]string, error) {
-	if !s.accept(string(open)) {
-		return nil, s.fail(`"` + string(open) + `"`)
+// nestedValue reads an operand inside a logic tree, where "," and ")"
+// end it: a double-quoted value (when the quotes end the operand), an
+// array literal `{...}` whose commas are its own, or text up to the next
+// "," or ")". A range literal, `[1,5)` or `(1,5]`, keeps its comma too.
+func (s *scanner) nestedValue() string {
+	start := s.pos
+	if s.peek() == '"' {
+		if v, err := s.quoted(); err == nil && (s.eof() || s.peek() == ',' || s.peek() == ')') {
+			return v
+		}
+		s.pos = start
 	}
+	if s.peek() == '{' {
+		if end := strings.IndexAny(s.src[s.pos+1:], "{}"); end >= 0 && s.src[s.pos+1+end] == '}' {
+			s.pos += end + 2
+			return s.src[start:s.pos]
+		}
+	}
+	if m := rangeLiteral.FindString(s.src[s.pos:]); m != "" {
+		s.pos += len(m)
+		return m
+	}
+	return s.scalar(true)
+}
+
+// rangeLiteral matches a range's text form, whose comma would otherwise
+// end an operand in a logic tree.
+var rangeLiteral = regexp.MustCompile(`^[\[(][^,()\[\]]*,[^,()\[\]]*[\])]`)
+
+// list reads the `(a,"b,c",d)` operand of `in`, as PostgREST does:
+// elements separated by commas; an element in double quotes (backslash
+// escaping inside) when the quotes end it, else the text up to the next
+// comma or ")", a lone `"` included. Blanks after "(" are dropped, and a
+// list whose one element is empty, `()` or `(  )`, is the empty list.
+func (s *scanner) list() ([]string, error) {
+	s.blanks()
+	if !s.accept("(") {
+		return nil, s.fail(`"("`)
+	}
+	s.blanks()
 	var items []string
-	if s.accept(string(close)) {
-		return items, nil
-	}
 	for {
-		var item string
+		start := s.pos
+		item, quoted := "", false
 		if s.peek() == '"' {
 			q, err := s.quoted()
-			if err != nil {
-				return nil, err
+			if quoted = err == nil && (s.peek() == ',' || s.peek() == ')'); quoted {
+				item = q
+			} else {
+				s.pos = start
 			}
-			item = q
-		} else {
-			start := s.pos
-			for !s.eof() && s.peek() != ',' && s.peek() != close {
+		}
+		if !quoted {
+			for !s.eof() && s.peek() != ',' && s.peek() != ')' {
 				s.pos++
 			}
 			item = s.src[start:s.pos]
 		}
 		items = append(items, item)
-		switch {
-		case s.accept(","):
-		case s.accept(string(close)):
-			return items, nil
-		default:
-			return nil, s.fail(`"," or "` + string(close) + `"`)
+		if !s.accept(",") {
+			break
 		}
+	}
+	if !s.accept(")") {
+		return nil, s.fail(`"," or ")"`)
+	}
+	s.blanks()
+	if len(items) == 1 && items[0] == "" {
+		return nil, nil
+	}
+	return items, nil
+}
+
+// blanks skips spaces and tabs, which PostgREST allows around the
+// punctuation of lists and logic trees.
+func (s *scanner) blanks() {
+	for !s.eof() && (s.peek() == ' ' || s.peek() == '\t') {
+		s.pos++
 	}
 }
 

@@ -37,28 +37,29 @@ func logicKey(key string) (or, negate, ok bool) {
 // which CheckLimits enforces after parsing; this bound guards the parser.
 const maxLogicDepth = 1000
 
-// parseLogic reads the value of a top-level `or`/`and` parameter.
+// parseLogic reads the value of a top-level `or`/`and` parameter. As in
+// PostgREST, blanks may surround the punctuation, and what follows the
+// tree's closing parenthesis is not read.
 func parseLogic(key, value string, or, negate bool) (LogicTree, error) {
 	s := &scanner{param: key, src: value}
-	t, err := s.logicBody(or, negate, 1)
-	if err != nil {
-		return LogicTree{}, err
-	}
-	return t, s.endOfValue()
+	return s.logicBody(or, negate, 1)
 }
 
 // logicBody reads `(cond,cond,...)`, a tree depth levels deep.
 func (s *scanner) logicBody(or, negate bool, depth int) (LogicTree, error) {
 	t := LogicTree{Or: or, Negate: negate}
+	s.blanks()
 	if !s.accept("(") {
 		return LogicTree{}, s.fail(`"("`)
 	}
 	for {
+		s.blanks()
 		c, err := s.condition(depth)
 		if err != nil {
 			return LogicTree{}, err
 		}
 		t.Conditions = append(t.Conditions, c)
+		s.blanks()
 		switch {
 		case s.accept(","):
 		case s.accept(")"):
@@ -72,22 +73,29 @@ func (s *scanner) logicBody(or, negate bool, depth int) (LogicTree, error) {
 // condition reads a nested tree (`[not.]or(...)`, `[not.]and(...)`) or a
 // filter `<field>.[not.]<op>.<value>`.
 func (s *scanner) condition(depth int) (Condition, error) {
-	for _, g := range []struct {
-		prefix      string
-		or, negated bool
-	}{{"not.or(", true, true}, {"not.and(", false, true}, {"or(", true, false}, {"and(", false, false}} {
-		if s.startsWith(g.prefix) {
+	start := s.pos
+	negated := s.accept("not.")
+	var or, group bool
+	switch {
+	case s.accept("or"):
+		or, group = true, true
+	case s.accept("and"):
+		group = true
+	}
+	if group {
+		s.blanks()
+		if s.peek() == '(' {
 			if depth >= maxLogicDepth {
 				return Condition{}, s.fail(fmt.Sprintf("a filter (logic trees nest at most %d levels)", maxLogicDepth))
 			}
-			s.pos += len(g.prefix) - 1 // leave "(" for logicBody
-			t, err := s.logicBody(g.or, g.negated, depth+1)
+			t, err := s.logicBody(or, negated, depth+1)
 			if err != nil {
 				return Condition{}, err
 			}
 			return Condition{Tree: &t}, nil
 		}
 	}
+	s.pos = start
 	field, err := s.field()
 	if err != nil {
 		return Condition{}, err

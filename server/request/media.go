@@ -18,7 +18,7 @@ const (
 	MediaJSON MediaKind = iota
 	MediaCSV
 	MediaObject // application/vnd.svc.object+json: one row as a bare object
-	MediaArray  // application/vnd.svc.array+json: an array; Nulls may strip null keys
+	MediaArray  // application/vnd.svc.array+json;nulls=stripped: an array without null keys
 	MediaPlan   // application/vnd.svc.plan: the execution plan
 	MediaGeoJSON
 	MediaOpenAPI
@@ -45,14 +45,11 @@ func (m Media) ContentType() string {
 		return "text/csv; charset=utf-8"
 	case MediaObject:
 		if m.StripNulls {
-			return "application/vnd." + v + ".object+json; nulls=stripped; charset=utf-8"
+			return "application/vnd." + v + ".object+json;nulls=stripped; charset=utf-8"
 		}
 		return "application/vnd." + v + ".object+json; charset=utf-8"
 	case MediaArray:
-		if m.StripNulls {
-			return "application/vnd." + v + ".array+json; nulls=stripped; charset=utf-8"
-		}
-		return "application/vnd." + v + ".array+json; charset=utf-8"
+		return "application/vnd." + v + ".array+json;nulls=stripped; charset=utf-8"
 	case MediaPlan:
 		format := "text"
 		if m.PlanJSON {
@@ -117,10 +114,15 @@ func mediaFor(r acceptRange, root bool) (Media, bool) {
 		return Media{Kind: MediaJSON}, true
 	case "text/csv", "text/*":
 		return Media{Kind: MediaCSV}, true
-	case vendor + ".object+json":
+	case vendor + ".object+json", vendor + ".object":
 		return Media{Kind: MediaObject, StripNulls: stripped}, true
-	case vendor + ".array+json":
-		return Media{Kind: MediaArray, StripNulls: stripped}, true
+	case vendor + ".array+json", vendor + ".array":
+		// Without nulls=stripped the array is plain JSON, and is
+		// answered as application/json, as in PostgREST.
+		if !stripped {
+			return Media{Kind: MediaJSON}, true
+		}
+		return Media{Kind: MediaArray, StripNulls: true}, true
 	case "application/geo+json":
 		return Media{Kind: MediaGeoJSON}, true
 	case vendor + ".plan", vendor + ".plan+text", vendor + ".plan+json":

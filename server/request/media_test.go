@@ -21,6 +21,10 @@ func TestNegotiateRelation(t *testing.T) {
 		{"text/csv", Media{Kind: MediaCSV}},
 		{"application/vnd.svc.object+json", Media{Kind: MediaObject}},
 		{"application/vnd.svc.array+json;nulls=stripped", Media{Kind: MediaArray, StripNulls: true}},
+		{"application/vnd.svc.array;nulls=stripped", Media{Kind: MediaArray, StripNulls: true}},
+		{"application/vnd.svc.array+json", Media{Kind: MediaJSON}},
+		{"application/vnd.svc.object", Media{Kind: MediaObject}},
+		{"application/vnd.svc.object;nulls=stripped", Media{Kind: MediaObject, StripNulls: true}},
 		{"text/xml, text/csv;q=0.5, application/json;q=0.9", Media{Kind: MediaJSON}},
 		{"application/json;q=0, text/csv", Media{Kind: MediaCSV}},
 		{`application/vnd.svc.plan+json; for="text/csv"; options=analyze|verbose`,
@@ -43,6 +47,16 @@ func TestNegotiateRelation(t *testing.T) {
 		var e *apierr.Error
 		if !errors.As(err, &e) || e.Status != 415 || e.Code != "SVC107" {
 			t.Errorf("NegotiateRelation(%q) = %v, want 415 SVC107", bad, err)
+		}
+	}
+	// The stripped types answer with the parameter as PostgREST writes it.
+	for _, c := range []struct{ accept, contentType string }{
+		{"application/vnd.svc.array+json; nulls=stripped", "application/vnd.svc.array+json;nulls=stripped; charset=utf-8"},
+		{"application/vnd.svc.object;nulls=stripped", "application/vnd.svc.object+json;nulls=stripped; charset=utf-8"},
+		{"application/vnd.svc.array", "application/json; charset=utf-8"},
+	} {
+		if m, _ := NegotiateRelation(c.accept); m.ContentType() != c.contentType {
+			t.Errorf("Content-Type for %q = %q, want %q", c.accept, m.ContentType(), c.contentType)
 		}
 	}
 	if m, err := NegotiateRoot("*/*"); err != nil || m.Kind != MediaOpenAPI {

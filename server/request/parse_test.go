@@ -27,6 +27,7 @@ func TestParseSelect(t *testing.T) {
 		{`"a,b":"c d"`, []SelectItem{{Field: Field{Name: "c d"}, Alias: "a,b"}}},
 		{`"we\"ird"`, []SelectItem{{Field: Field{Name: `we"ird`}}}},
 		{"*,name", []SelectItem{{Star: true}, {Field: Field{Name: "name"}}}},
+		{"", nil},
 		{"first name", []SelectItem{{Field: Field{Name: "first name"}}}},
 	}
 	for _, c := range cases {
@@ -174,8 +175,23 @@ func TestParseErrors(t *testing.T) {
 			"failed to parse filter parameter (eq(some).{1}) (line 1, column 4)", `unexpected "s" expecting "any" or "all"`},
 		{"quantifier on neq", func() error { _, err := parseFilter("a", "neq(any).{1}"); return err },
 			"failed to parse filter parameter (neq(any).{1}) (line 1, column 5)", `unexpected "a" expecting "any" or "all"`},
-		{"negative limit", func() error { _, err := parseCount("limit", "-1"); return err },
-			"failed to parse limit parameter (-1) (line 1, column 1)", `unexpected "-" expecting a non-negative whole number`},
+		{"limit not a number", func() error { _, err := parseLimit("limit", "ten"); return err },
+			"failed to parse limit parameter (ten) (line 1, column 1)", `unexpected "t" expecting a whole number`},
+		{"typmod cast, which PostgREST's grammar refuses too", func() error { _, err := parseSelect("a::varchar(4)"); return err },
+			"failed to parse select parameter (a::varchar(4)) (line 1, column 11)", `unexpected "(" expecting "," or end of input`},
+		{"JSON path with two minus signs", func() error { _, err := parseSelect("data->>--34"); return err },
+			"failed to parse select parameter (data->>--34) (line 1, column 9)", `unexpected "-" expecting digit`},
+		{"JSON key starting with a reserved character", func() error { _, err := parseSelect("data->(a"); return err },
+			"failed to parse select parameter (data->(a) (line 1, column 7)",
+			`unexpected "(" expecting "-", digit or any non reserved character different from: .,>()`},
+		{"JSON key of blanks", func() error { _, err := parseSelect("data->> "); return err },
+			"failed to parse select parameter (data->> ) (line 1, column 8)",
+			`unexpected " " expecting "-", digit or any non reserved character different from: .,>()`},
+		{"JSON key holding NUL", func() error { _, err := parseSelect("data->>\x00"); return err },
+			"failed to parse select parameter (data->>\x00) (line 1, column 8)", ""},
+		{"JSON index followed by letters", func() error { _, err := parseSelect("data->>-78xy"); return err },
+			"failed to parse select parameter (data->>-78xy) (line 1, column 11)",
+			`unexpected "x" expecting digit, "->", "::", ".", "," or end of input`},
 	}
 	for _, c := range cases {
 		err := c.parse()
@@ -209,8 +225,15 @@ func TestParseFilter(t *testing.T) {
 		{"x", "not.is.not_null", Filter{Field: Field{Name: "x"}, Negate: true, Op: "is", Value: "not_null"}},
 		{"d", "fts(english).cat & dog", Filter{Field: Field{Name: "d"}, Op: "fts", Language: "english", Value: "cat & dog"}},
 		{"d", "wfts.cat", Filter{Field: Field{Name: "d"}, Op: "wfts", Value: "cat"}},
-		{"n", "like(any).{a*,b*}", Filter{Field: Field{Name: "n"}, Op: "like", Quantifier: "any", List: []string{"a*", "b*"}}},
-		{"n", "gt(all).{1,2}", Filter{Field: Field{Name: "n"}, Op: "gt", Quantifier: "all", List: []string{"1", "2"}}},
+		{"n", "like(any).{a*,b*}", Filter{Field: Field{Name: "n"}, Op: "like", Quantifier: "any", Value: "{a*,b*}"}},
+		{"n", "like(all).{%a%,%b%}", Filter{Field: Field{Name: "n"}, Op: "like", Quantifier: "all", Value: "{%a%,%b%}"}},
+		{"n", "gt(all).{1,2}", Filter{Field: Field{Name: "n"}, Op: "gt", Quantifier: "all", Value: "{1,2}"}},
+		{"t", "in.(    )", Filter{Field: Field{Name: "t"}, Op: "in"}},
+		{"t", `in.("")`, Filter{Field: Field{Name: "t"}, Op: "in"}},
+		{"t", `in.(")`, Filter{Field: Field{Name: "t"}, Op: "in", List: []string{`"`}}},
+		{"t", `in.(Double"Quote"McGraw")`, Filter{Field: Field{Name: "t"}, Op: "in", List: []string{`Double"Quote"McGraw"`}}},
+		{"t", `in.("a"b,c)`, Filter{Field: Field{Name: "t"}, Op: "in", List: []string{`"a"b`, "c"}}},
+		{"t", "in.( 1, 2)", Filter{Field: Field{Name: "t"}, Op: "in", List: []string{"1", " 2"}}},
 		{"r", "adj.[1,2)", Filter{Field: Field{Name: "r"}, Op: "adj", Value: "[1,2)"}},
 		{`"a b"`, "isdistinct.x", Filter{Field: Field{Name: "a b"}, Op: "isdistinct", Value: "x"}},
 	}
@@ -261,6 +284,8 @@ func TestRange(t *testing.T) {
 		{"header ignored on HEAD", "/t", "HEAD", "0-9", 0, nil, false},
 		{"unparsable header ignored", "/t", "GET", "abc", 0, nil, false},
 		{"inverted header", "/t", "GET", "9-2", 0, nil, true},
+		{"negative limit", "/t?limit=-1", "GET", "", 0, nil, true},
+		{"negative offset ignored", "/t?offset=-4&limit=2", "GET", "", 0, ptr(2), false},
 	}
 	for _, c := range cases {
 		r := httptest.NewRequest(c.method, c.url, nil)
@@ -310,7 +335,7 @@ func TestParseSortsFiltersAndReadsProfile(t *testing.T) {
 
 func TestParseFieldPaths(t *testing.T) {
 	t.Parallel()
-	got, err := parseSelect(`meta->author->>name,x:tags->0,data->"a,b"->-1`)
+	got, err := parseSelect(`meta->author->>name,x:tags->0,data->"a,b"->-1,data->!@#$%^&*_d->>23-xy-45,data->0->a->>2::int`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -318,12 +343,17 @@ func TestParseFieldPaths(t *testing.T) {
 		{Field: Field{Name: "meta", Path: []PathStep{{Key: "author"}, {AsText: true, Key: "name"}}}},
 		{Alias: "x", Field: Field{Name: "tags", Path: []PathStep{{Key: "0", Index: true}}}},
 		{Field: Field{Name: "data", Path: []PathStep{{Key: "a,b"}, {Key: "-1", Index: true}}}},
+		{Field: Field{Name: "data", Path: []PathStep{{Key: "!@#$%^&*_d"}, {AsText: true, Key: "23-xy-45"}}}},
+		{Field: Field{Name: "data", Path: []PathStep{{Key: "0", Index: true}, {Key: "a"}, {AsText: true, Key: "2", Index: true}}}, Cast: "int"},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("parseSelect paths = %+v, want %+v", got, want)
 	}
-	if n := got[0].Field.OutputName(); n != "name" {
-		t.Errorf("OutputName = %q, want name", n)
+	// The output key is the last key, never an array index.
+	for i, name := range []string{"name", "tags", "a,b", "23-xy-45", "a"} {
+		if n := got[i].Field.OutputName(); n != name {
+			t.Errorf("OutputName of item %d = %q, want %q", i, n, name)
+		}
 	}
 	f, err := parseFilter("meta->>rating", "gte.4")
 	if err != nil || len(f.Field.Path) != 1 || f.Field.Path[0].Key != "rating" || !f.Field.Path[0].AsText {
@@ -353,10 +383,28 @@ func TestParseLogic(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("parseLogic = %+v, want %+v", got, want)
 	}
-	for _, bad := range []string{"a.eq.1", "(a.eq.1", "(a.eq.1,)", "(a.zz.1)", "(a)", "(a.eq.1))"} {
+	for _, bad := range []string{"a.eq.1", "(a.eq.1", "(a.eq.1,)", "(a.zz.1)", "(a)", "(not.a.eq.1)", "()"} {
 		if _, err := parseLogic("or", bad, true, false); err == nil {
 			t.Errorf("parseLogic(%q) accepted malformed input", bad)
 		}
+	}
+	// As in PostgREST: blanks around the punctuation, commas inside array
+	// and range literals, and nothing read after the closing parenthesis.
+	got, err = parseLogic("and", `( a.eq.1 , not.or ( b.cs.{1,2,3}, c.ov.[1,5) ) , d.in.( 1, 2 ) , e.is.null )) trailing`, false, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = LogicTree{Conditions: []Condition{
+		{Filter: &Filter{Field: Field{Name: "a"}, Op: "eq", Value: "1 "}},
+		{Tree: &LogicTree{Or: true, Negate: true, Conditions: []Condition{
+			{Filter: &Filter{Field: Field{Name: "b"}, Op: "cs", Value: "{1,2,3}"}},
+			{Filter: &Filter{Field: Field{Name: "c"}, Op: "ov", Value: "[1,5)"}},
+		}}},
+		{Filter: &Filter{Field: Field{Name: "d"}, Op: "in", List: []string{"1", " 2 "}}},
+		{Filter: &Filter{Field: Field{Name: "e"}, Op: "is", Value: "null"}},
+	}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("parseLogic with blanks = %+v, want %+v", got, want)
 	}
 	r := httptest.NewRequest("GET", "/t?not.or=(a.eq.1,b.eq.2)&and=(c.eq.3)", nil)
 	req, err := Parse(r, KindRelation, "t")

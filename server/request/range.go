@@ -16,14 +16,37 @@ type Range struct {
 	Limit *int64
 }
 
-// parseCount reads a non-negative integer parameter.
-func parseCount(param, v string) (*int64, error) {
-	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil || n < 0 {
-		s := &scanner{param: param, src: v}
-		return nil, s.fail("a non-negative whole number")
+// parseLimit reads a limit parameter: a whole number, which a negative
+// value makes an unsatisfiable range (416), as in PostgREST.
+func parseLimit(param, v string) (*int64, error) {
+	n, err := parseWhole(param, v)
+	if err != nil {
+		return nil, err
+	}
+	if n < 0 {
+		return nil, apierr.InvalidRange("Limit should be greater than or equal to zero.")
 	}
 	return &n, nil
+}
+
+// parseOffset reads an offset parameter: a whole number, a negative one
+// counting as no offset, as in PostgREST.
+func parseOffset(param, v string) (*int64, error) {
+	n, err := parseWhole(param, v)
+	if err != nil {
+		return nil, err
+	}
+	n = max(n, 0)
+	return &n, nil
+}
+
+func parseWhole(param, v string) (int64, error) {
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		s := &scanner{param: param, src: v}
+		return 0, s.fail("a whole number")
+	}
+	return n, nil
 }
 
 // newRange combines the limit/offset parameters with the Range header,

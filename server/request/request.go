@@ -229,9 +229,9 @@ func (p *Params) parse(key, param string, class paramClass, v string, slot int) 
 			p.Order = append(p.Order, terms...)
 		}
 	case paramLimit:
-		p.Limit, err = parseCount(key, v)
+		p.Limit, err = parseLimit(key, v)
 	case paramOffset:
-		p.Offset, err = parseCount(key, v)
+		p.Offset, err = parseOffset(key, v)
 	case paramLogic:
 		or, negate, _ := logicKey(param)
 		var t LogicTree

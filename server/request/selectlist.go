@@ -51,8 +51,11 @@ const (
 
 // parseSelect reads the select parameter: `*`, `col`, `alias:col`,
 // `col::type`, aggregates (`col.sum()`, `count()`) and embeds, comma
-// separated.
+// separated. An empty one selects every column, as no select does.
 func parseSelect(v string) ([]SelectItem, error) {
+	if v == "" {
+		return nil, nil
+	}
 	s := &scanner{param: "select", src: v}
 	items, err := s.selectList(0)
 	if err != nil {

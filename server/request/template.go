@@ -51,12 +51,11 @@ func (t *Template) Read(r *http.Request, kind Kind, target string) bool {
 		case class == paramLogic:
 			return false
 		case class == paramFilter && kind == KindFunction && path == "":
-			// An argument or a filter, as planning decides by the key
-			// against the function's arguments. As an argument its value
-			// binds whole; as a filter it must parse, and its shape is
-			// keyed as any filter's is.
+			// An argument or a filter, as MayBeFilter decides (planning
+			// too). As an argument its value binds whole; as a filter it
+			// must parse, and its shape is keyed as any filter's is.
 			var err error
-			if !mayBeFilter(p.Value) {
+			if !MayBeFilter(p.Value) {
 				// Most arguments: told apart without building the
 				// error parseFilter would.
 				err = errNotFilter
@@ -86,18 +85,27 @@ func (t *Template) Read(r *http.Request, kind Kind, target string) bool {
 	return true
 }
 
-// errNotFilter marks a value mayBeFilter rules out.
+// errNotFilter marks a value MayBeFilter rules out.
 var errNotFilter = errors.New("not a filter")
 
-// mayBeFilter reports whether v starts as a filter's value does, with an
-// operator after an optional "not.". When it does not, parseFilter fails.
-func mayBeFilter(v string) bool {
-	v = strings.TrimPrefix(v, "not.")
-	i := strings.IndexAny(v, ".(")
-	if i < 0 {
+// MayBeFilter reports whether a function call's query parameter value is
+// a filter rather than an argument, by PostgREST's rule: it starts with
+// an operator and a dot (`gt.2`, `in.(1,2)`, `is.null`), with `not.`, or
+// with a modified operator (`fts(english).`, `eq(any).`). Any other value
+// is an argument, whatever the parameter's name: `?id=5&id=gt.2` passes
+// id 5 and filters the result on id > 2.
+func MayBeFilter(v string) bool {
+	head, _, dotted := strings.Cut(v, ".")
+	if !dotted {
 		return false
 	}
-	_, ok := operators[v[:i]]
+	if head == "not" {
+		return true
+	}
+	if i := strings.IndexByte(head, '('); i >= 0 {
+		head = head[:i]
+	}
+	_, ok := operators[head]
 	return ok
 }
 

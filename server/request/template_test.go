@@ -231,32 +231,38 @@ func FuzzTemplateMatchesParse(f *testing.F) {
 	})
 }
 
-// mayBeFilter rules out only values parseFilter refuses.
+// MayBeFilter rules out only values parseFilter refuses.
 func TestMayBeFilterRulesOutOnlyNonFilters(t *testing.T) {
 	t.Parallel()
 	for _, v := range []string{"1", "", "abc", "eq", "not.", "not.1", "nope.1", "x(y).z", "in(", "not.not.eq.1", "eqq.1"} {
-		if mayBeFilter(v) {
+		if MayBeFilter(v) {
 			continue
 		}
 		if _, err := parseFilter("a", v); err == nil {
-			t.Errorf("mayBeFilter(%q) is false, but it parses as a filter", v)
+			t.Errorf("MayBeFilter(%q) is false, but it parses as a filter", v)
 		}
 	}
-	for _, v := range []string{"eq.1", "not.eq.1", "in.(1)", "fts(english).x", "like(any).{a}", "is.null"} {
-		if !mayBeFilter(v) {
-			t.Errorf("mayBeFilter(%q) is false", v)
+	// PostgREST's rule: an operator and a dot, or not. and anything.
+	for _, v := range []string{"eq.1", "not.eq.1", "in.(1)", "fts(english).x", "like(any).{a}", "is.null", "not.xyz", "gt.2"} {
+		if !MayBeFilter(v) {
+			t.Errorf("MayBeFilter(%q) is false", v)
+		}
+	}
+	for _, v := range []string{"5", "hello.world", "eq", "2024-01-01", "a.b.c", "{1,2}", "notes.x"} {
+		if MayBeFilter(v) {
+			t.Errorf("MayBeFilter(%q) is true for an argument's value", v)
 		}
 	}
 }
 
-// FuzzMayBeFilter: whatever mayBeFilter rules out, parseFilter refuses.
+// FuzzMayBeFilter: whatever MayBeFilter rules out, parseFilter refuses.
 func FuzzMayBeFilter(f *testing.F) {
 	for _, seed := range []string{"eq.1", "not.in.(1,2)", "1", "not.x", "fts(english).a"} {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, v string) {
-		if _, err := parseFilter("a", v); err == nil && !mayBeFilter(v) {
-			t.Fatalf("mayBeFilter(%q) is false, but it parses as a filter", v)
+		if _, err := parseFilter("a", v); err == nil && !MayBeFilter(v) {
+			t.Fatalf("MayBeFilter(%q) is false, but it parses as a filter", v)
 		}
 	})
 }

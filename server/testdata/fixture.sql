@@ -830,3 +830,56 @@ create function test.article_words(test.articles) returns tsvector
 create function test.article_summary(test.articles) returns text
   language sql stable as $$ select $1.title || ': ' || coalesce($1.body, '') $$;
 grant select on test.articles to web_anon;
+
+-- The read grammar's corners (cases/read_grammar.case): JSON arrays and
+-- keys with special characters, array and range columns inside logic
+-- trees, names with quotes and commas inside in-lists.
+create table test.gr_docs (
+  id integer primary key,
+  name text,
+  data jsonb,
+  arr integer[],
+  span int4range
+);
+insert into test.gr_docs values
+  (1, 'alpha', '[1, 2, 3]', '{1,2,3}', '[1,5)'),
+  (2, 'beta', '[4, 5, 6]', '{1,2}', '[10,20)'),
+  (3, '"', '[[7, 8], {"a": "A"}]', '{3}', null),
+  (4, 'say "hi"', '{"c": [{"d": [4, 5, 6, 7, 8]}]}', null, '[3,4)'),
+  (5, 'Windows 7', '{"!@#$%^&*_d": {"!@#$%^&*_e": 3}, "23-xy": 1}', '{}', '[1,2)');
+grant select on test.gr_docs to web_anon;
+
+-- Three levels of to-one embeds, each holding a "name", analyzed so the
+-- planner picks its joins from their sizes (cases/embed_sql_names.case).
+create table test.gr_top (id integer primary key, name text);
+create table test.gr_mid (id integer primary key, name text, top_id integer references test.gr_top(id));
+create table test.gr_low (id integer primary key, name text, mid_id integer references test.gr_mid(id));
+insert into test.gr_top values (1, 'top 1'), (2, 'top 2'), (3, 'top 3'), (4, null);
+insert into test.gr_mid values (1, 'mid 1', 1), (2, 'mid 2', 1), (3, 'mid 3', 2), (4, 'mid 4', 1), (5, 'mid 5', 1), (6, 'mid 6', 2);
+insert into test.gr_low values (1, 'low 1', 1), (2, 'low 2', 1), (3, 'low 3', 2), (4, 'low 4', 2), (5, 'low 5', 2);
+analyze test.gr_top, test.gr_mid, test.gr_low;
+grant select on test.gr_top, test.gr_mid, test.gr_low to web_anon;
+
+-- Function calls (cases/rpc_calls.case): character and bit arguments,
+-- whose declared lengths a function does not keep; a set of records.
+create function test.gr_padded(c char(4), cs char(4)[], b bit(4)) returns text
+  immutable language sql as $$ select $1 || '/' || array_to_string($2, ',') || '/' || $3::text $$;
+create function test.gr_pairs() returns setof record
+  immutable language sql as $$ select * from (values (1, 'one'), (2, 'two')) as t(n, word) $$;
+grant execute on function test.gr_padded(char, char[], bit), test.gr_pairs() to web_anon;
+create function test.gr_below(id integer) returns setof test.gr_top
+  stable language sql as $$ select * from test.gr_top where gr_top.id < $1 $$;
+grant execute on function test.gr_below(integer) to web_anon;
+-- Overloads beside a whole-body fallback, and two fallbacks for one body.
+create function test.gr_fallback() returns integer immutable language sql as $$ select 1 $$;
+create function test.gr_fallback(x integer, y integer) returns integer immutable language sql as $$ select x + y $$;
+create function test.gr_fallback(json) returns json immutable language sql as $$ select $1 $$;
+create function test.gr_both(json) returns text immutable language sql as $$ select 'json' $$;
+create function test.gr_both(jsonb) returns text immutable language sql as $$ select 'jsonb' $$;
+grant execute on function test.gr_fallback(), test.gr_fallback(integer, integer), test.gr_fallback(json),
+  test.gr_both(json), test.gr_both(jsonb) to web_anon;
+-- A function returning a domain over a table's type returns its rows.
+create domain test.gr_top_row as test.gr_top;
+create function test.gr_tops() returns setof test.gr_top_row
+  stable language sql as $$ select t::test.gr_top_row from test.gr_top t where t.id <= 2 $$;
+grant execute on function test.gr_tops() to web_anon;

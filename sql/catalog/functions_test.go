@@ -61,6 +61,8 @@ func TestFunctions(t *testing.T) {
 		"api.ranked(in n integer, table pos bigint, table title text) setof_composite pg_catalog.record stable rows=1000",
 		"api.scaled(in api.books, in factor integer) scalar pg_catalog.int4 stable rows=0",
 		"api.shade(in api.authors) scalar api.color stable rows=0",
+		// A domain over a table's type returns the table's rows.
+		"api.shelved() setof_composite api.books stable rows=1000",
 		"api.single_out(in a integer, out doubled integer) composite pg_catalog.int4 immutable rows=0",
 		"api.slow(inout n integer, in label text = default) composite pg_catalog.int4 volatile rows=0",
 		"api.sum_all(variadic nums integer[]) scalar pg_catalog.int4 immutable rows=0 variadic",

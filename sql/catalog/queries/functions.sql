@@ -21,7 +21,7 @@ select
   p.prorettype,
   p.prorettype = 'void'::regtype,
   p.prorettype = 'record'::regtype,
-  rt.typrelid <> 0,
+  dc.relid is not null,
   coalesce(rn.nspname, tn.nspname)::text,
   coalesce(rc.relname, rt.typname)::text,
   p.proretset,
@@ -33,7 +33,20 @@ from pg_proc p
 join pg_namespace n on n.oid = p.pronamespace
 join pg_type rt on rt.oid = p.prorettype
 join pg_namespace tn on tn.oid = rt.typnamespace
-left join pg_class rc on rc.oid = rt.typrelid
+-- The composite type the result is, through any domains over it: a
+-- function returning a domain over a table's type returns that table's
+-- rows, which embed like the table's.
+left join lateral (
+  with recursive dom(typtype, typbasetype, typrelid) as (
+    select rt.typtype, rt.typbasetype, rt.typrelid
+    union all
+    select t.typtype, t.typbasetype, t.typrelid
+    from pg_type t join dom on t.oid = dom.typbasetype
+    where dom.typtype = 'd'
+  )
+  select dom.typrelid from dom where dom.typrelid <> 0 limit 1
+) dc(relid) on true
+left join pg_class rc on rc.oid = dc.relid
 left join pg_namespace rn on rn.oid = rc.relnamespace
 left join pg_description d
   on d.objoid = p.oid and d.classoid = 'pg_proc'::regclass and d.objsubid = 0

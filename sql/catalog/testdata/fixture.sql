@@ -158,6 +158,11 @@ create function api.top_author() returns api.authors
   language sql stable as 'select * from api.authors order by id limit 1';
 create function api.all_books() returns setof api.books
   language sql stable as 'select * from api.books';
+-- A domain over a domain over a table's type: the table's rows.
+create domain api.book_row as api.books;
+create domain api.shelved_book as api.book_row;
+create function api.shelved() returns setof api.shelved_book
+  language sql stable as 'select b::api.shelved_book from api.books b';
 create function api.titles() returns setof text
   language sql stable as 'select title from api.books';
 create function api.pair(out x integer, out y integer)
