@@ -34,10 +34,31 @@ func NewPool(ctx context.Context, cfg *config.Config) (*pgxpool.Pool, error) {
 	poolCfg.MaxConnIdleTime = cfg.DBPoolMaxIdletime
 	poolCfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeExec
 	nameSession(poolCfg.ConnConfig.RuntimeParams)
+	checkClientConnection(poolCfg.ConnConfig.RuntimeParams)
 	poolCfg.AfterConnect = noteDefaultIsolation
 	poolCfg.ConnConfig.BuildFrontend = bufferedFrontend
 	poolCfg.ConnConfig.AfterNetConnect = tunePGSocket
 	return pgxpool.NewWithConfig(ctx, poolCfg)
+}
+
+// clientCheckInterval is how often, in milliseconds, a backend running a
+// request's statement checks that SVC's connection to it is still open.
+const clientCheckInterval = "1000"
+
+// checkClientConnection has the pool's sessions check, while a statement
+// runs, that their connection is still open (PostgreSQL's
+// client_connection_check_interval), unless db-uri sets it. When a client
+// leaves mid-request SVC cancels the statement and closes the connection;
+// a backend reading the next pipelined message when the cancel arrives
+// ignores it, and would then run the statement to its end and commit at
+// the Sync it has already received: the write of a client that left would
+// happen after all. The check ends such a backend instead, rolling its
+// transaction back. Checking costs a timer in the backend while a
+// statement runs; nothing while it is idle.
+func checkClientConnection(params map[string]string) {
+	if _, ok := params["client_connection_check_interval"]; !ok {
+		params["client_connection_check_interval"] = clientCheckInterval
+	}
 }
 
 // resultReadBuffer is how much of the server's output one read takes.
