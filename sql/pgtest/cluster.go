@@ -78,6 +78,13 @@ func (c *Cluster) start(ctx context.Context, binDir string, opts Options) error 
 	if out, err := initdb.CombinedOutput(); err != nil {
 		return fmt.Errorf("initdb: %w\n%s", err, out)
 	}
+	return c.configureAndLaunch(ctx, binDir, data, cred, opts)
+}
+
+// configureAndLaunch appends the cluster's settings to the postgresql.conf
+// of the data directory data (later lines win, so settings a base backup
+// copied from its primary are overridden) and starts the server.
+func (c *Cluster) configureAndLaunch(ctx context.Context, binDir, data string, cred *syscall.Credential, opts Options) error {
 	port, err := freePort()
 	if err != nil {
 		return err
