@@ -25,11 +25,21 @@ import (
 // (a rollback after a failure) uses exec mode, one round trip and nothing
 // prepared.
 func NewPool(ctx context.Context, cfg *config.Config) (*pgxpool.Pool, error) {
-	poolCfg, err := pgxpool.ParseConfig(cfg.DBURI)
+	pool, err := newPool(ctx, cfg, cfg.DBURI, cfg.DBPool)
 	if err != nil {
 		return nil, fmt.Errorf("db-uri: %w", err)
 	}
-	poolCfg.MaxConns = int32(cfg.DBPool)
+	return pool, nil
+}
+
+// newPool opens a request pool of size connections to uri, with cfg's
+// lifetimes: the primary's, or a replica's.
+func newPool(ctx context.Context, cfg *config.Config, uri string, size int) (*pgxpool.Pool, error) {
+	poolCfg, err := pgxpool.ParseConfig(uri)
+	if err != nil {
+		return nil, err
+	}
+	poolCfg.MaxConns = int32(size)
 	poolCfg.MaxConnLifetime = cfg.DBPoolMaxLifetime
 	poolCfg.MaxConnIdleTime = cfg.DBPoolMaxIdletime
 	poolCfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeExec

@@ -152,12 +152,16 @@ type callEntry struct {
 	// rows answers a result read as rows; nil for one value.
 	rows *rowsReply
 	stmt query.Statement
+	// reads is set when the function is not VOLATILE: a GET of it only
+	// reads, and a replica may serve it.
+	reads bool
 }
 
 // newCallEntry describes call c for req, without its statement, which
 // the caller adds.
 func (s *Server) newCallEntry(req *request.Request, c *plan.Call) *callEntry {
-	e := &callEntry{txShape: s.newTxShape(req.Prefer, c.Function.Schema), returns: c.Function.Returns}
+	e := &callEntry{txShape: s.newTxShape(req.Prefer, c.Function.Schema), returns: c.Function.Returns,
+		reads: c.Function.Volatility != snapshot.Volatile}
 	if c.ReturnsRows() {
 		rep := newRowsReply(c.Read)
 		e.rows = &rep
