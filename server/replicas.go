@@ -59,17 +59,15 @@ func ReplicaOptions(cfg *config.Config, primary *pgxpool.Pool, log *slog.Logger)
 // skipped, so one stalled replica never holds a schema change back.
 func AwaitReplicas(set *replica.Set, log *slog.Logger) func(ctx context.Context) {
 	return func(ctx context.Context) {
-		pos, err := set.PrimaryPosition(ctx)
-		if err != nil {
+		pos, behind, err := set.AwaitSnapshot(ctx)
+		switch {
+		case err != nil:
 			log.Warn("could not read the primary's WAL position; the new snapshot is put in force without waiting for the replicas",
 				"error", err)
-			return
-		}
-		if behind := set.AwaitReplay(ctx, pos); len(behind) > 0 {
+		case len(behind) > 0:
 			log.Warn("replicas have not replayed the new snapshot's schema yet; they serve no reads until they have",
 				"replicas", strings.Join(behind, ","), "position", pos.String())
 		}
-		set.Require(pos)
 	}
 }
 

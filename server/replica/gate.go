@@ -25,6 +25,23 @@ func (s *Set) Require(pos LSN) {
 // Required is the position Require last raised the bar to.
 func (s *Set) Required() LSN { return LSN(s.required.Load()) }
 
+// AwaitSnapshot readies the replicas for a snapshot just loaded: it reads
+// the primary's position, which lies past the migrations the snapshot
+// describes, gives the healthy replicas up to the maximum lag to replay
+// that far (AwaitReplay), and then requires it of every replica (Require).
+// It returns the position and the replicas still behind it, or the error
+// that kept it from reading the position; then nothing is required.
+func (s *Set) AwaitSnapshot(ctx context.Context) (pos LSN, behind []string, err error) {
+	ctx, cancel := context.WithTimeout(ctx, s.maxLag)
+	defer cancel()
+	if pos, err = s.PrimaryPosition(ctx); err != nil {
+		return 0, nil, err
+	}
+	behind = s.AwaitReplay(ctx, pos)
+	s.Require(pos)
+	return pos, behind, nil
+}
+
 // AwaitReplay waits until every healthy replica has replayed pos, asking
 // each directly rather than waiting for the next check, for at most the
 // maximum lag: a healthy replica replays within it. It returns the names

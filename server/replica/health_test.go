@@ -25,7 +25,11 @@ func TestReplicaDownAndBack(t *testing.T) {
 
 	standby1 := fixture.set.Standbys[1]
 	standby1.Halt()
+	halted := true
 	t.Cleanup(func() {
+		if !halted {
+			return
+		}
 		if err := standby1.Resume(context.Background()); err != nil {
 			t.Log("resume:", err)
 		}
@@ -51,6 +55,7 @@ func TestReplicaDownAndBack(t *testing.T) {
 	if err := standby1.Resume(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+	halted = false
 	waitFor(t, "the replica is back", func() bool { return rep.Status().Healthy })
 	resp, body = ts.do(t, "GET", "/whereami", nil, "")
 	if !standby(t, resp.StatusCode, body) {

@@ -33,7 +33,7 @@ func (l *logBuffer) String() string {
 }
 
 // waitFor polls cond until it holds, failing the test after 30 seconds.
-func waitFor(t *testing.T, what string, cond func() bool) {
+func waitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for !cond() {
@@ -45,7 +45,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 }
 
 // awaitHealthy waits until every replica of ts serves reads.
-func (ts *testServer) awaitHealthy(t *testing.T) {
+func (ts *testServer) awaitHealthy(t testing.TB) {
 	t.Helper()
 	for _, r := range ts.Replicas.Replicas() {
 		waitFor(t, r.Name+" healthy", func() bool { return r.Status().Healthy })

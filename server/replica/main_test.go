@@ -122,7 +122,7 @@ type testServer struct {
 // every checkInterval. With
 // a nil source it introspects live. The server and its replicas stop
 // when the test ends.
-func startServer(t *testing.T, cfg *config.Config, source server.Source, standbys ...int) *testServer {
+func startServer(t testing.TB, cfg *config.Config, source server.Source, standbys ...int) *testServer {
 	t.Helper()
 	ctx := context.Background()
 	pool, err := server.NewPool(ctx, cfg)
@@ -187,7 +187,7 @@ func verboseLog() io.Writer {
 }
 
 // do sends a request and returns the response with its body read.
-func (ts *testServer) do(t *testing.T, method, path string, header http.Header, body string) (*http.Response, string) {
+func (ts *testServer) do(t testing.TB, method, path string, header http.Header, body string) (*http.Response, string) {
 	t.Helper()
 	var rd io.Reader
 	if body != "" {

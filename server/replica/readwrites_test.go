@@ -12,7 +12,7 @@ import (
 
 // note writes a note and returns its id and the position the answer
 // carried.
-func (ts *testServer) note(t *testing.T, body string) (id int, pos replica.LSN) {
+func (ts *testServer) note(t testing.TB, body string) (id int, pos replica.LSN) {
 	t.Helper()
 	resp, out := ts.do(t, "POST", "/notes?select=id", http.Header{"Prefer": {"return=representation"}}, `{"body":"`+body+`"}`)
 	var rows []struct{ ID int }

@@ -84,22 +84,34 @@ func (r *Replica) Done() { r.inFlight.Add(-1) }
 // failed for want of a connection: the replica may be down, and reads are
 // better sent to the primary than retried here.
 func (r *Replica) Failed(err error) {
-	st := r.Status()
-	if !st.Healthy {
-		return
+	for {
+		old := r.status.Load()
+		if !old.Healthy {
+			return
+		}
+		st := *old
+		st.Healthy, st.Reason = false, "a request could not use it: "+err.Error()
+		if r.status.CompareAndSwap(old, &st) {
+			r.Pool.Reset()
+			return
+		}
 	}
-	st.Healthy, st.Reason = false, "a request could not use it: "+err.Error()
-	r.status.Store(&st)
-	r.Pool.Reset()
 }
 
 // Observed records a replay position a request read on r (read-your-writes
 // checks it), fresher than the last check's.
 func (r *Replica) Observed(replayed LSN) {
-	st := r.Status()
-	if st.Healthy && replayed > st.Replayed {
+	for {
+		old := r.status.Load()
+		if !old.Healthy || replayed <= old.Replayed {
+			return
+		}
+		st := *old
 		st.Replayed = replayed
-		r.status.Store(&st)
+		// A check storing its own status meanwhile wins: try again on it.
+		if r.status.CompareAndSwap(old, &st) {
+			return
+		}
 	}
 }
 

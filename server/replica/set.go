@@ -127,6 +127,7 @@ func (s *Set) Start(ctx context.Context) {
 // a replica that does not answer is marked as such rather than holding
 // the round.
 func (s *Set) Check(ctx context.Context) {
+	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, max(s.interval, time.Second))
 	defer cancel()
 	if pos, err := s.PrimaryPosition(ctx); err == nil {
@@ -136,6 +137,9 @@ func (s *Set) Check(ctx context.Context) {
 	for _, r := range s.replicas {
 		wg.Go(func() {
 			p, err := r.probe(ctx)
+			if parent.Err() != nil {
+				return // stopping: the replica did nothing wrong
+			}
 			if ctx.Err() != nil && err != nil {
 				err = fmt.Errorf("no answer within %s", max(s.interval, time.Second))
 			}
@@ -153,7 +157,7 @@ func (s *Set) update(r *Replica, st Status) {
 	if old.Healthy && strings.HasPrefix(st.Reason, unreachable) {
 		r.Pool.Reset()
 	}
-	if s.log == nil || old.Healthy == st.Healthy && !(old == &unchecked && !st.Healthy) {
+	if s.log == nil || old.Healthy == st.Healthy && reasonKind(old.Reason) == reasonKind(st.Reason) {
 		return
 	}
 	if st.Healthy {
@@ -161,6 +165,15 @@ func (s *Set) update(r *Replica, st Status) {
 	} else {
 		s.log.Warn("replica not serving reads; they go to other replicas or the primary", "replica", r.Name, "reason", st.Reason)
 	}
+}
+
+// reasonKind is a reason without its figures ("unreachable", "promoted",
+// "replay lags ..."), so that a replica lagging a little more each check
+// is logged once.
+func reasonKind(reason string) string {
+	kind, _, _ := strings.Cut(reason, ":")
+	kind, _, _ = strings.Cut(kind, " ")
+	return kind
 }
 
 // PrimaryPosition reads the primary's WAL position (PositionSQL).

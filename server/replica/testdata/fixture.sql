@@ -55,3 +55,11 @@ insert into api.letters values (1, 'alice', 'to alice'), (2, 'bob', 'to bob'), (
 grant select on all tables in schema api to web_anon, reader, strict_reader;
 grant insert on api.notes, api.notes_where to web_anon;
 grant usage on sequence api.notes_id_seq to web_anon;
+
+-- Read by the benchmarks.
+create table api.items (
+  id integer primary key,
+  name text not null
+);
+insert into api.items select i, 'item ' || i from generate_series(1, 1000) as i;
+grant select on api.items to web_anon;
