@@ -85,7 +85,7 @@ func (s *Server) executeRouted(w http.ResponseWriter, r *http.Request, tx txSpec
 		return s.execute(ctx, tx, steps...)
 	}
 	if !s.replicaMayServe(&tx) {
-		return s.executeMarked(w, ctx, tx, steps)
+		return s.executeMarked(ctx, w, tx, steps)
 	}
 	after, ok := readAfter(r.Header)
 	if !ok {
@@ -106,7 +106,9 @@ func (s *Server) executeRouted(w http.ResponseWriter, r *http.Request, tx txSpec
 	case run.behind:
 		s.replicas.Rerouted(replica.Behind)
 	case err != nil && run.rows == 0 && ctx.Err() == nil && retryOnPrimary(err):
-		rep.Failed(err)
+		if replicaDown(err) {
+			rep.Failed(err)
+		}
 		s.replicas.Rerouted(replica.Unavailable)
 	default:
 		return err
@@ -133,7 +135,7 @@ func (s *Server) replicaMayServe(tx *txSpec) bool {
 // the round trip that commits, and answered in CommitLSNHeader. The
 // transaction is then an explicit one, ending with a COMMIT statement
 // among the steps, since the position must be read after it.
-func (s *Server) executeMarked(w http.ResponseWriter, ctx context.Context, tx txSpec, steps []step) error {
+func (s *Server) executeMarked(ctx context.Context, w http.ResponseWriter, tx txSpec, steps []step) error {
 	if tx.readOnly || tx.rollback {
 		return s.execute(ctx, tx, steps...)
 	}
@@ -247,15 +249,22 @@ func (run *replicaRun) checkReplayed(values [][]byte) error {
 
 // retryOnPrimary reports whether a read that failed on a replica, before
 // any row arrived, is better run again on the primary than answered with
-// the error: the replica could not be reached or was shutting down, or
-// cancelled the read for a conflict with the WAL it replays (40001).
+// the error: the replica was down (replicaDown), or cancelled the read for
+// a conflict with the WAL it replays (40001), which the primary has not.
 func retryOnPrimary(err error) bool {
+	var e *apierr.Error
+	return replicaDown(err) || errors.As(err, &e) && e.Code == "40001"
+}
+
+// replicaDown reports whether err says the replica could not be reached,
+// or is shutting down or starting up (SQLSTATE class 57P).
+func replicaDown(err error) bool {
 	var e *apierr.Error
 	if !errors.As(err, &e) {
 		return false
 	}
 	switch e.Code {
-	case apierr.Names.CodePrefix + "000", apierr.Names.CodePrefix + "001", "57P01", "57P02", "57P03", "40001":
+	case apierr.Names.CodePrefix + "000", apierr.Names.CodePrefix + "001", "57P01", "57P02", "57P03":
 		return true
 	}
 	return false

@@ -99,24 +99,25 @@ func TestReplicaRunChecksPosition(t *testing.T) {
 
 // TestRetryOnPrimary: a replica's failure to connect, its shutting down
 // and its cancelling a read for a recovery conflict send the read to the
-// primary; an error of the request's own does not.
+// primary, the first two marking the replica down; an error of the
+// request's own does neither.
 func TestRetryOnPrimary(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
-		err  error
-		want bool
+		err         error
+		retry, down bool
 	}{
-		{apierr.ConnectionRefused(errors.New("refused")), true},
-		{apierr.ConnectionFailed(errors.New("broken")), true},
-		{&apierr.Error{Code: "57P01"}, true},
-		{&apierr.Error{Code: "57P03"}, true},
-		{&apierr.Error{Code: "40001"}, true},
-		{&apierr.Error{Code: "42P01"}, false},
-		{apierr.PoolTimeout(), false},
-		{errors.New("other"), false},
+		{apierr.ConnectionRefused(errors.New("refused")), true, true},
+		{apierr.ConnectionFailed(errors.New("broken")), true, true},
+		{&apierr.Error{Code: "57P01"}, true, true},
+		{&apierr.Error{Code: "57P03"}, true, true},
+		{&apierr.Error{Code: "40001"}, true, false},
+		{&apierr.Error{Code: "42P01"}, false, false},
+		{apierr.PoolTimeout(), false, false},
+		{errors.New("other"), false, false},
 	} {
-		if got := retryOnPrimary(c.err); got != c.want {
-			t.Errorf("%v: %v, want %v", c.err, got, c.want)
+		if retry, down := retryOnPrimary(c.err), replicaDown(c.err); retry != c.retry || down != c.down {
+			t.Errorf("%v: retry %v, down %v; want %v, %v", c.err, retry, down, c.retry, c.down)
 		}
 	}
 }
