@@ -60,10 +60,10 @@ var unchecked = Status{Reason: "not checked yet"}
 
 func newReplica(pool *pgxpool.Pool) *Replica {
 	cc := pool.Config().ConnConfig
+	// The check connection is opened as the pool's are (host, role,
+	// session name), without the pool's AfterConnect, which readies
+	// connections for requests.
 	r := &Replica{Name: net.JoinHostPort(cc.Host, strconv.Itoa(int(cc.Port))), Pool: pool, checkConf: cc.Copy()}
-	// The checks run plain queries; the pool's hooks (its statement
-	// handling, its socket tuning) are for requests.
-	r.checkConf.DefaultQueryExecMode = pgx.QueryExecModeExec
 	r.status.Store(&unchecked)
 	return r
 }
