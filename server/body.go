@@ -9,18 +9,68 @@ import (
 	"github.com/svc-dev/svc/server/apierr"
 )
 
+// firstBodyBuffer is where reading a body of declared length starts: a
+// small body is read into one buffer of its size, a large one into
+// buffers that double toward it.
+const firstBodyBuffer = 64 << 10
+
 // readBody reads a request body up to server-max-body-bytes; a larger one
-// is refused (SVC102) before anything reaches the database.
+// is refused (SVC102) before anything reaches the database, and at once
+// when its Content-Length says so. The buffer grows toward the declared
+// length only as bytes arrive, so a client that declares a large body and
+// sends little holds little memory, and the body ends in a buffer of
+// exactly its size.
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	limit := int64(s.cfg.ServerMaxBodyBytes)
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
-	var tooLarge *http.MaxBytesError
+	tooLarge := apierr.InvalidBody("Request body too large",
+		fmt.Sprintf("The body exceeds %d bytes (server-max-body-bytes)", limit))
+	if r.ContentLength > limit {
+		return nil, tooLarge
+	}
+	var body []byte
+	var err error
+	if r.ContentLength > 0 {
+		body, err = readDeclared(r.Body, int(r.ContentLength))
+	} else {
+		body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	}
+	var maxBytes *http.MaxBytesError
 	switch {
-	case errors.As(err, &tooLarge):
-		return nil, apierr.InvalidBody("Request body too large",
-			fmt.Sprintf("The body exceeds %d bytes (server-max-body-bytes)", limit))
+	case errors.As(err, &maxBytes):
+		return nil, tooLarge
 	case err != nil:
 		return nil, apierr.InvalidBody("Request body unreadable", err.Error())
 	}
 	return body, nil
+}
+
+// readDeclared reads a body of n declared bytes, to its end: the server
+// watches the connection for the client leaving only once the handler has
+// seen the body's end (io.EOF), so the last read is one past the n bytes.
+func readDeclared(r io.Reader, n int) ([]byte, error) {
+	buf := make([]byte, 0, min(n, firstBodyBuffer))
+	for {
+		if len(buf) == cap(buf) && cap(buf) < n {
+			grown := make([]byte, len(buf), min(2*cap(buf), n))
+			copy(grown, buf)
+			buf = grown
+		}
+		var m int
+		var err error
+		if len(buf) < cap(buf) {
+			m, err = r.Read(buf[len(buf):cap(buf)])
+			buf = buf[:len(buf)+m]
+		} else {
+			var past [1]byte
+			if m, err = r.Read(past[:]); m > 0 {
+				return nil, errors.New("body longer than its Content-Length")
+			}
+		}
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
 }

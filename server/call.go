@@ -71,6 +71,14 @@ func (s *Server) callFunction(w http.ResponseWriter, r *http.Request, name strin
 	case http.MethodGet, http.MethodHead:
 		tx.readOnly = true
 	case http.MethodPost:
+		if s.preRequest == nil {
+			// As for writes (refuseWrite): a call the role may not make
+			// is refused before its body is read.
+			if err := plan.CallRefused(req, snap, s.planOptions(), tx.role, tx.authenticated); err != nil {
+				writeError(w, s.log, err)
+				return
+			}
+		}
 		if raw, err = s.readBody(w, r); err != nil {
 			writeError(w, s.log, err)
 			return
@@ -134,13 +142,17 @@ func (s *Server) runCall(w http.ResponseWriter, r *http.Request, tx txSpec, e *c
 	}
 	var res result
 	defer res.release()
-	tx.check = callChecks(e.prefer, e.returns, &res)
+	tx.check = callChecks(e, tx.readOnly, &res)
 	if err := s.executeFor(w, r, tx, step{stmt, scanResult(&res)}); err != nil {
 		writeError(w, s.log, err)
 		return
 	}
 	if e.rows != nil {
 		s.respondRows(w, r, e.prefer, e.rows, &res, nil, applied)
+		return
+	}
+	if e.single && res.pageCount != 1 {
+		writeError(w, s.log, apierr.SingularityError(res.pageCount))
 		return
 	}
 	s.respondValue(w, r, e.prefer, e.returns, &res, applied)
@@ -151,15 +163,23 @@ func (s *Server) runCall(w http.ResponseWriter, r *http.Request, tx txSpec, e *c
 var rawBodyTypes = map[string]bool{"application/octet-stream": true, "text/plain": true, "text/xml": true}
 
 // callChecks returns what must hold before a call's transaction may
-// commit: Prefer: max-affected under handling=strict bounds the rows a
-// set-returning function returns.
-func callChecks(pr request.Preferences, returns snapshot.ReturnShape, res *result) func() error {
-	setof := returns == snapshot.ReturnsSetOfComposite || returns == snapshot.ReturnsSetOfScalar
-	if !setof || pr.Handling != "strict" || pr.MaxAffected == nil {
+// commit: one row when a single object is asked for (a call that may
+// write: a read-only one has nothing to roll back, and its answer checks
+// the rows after, in one round trip), and Prefer: max-affected under
+// handling=strict bounding the rows a set-returning function returns.
+func callChecks(e *callEntry, readOnly bool, res *result) func() error {
+	pr := e.prefer
+	setof := e.returns == snapshot.ReturnsSetOfComposite || e.returns == snapshot.ReturnsSetOfScalar
+	maxAffected := setof && pr.Handling == "strict" && pr.MaxAffected != nil
+	single := e.single && !readOnly
+	if !maxAffected && !single {
 		return nil
 	}
 	return func() error {
-		if res.pageCount > *pr.MaxAffected {
+		if single && res.pageCount != 1 {
+			return apierr.SingularityError(res.pageCount)
+		}
+		if maxAffected && res.pageCount > *pr.MaxAffected {
 			return apierr.MaxAffectedExceeded(res.pageCount)
 		}
 		return nil

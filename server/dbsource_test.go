@@ -72,6 +72,21 @@ func TestDBSource(t *testing.T) {
 	}
 	publish()
 	eventually(t, url+"/books", http.StatusOK, 5*time.Second)
+
+	// A published snapshot that does not cover db-schemas is refused on
+	// reload, as at start, and the one in force keeps serving.
+	other, err := catalog.Introspect(ctx, db, catalog.Options{Schemas: []string{"test"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := snapstore.Publish(ctx, db, other, snapstore.Options{Schema: "dbsource_snaps",
+		Channel: "svc_dbsource_test", GrantTo: []string{"authenticator"}}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if got := status(t, url+"/shelves"); got != http.StatusOK {
+		t.Errorf("GET /shelves after publishing a snapshot of schema test only: %d, want 200", got)
+	}
 }
 
 // TestDBSourceNotPublished says what to run when the database holds no

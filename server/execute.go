@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"strconv"
 	"strings"
 	"sync"
@@ -272,6 +274,7 @@ func (s *Server) execute(ctx context.Context, tx txSpec, steps ...step) error {
 	err = runPipeline(ctx, pc, tx, steps, s.cfg.DBPreparedStatements)
 	var checkErr error
 	if err == nil && tx.check != nil {
+		// A rollback's deferred checks ran in the pipeline (requestCalls).
 		end := "commit"
 		if checkErr = tx.check(); checkErr != nil || tx.rollback {
 			end = "rollback"
@@ -416,16 +419,28 @@ func requestCalls(calls []call, tx *txSpec, steps []step, explicit bool) (_ []ca
 		calls = append(calls, call{key: stmtKey{tx.role, tx.searchPath, st.stmt.SQL}, args: args})
 	}
 	switch {
-	case !explicit, tx.check != nil, tx.mark != nil:
-		// The Sync commits; or the caller ends the transaction once it
-		// has seen the results; or the steps end it (a mark).
+	case !explicit:
+		// The Sync commits.
 	case tx.rollback:
-		calls = append(calls, call{key: stmtKey{sql: "rollback"}})
-	default:
+		// Deferred constraints and triggers are checked first, so the
+		// client sees the error a commit would have given (PostgREST
+		// does the same); when the caller ends the transaction once it
+		// has seen the results, they are checked in this round trip too.
+		calls = append(calls, call{key: stmtKey{sql: checkDeferredSQL}})
+		if tx.check == nil {
+			calls = append(calls, call{key: stmtKey{sql: "rollback"}})
+		}
+	case tx.check == nil && tx.mark == nil:
+		// Otherwise the caller ends the transaction once it has seen the
+		// results, or the steps end it (a mark).
 		calls = append(calls, call{key: stmtKey{sql: "commit"}})
 	}
 	return calls, setups, nil
 }
+
+// checkDeferredSQL runs the deferred constraint checks and constraint
+// triggers now, as COMMIT would, in a transaction about to roll back.
+const checkDeferredSQL = "set constraints all immediate"
 
 // pendingStmt is a statement being prepared, cached once the server
 // describes it.
@@ -450,6 +465,8 @@ func readRows(rr *pgconn.ResultReader, row rowFunc) error {
 
 // textArgs renders bind values in PostgreSQL's text format, in one buffer;
 // their types are left for the server to infer from where they are used.
+// A []byte value (a request body) is already text and is sent as it is,
+// not copied: a body is the one argument that may be megabytes.
 func textArgs(args []any) ([][]byte, error) {
 	size := 0
 	for _, a := range args {
@@ -458,6 +475,7 @@ func textArgs(args []any) ([][]byte, error) {
 			size += len(v)
 		case int, int64:
 			size += 20 // the longest int64
+		case []byte:
 		default:
 			return nil, fmt.Errorf("bind value: unsupported type %T", a)
 		}
@@ -467,6 +485,9 @@ func textArgs(args []any) ([][]byte, error) {
 	for _, a := range args {
 		start := len(buf)
 		switch v := a.(type) {
+		case []byte:
+			out = append(out, v[:len(v):len(v)])
+			continue
 		case string:
 			buf = append(buf, v...)
 		case int:
@@ -495,9 +516,16 @@ func dbError(err error, authenticated bool) error {
 	return apierr.Internal(err)
 }
 
+// isConnectionError reports whether err is the connection to PostgreSQL
+// failing rather than a statement: it could not be made, or it ended
+// mid-request (the server crashed or was killed: an unexpected EOF, a
+// reset). The driver's words for it name the database's address, which
+// only the log may see (apierr.ConnectionFailed).
 func isConnectionError(err error) bool {
 	var ce *pgconn.ConnectError
-	return errors.As(err, &ce) || strings.Contains(err.Error(), "conn closed")
+	var ne net.Error
+	return errors.As(err, &ce) || errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		strings.Contains(err.Error(), "conn closed")
 }
 
 // searchPath renders the request's search_path: the selected schema first,

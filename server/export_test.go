@@ -17,8 +17,21 @@ const StmtCacheSize = stmtCacheSize
 // role may use, so a role's effective search_path never differs from
 // another's (a difference would make PostgreSQL re-parse by itself).
 func RunStatement(ctx context.Context, pc *pgconn.PgConn, role, sql string, args []any, row func([][]byte) error) error {
-	tx := txSpec{readOnly: true, role: role, searchPath: `"public"`, method: "GET", path: "/"}
-	return runPipeline(ctx, pc, tx, []step{{query.Statement{SQL: sql, Args: args}, row}}, true)
+	return runPipeline(ctx, pc, testTx(role, true), []step{{query.Statement{SQL: sql, Args: args}, row}}, true)
+}
+
+// RunWrite is RunStatement in a transaction that may write.
+func RunWrite(ctx context.Context, pc *pgconn.PgConn, role, sql string, args []any, row func([][]byte) error) error {
+	return runPipeline(ctx, pc, testTx(role, false), []step{{query.Statement{SQL: sql, Args: args}, row}}, true)
+}
+
+// testTx is the transaction of RunStatement and its kin.
+func testTx(role string, readOnly bool) txSpec {
+	method := "GET"
+	if !readOnly {
+		method = "POST"
+	}
+	return txSpec{readOnly: readOnly, role: role, searchPath: `"public"`, method: method, path: "/"}
 }
 
 // RunPrepared runs one statement as RunStatement does, but only on the
@@ -26,7 +39,15 @@ func RunStatement(ctx context.Context, pc *pgconn.PgConn, role, sql string, args
 // sent, when a statement of the request is not prepared there or pc's
 // requests need BEGIN.
 func RunPrepared(ctx context.Context, pc *pgconn.PgConn, role, sql string, args []any, row func([][]byte) error) (ok bool, err error) {
-	tx := txSpec{readOnly: true, role: role, searchPath: `"public"`, method: "GET", path: "/"}
+	return runPreparedAs(ctx, pc, testTx(role, true), sql, args, row)
+}
+
+// RunPreparedWrite is RunPrepared in a transaction that may write.
+func RunPreparedWrite(ctx context.Context, pc *pgconn.PgConn, role, sql string, args []any, row func([][]byte) error) (ok bool, err error) {
+	return runPreparedAs(ctx, pc, testTx(role, false), sql, args, row)
+}
+
+func runPreparedAs(ctx context.Context, pc *pgconn.PgConn, tx txSpec, sql string, args []any, row func([][]byte) error) (ok bool, err error) {
 	steps := []step{{query.Statement{SQL: sql, Args: args}, row}}
 	explicit := needsBegin(&tx, pc)
 	calls, setups, err := requestCalls(nil, &tx, steps, explicit)

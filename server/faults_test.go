@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -65,17 +67,24 @@ func faultServer(t *testing.T, uri string, flags ...string) (string, *server.Sna
 // getItems returns the status, SVC code (for errors) and Retry-After of GET /items.
 func getItems(t *testing.T, baseURL string) (status int, code, retryAfter string) {
 	t.Helper()
+	status, code, retryAfter, _ = getItemsBody(t, baseURL)
+	return status, code, retryAfter
+}
+
+// getItemsBody is getItems with the body.
+func getItemsBody(t *testing.T, baseURL string) (status int, code, retryAfter, body string) {
+	t.Helper()
 	resp, err := http.Get(baseURL + "/items?order=id")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var body struct {
+	var e struct {
 		Code string `json:"code"`
 	}
 	raw, _ := io.ReadAll(resp.Body)
-	json.Unmarshal(raw, &body)
-	return resp.StatusCode, body.Code, resp.Header.Get("Retry-After")
+	json.Unmarshal(raw, &e)
+	return resp.StatusCode, e.Code, resp.Header.Get("Retry-After"), string(raw)
 }
 
 // waitStatus polls GET /items until it answers want.
@@ -100,6 +109,7 @@ func waitStatus(t *testing.T, baseURL string, want int, within time.Duration) {
 // a restart.
 func TestDatabaseGoesAway(t *testing.T) {
 	cluster, uri := faultCluster(t)
+	db, _ := url.Parse(uri)
 	url, snaps := faultServer(t, uri)
 	if status, _, _ := getItems(t, url); status != 200 {
 		t.Fatalf("before: %d", status)
@@ -110,12 +120,20 @@ func TestDatabaseGoesAway(t *testing.T) {
 	// A connection idle in the pool first reports the server's shutdown
 	// notice (57P01, forwarded as the database's own error); after that no
 	// connection can be made (SVC000).
+	// Callers are not told whom and where SVC connects to: the driver's
+	// words stay in the log.
+	secrets := []string{db.User.Username(), db.Host, db.Port(), "user=", "database="}
 	codes := map[string]bool{}
 	for range 3 {
-		status, code, retry := getItems(t, url)
+		status, code, retry, body := getItemsBody(t, url)
 		codes[code] = true
 		if status != 503 || retry != "1" || !map[string]bool{"57P01": true, "SVC000": true, "SVC001": true}[code] {
 			t.Errorf("database down: %d %s Retry-After %q, want 503 (57P01, SVC000 or SVC001) and Retry-After 1", status, code, retry)
+		}
+		for _, s := range secrets {
+			if strings.Contains(body, s) {
+				t.Errorf("database down: the answer names %q: %s", s, body)
+			}
 		}
 	}
 	if !codes["SVC000"] {
@@ -175,4 +193,68 @@ func httpGetStatus(u string) int {
 	}
 	resp.Body.Close()
 	return resp.StatusCode
+}
+
+// TestDatabaseCrashMidRequest kills the backend serving a request, as a
+// PostgreSQL crash does: the connection ends without a word (unexpected
+// EOF). The request answers 503 with Retry-After, as other connection
+// losses do, and the server serves again once the database has recovered.
+func TestDatabaseCrashMidRequest(t *testing.T) {
+	cluster, uri := faultCluster(t)
+	url, _ := faultServer(t, uri)
+	super, err := pgx.Connect(t.Context(), cluster.URI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer super.Close(context.Background())
+	// The cluster runs without fsync and with asynchronous commits: a
+	// checkpoint makes sure crash recovery finds the roles and tables.
+	if _, err := super.Exec(t.Context(), "checkpoint"); err != nil {
+		t.Fatal(err)
+	}
+	type answer struct {
+		status     int
+		code       string
+		retryAfter string
+	}
+	done := make(chan answer, 1)
+	go func() {
+		resp, err := http.Get(url + "/rpc/nap?seconds=30")
+		if err != nil {
+			done <- answer{code: err.Error()}
+			return
+		}
+		defer resp.Body.Close()
+		var body struct {
+			Code string `json:"code"`
+		}
+		raw, _ := io.ReadAll(resp.Body)
+		json.Unmarshal(raw, &body)
+		done <- answer{resp.StatusCode, body.Code, resp.Header.Get("Retry-After")}
+	}()
+
+	var pid int
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		err := super.QueryRow(t.Context(),
+			"select pid from pg_stat_activity where query like '%nap%' and state = 'active' and pid <> pg_backend_pid()").Scan(&pid)
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the request's backend never showed: %v", err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case a := <-done:
+		if a.status != 503 || a.retryAfter != "1" {
+			t.Errorf("backend killed mid-request: %d %s Retry-After %q, want 503 with Retry-After 1", a.status, a.code, a.retryAfter)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("no answer 20 s after the backend was killed")
+	}
+	waitStatus(t, url, 200, 20*time.Second)
 }

@@ -1,7 +1,9 @@
 package server_test
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -17,6 +19,7 @@ var hostile = []string{
 	`authors"; drop table test.authors; --`, `name') or ('1'='1`, `"name" || pg_sleep(1)`,
 	"аuthors", "ｎａｍｅ", "name\u200b", `))`, `((`, `*`, `,`, `.`, `->`, `::`, `!`, `...`,
 	`e'\x41'`, `U&"\0041"`, `pg_catalog.pg_shadow`, strings.Repeat("x", 10000),
+	`""`, "\"\x00\"", `" "`, `NULL`, `1e309`, `select`, `int.x`, `->""`, `->"\u0000"`,
 }
 
 // positions are the places a caller controls, each a request built around
@@ -33,6 +36,18 @@ var positions = []struct {
 	{"json path key in a filter", get("/agg_orders?meta->>%s=eq.1")},
 	{"filter column", get("/authors?%s=eq.1")},
 	{"operator value", get("/authors?name=eq.%s")},
+	// Sent as is, not escaped: ';' and '%' reach the query string's
+	// splitter raw.
+	{"unescaped operator value", getRaw("/authors?name=eq.%s")},
+	{"unescaped select", getRaw("/authors?select=%s")},
+	{"unescaped delete filter", func(base, h string) *http.Request {
+		// No name is a hostile text: TestInjection checks no row goes.
+		r := getRaw("/w_items?name=eq.%s")(base, h)
+		if r != nil {
+			r.Method = http.MethodDelete
+		}
+		return r
+	}},
 	{"in list", get("/authors?name=in.(%s)")},
 	{"like value", get("/authors?name=like.%s")},
 	{"fts language", get("/authors?name=fts(%s).word")},
@@ -82,6 +97,17 @@ func get(pattern string) func(base, h string) *http.Request {
 	}
 }
 
+// getRaw is get without escaping h: nil when that makes no URL.
+func getRaw(pattern string) func(base, h string) *http.Request {
+	return func(base, h string) *http.Request {
+		r, err := http.NewRequest(http.MethodGet, base+strings.Replace(pattern, "%s", h, 1), nil)
+		if err != nil {
+			return nil
+		}
+		return r
+	}
+}
+
 func withHeader(name, pattern string) func(base, h string) *http.Request {
 	return func(base, h string) *http.Request {
 		r, _ := http.NewRequest(http.MethodGet, base+"/authors?select=id&limit=1", nil)
@@ -100,6 +126,12 @@ func withHeader(name, pattern string) func(base, h string) *http.Request {
 // SVC generated, or any 5xx, would mean caller text reached the statement
 // unquoted or crashed the request.
 func TestInjection(t *testing.T) {
+	db := superConn(t)
+	if _, err := db.Exec(t.Context(), "insert into test.w_items (name) values ('injection canary')"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Exec(context.Background(), "delete from test.w_items where name = 'injection canary'") })
+	items := rowCount(t, "test.w_items")
 	statuses := map[int]int{}
 	for _, p := range positions {
 		for _, h := range hostile {
@@ -128,6 +160,19 @@ func TestInjection(t *testing.T) {
 	if status(t, fixture.url+"/authors") != 200 {
 		t.Fatal("the authors table is gone")
 	}
+	if n := rowCount(t, "test.w_items"); n != items {
+		t.Fatalf("w_items held %d rows before, %d after: a hostile filter deleted rows it did not name", items, n)
+	}
+}
+
+// rowCount counts the rows of table, a qualified name written by the test.
+func rowCount(t *testing.T, table string) int {
+	t.Helper()
+	var n int
+	if err := superConn(t).QueryRow(t.Context(), "select count(*) from "+table).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
 
 func short(s string) string {
@@ -135,4 +180,108 @@ func short(s string) string {
 		return s[:80] + "..."
 	}
 	return s
+}
+
+// TestHostileShapes sends requests whose shape, not their text, is the
+// attack: each once reached PostgreSQL and came back 500 or 42601 (stack
+// depth, parser exhaustion, SQL SVC wrote but PostgreSQL cannot parse).
+// Each must be a 4xx from SVC itself, naming what to fix, under the
+// default configuration.
+func TestHostileShapes(t *testing.T) {
+	embeds := "id"
+	for i := range 100 {
+		embeds += fmt.Sprintf(",a%d:books(id)", i)
+	}
+	cases := []struct {
+		name   string
+		req    func() *http.Request
+		status int
+		code   string
+	}{
+		{"5,000 JSON arrows", rawGet("/books?select=meta" + strings.Repeat("->a", 5000)), 400, "SVC100"},
+		{"1,001 JSON arrows in a filter", rawGet("/books?meta" + strings.Repeat("->a", 1001) + "=eq.1"), 400, "SVC100"},
+		{"33 JSON arrows in order", rawGet("/books?order=meta" + strings.Repeat("->a", 33)), 400, "SVC100"},
+		{"10,000 nested or(", rawGet("/books?or=(" + strings.Repeat("or(", 9999) + "id.eq.1" + strings.Repeat(")", 10000)), 400, "SVC100"},
+		{"5,000 nested or(", rawGet("/books?or=(" + strings.Repeat("or(", 4999) + "id.eq.1" + strings.Repeat(")", 5000)), 400, "SVC100"},
+		{"17 nested and(", rawGet("/books?and=(" + strings.Repeat("and(", 16) + "id.eq.1" + strings.Repeat(")", 17)), 400, "SVC100"},
+		{"100 embeds", rawGet("/authors?select=" + embeds), 400, "SVC100"},
+		{"cast to NULL", rawGet("/books?select=id::NULL"), 400, "SVC100"},
+		{"cast to a number", rawGet("/books?select=id::1e309"), 400, "SVC100"},
+		{"aggregate cast to null", rawGet("/books?select=id.sum()::null"), 400, "SVC100"},
+		{"JSON path ending in an empty key", rawGet(`/books?select=meta->""`), 400, "SVC100"},
+		{"alias of a NUL", rawGet(`/books?select="%00":title`), 400, "SVC100"},
+		{"empty quoted on_conflict", func() *http.Request {
+			r, _ := http.NewRequest(http.MethodPost, fixture.url+`/w_items?on_conflict=""`, strings.NewReader(`{"name":"x"}`))
+			r.Header.Set("Content-Type", "application/json")
+			r.Header.Set("Prefer", "resolution=merge-duplicates")
+			return r
+		}, 400, "SVC100"},
+		{"a quote for a token", func() *http.Request {
+			r, _ := http.NewRequest(http.MethodGet, fixture.url+"/books?select=id", nil)
+			r.Header.Set("Authorization", "Bearer '")
+			return r
+		}, 401, "SVC301"},
+	}
+	for _, c := range cases {
+		resp, err := http.DefaultClient.Do(c.req())
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		var e struct {
+			Code string `json:"code"`
+		}
+		json.Unmarshal(body, &e)
+		if resp.StatusCode != c.status || e.Code != c.code {
+			t.Errorf("%s: %d %s, want %d %s", c.name, resp.StatusCode, short(string(body)), c.status, c.code)
+		}
+	}
+}
+
+// rawGet is get without escaping: the target goes out as written.
+func rawGet(target string) func() *http.Request {
+	return func() *http.Request {
+		r, _ := http.NewRequest(http.MethodGet, fixture.url+target, nil)
+		return r
+	}
+}
+
+// TestCastKeywords casts to every keyword the fixture's PostgreSQL knows,
+// alone, qualified either side and as an array: none may reach the
+// database as a syntax error (42601). validTypeName's lists come from
+// this search; a PostgreSQL release that reserves another word fails
+// here until it is added.
+func TestCastKeywords(t *testing.T) {
+	db := superConn(t)
+	rows, err := db.Query(t.Context(), "select word from pg_catalog.pg_get_keywords()")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var words []string
+	for rows.Next() {
+		var w string
+		rows.Scan(&w)
+		words = append(words, w)
+	}
+	if rows.Err() != nil || len(words) < 400 {
+		t.Fatalf("%d keywords: %v", len(words), rows.Err())
+	}
+	statuses := map[int]int{}
+	for _, w := range words {
+		for _, cast := range []string{w, w + ".x", "pg_catalog." + w, w + "[]", strings.ToUpper(w)} {
+			resp, err := http.Get(fixture.url + "/books?select=id::" + url.QueryEscape(cast) + "&limit=1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			statuses[resp.StatusCode]++
+			if resp.StatusCode >= 500 || strings.Contains(string(body), `"42601"`) {
+				t.Errorf("cast to %s: %d %s", cast, resp.StatusCode, short(string(body)))
+			}
+		}
+	}
+	t.Logf("answers by status: %v", statuses)
 }

@@ -24,15 +24,18 @@ func (s *Server) limitURL(next http.Handler) http.Handler {
 }
 
 // parseRequest is request.Parse followed by the configured size limits
-// (request-max-filters, -select-items, -embed-depth), so every route
-// refuses an oversized request before planning it.
+// (request-max-filters, -select-items, -embed-depth, -embeds,
+// -json-path-depth, -logic-depth), so every route refuses an oversized
+// request before planning it.
 func (s *Server) parseRequest(r *http.Request, kind request.Kind, target string) (*request.Request, error) {
 	req, err := request.Parse(r, kind, target)
 	if err != nil {
 		return nil, err
 	}
 	limits := request.Limits{Filters: s.cfg.RequestMaxFilters,
-		SelectItems: s.cfg.RequestMaxSelectItems, EmbedDepth: s.cfg.RequestMaxEmbedDepth}
+		SelectItems: s.cfg.RequestMaxSelectItems, EmbedDepth: s.cfg.RequestMaxEmbedDepth,
+		Embeds: s.cfg.RequestMaxEmbeds, JSONPathDepth: s.cfg.RequestMaxJSONPathDepth,
+		LogicDepth: s.cfg.RequestMaxLogicDepth}
 	if err := req.CheckLimits(limits); err != nil {
 		return nil, err
 	}

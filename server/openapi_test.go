@@ -114,3 +114,61 @@ func TestOpenAPIDocument(t *testing.T) {
 		t.Errorf("oa_things GET summary/description: %s", get)
 	}
 }
+
+// TestOpenAPIColumnsFollowPrivileges: under follow-privileges a role is
+// told only of the columns it may read or write, so the document does not
+// reveal a column it holds no privilege on; it may filter only on those it
+// may read. Ignoring privileges, every column is described.
+func TestOpenAPIColumnsFollowPrivileges(t *testing.T) {
+	const secret = "an-openapi-test-secret-of-32-characters"
+	token, err := mintTokens(`Bearer {{jwt {"role":"web_user"}}}`, secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type doc struct {
+		Definitions map[string]struct{ Properties map[string]any } `json:"definitions"`
+		Parameters  map[string]any                                 `json:"parameters"`
+	}
+	read := func(body []byte) doc {
+		var d doc
+		if err := json.Unmarshal(body, &d); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	user := read(fetchRoot(t, serverWith(t, map[string]string{"jwt-secret": secret}), token, ""))
+	all := read(fetchRoot(t, serverWith(t, map[string]string{"jwt-secret": secret, "openapi-mode": "ignore-privileges"}), token, ""))
+	anon := read(fetchRoot(t, fixture.url, "", ""))
+	columns := func(d doc, rel string) []string {
+		var out []string
+		for c := range d.Definitions[rel].Properties {
+			out = append(out, c)
+		}
+		slices.Sort(out)
+		return out
+	}
+	for _, c := range []struct {
+		name string
+		d    doc
+		rel  string
+		want []string
+	}{
+		{"web_user may read three columns of pm_notes", user, "pm_notes", []string{"body", "id", "owner"}},
+		{"ignore-privileges names them all", all, "pm_notes", []string{"body", "id", "owner", "secret"}},
+		{"insert on the table gives every column", anon, "oa_inbox", []string{"body", "id"}},
+		{"select on the table gives every column", anon, "w_restricted", []string{"id", "name", "secret"}},
+	} {
+		if got := columns(c.d, c.rel); !slices.Equal(got, c.want) {
+			t.Errorf("%s: %s has %v, want %v", c.name, c.rel, got, c.want)
+		}
+	}
+	if _, ok := user.Parameters["rowFilter.pm_notes.secret"]; ok {
+		t.Error("web_user is offered a filter on pm_notes.secret")
+	}
+	if _, ok := user.Parameters["rowFilter.pm_notes.body"]; !ok {
+		t.Error("web_user is not offered a filter on pm_notes.body")
+	}
+	if _, ok := anon.Parameters["rowFilter.oa_inbox.body"]; ok {
+		t.Error("anon, who may only insert into oa_inbox, is offered a filter on it")
+	}
+}

@@ -34,11 +34,12 @@ func runPrepared(ctx context.Context, pc *pgconn.PgConn, calls []call, steps []s
 	if ctx.Done() != nil {
 		// As pgx does by default: a cancelled request's reads and writes
 		// fail at once, and the connection, its protocol state lost, is
-		// closed.
+		// closed, once PostgreSQL is asked to cancel the statement.
 		conn := pc.Conn()
 		stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Now()) })
 		defer func() {
 			if !stop() {
+				cancelStatement(pc)
 				discard(pc)
 			}
 		}()
@@ -117,6 +118,17 @@ func preparedPathTakes(pc *pgconn.PgConn, calls []call) bool {
 		}
 	}
 	return n <= preparedMaxBytes && statementsOf(pc).allPrepared(calls)
+}
+
+// cancelStatement asks PostgreSQL to cancel what pc's session runs, as
+// pgx does before it closes a connection it gave up on. Closing alone
+// leaves the statement running until it ends, holding a backend, and then
+// the implicit transaction, its Sync sent already, commits: the write of
+// a client that left would happen after all.
+func cancelStatement(pc *pgconn.PgConn) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	pc.CancelRequest(ctx)
 }
 
 // discard closes a connection whose protocol state is lost. The pool

@@ -140,4 +140,54 @@ func TestPreparedPathCancelled(t *testing.T) {
 	if !pc.IsClosed() {
 		t.Error("connection still open after a cancelled request")
 	}
+	// PostgreSQL was asked to cancel the statement: the backend does not
+	// sleep on for 30 s after its connection is gone.
+	db := superConn(t)
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		var active bool
+		if err := db.QueryRow(context.Background(),
+			"select exists (select from pg_stat_activity where pid = $1 and state = 'active')", pc.PID()).Scan(&active); err != nil {
+			t.Fatal(err)
+		}
+		if !active {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the cancelled request's statement still runs 5 s later")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// An error PostgreSQL raises at commit (a deferred unique key here) is
+// the request's answer on both paths of the implicit transaction: pgx's
+// pipeline, which prepares, and the prepared path after it.
+func TestErrorAtCommitOnBothPaths(t *testing.T) {
+	db := superConn(t)
+	if _, err := db.Exec(t.Context(), `
+		create table public.deferred_at_commit (code text constraint deferred_at_commit_key unique deferrable initially deferred);
+		insert into public.deferred_at_commit values ('a');
+		grant insert on public.deferred_at_commit to web_anon`); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Exec(context.Background(), "drop table public.deferred_at_commit") })
+	pc := poolConn(t)
+	const sql = "insert into public.deferred_at_commit values ($1)"
+	ignore := func([][]byte) error { return nil }
+	var pgErr *pgconn.PgError
+	if err := server.RunWrite(t.Context(), pc, "web_anon", sql, []any{"a"}, ignore); !errors.As(err, &pgErr) || pgErr.Code != "23505" {
+		t.Fatalf("pipeline: err = %v, want 23505 at commit", err)
+	}
+	assertIdle(t, pc)
+	ok, err := server.RunPreparedWrite(t.Context(), pc, "web_anon", sql, []any{"a"}, ignore)
+	if !ok {
+		t.Fatalf("the prepared path was not taken (err %v)", err)
+	}
+	if !errors.As(err, &pgErr) || pgErr.Code != "23505" {
+		t.Fatalf("prepared path: err = %v, want 23505 at commit", err)
+	}
+	assertIdle(t, pc)
+	if ok, err := server.RunPreparedWrite(t.Context(), pc, "web_anon", sql, []any{"b"}, ignore); !ok || err != nil {
+		t.Fatalf("a row breaking nothing: taken %v, err %v; want it written", ok, err)
+	}
 }

@@ -21,7 +21,11 @@ func writeError(w http.ResponseWriter, log *slog.Logger, err error) {
 	}
 	e := apierr.From(err)
 	if e.Status >= 500 {
-		log.Error("request failed", "code", e.Code, "status", e.Status, "message", e.Message)
+		attrs := []any{"code", e.Code, "status", e.Status, "message", e.Message}
+		if e.Cause != nil {
+			attrs = append(attrs, "cause", e.Cause.Error())
+		}
+		log.Error("request failed", attrs...)
 	}
 	h := w.Header()
 	for k, v := range e.Headers {

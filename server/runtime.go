@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/config"
+	"github.com/svc-dev/svc/snapshot"
 	"github.com/svc-dev/svc/sql/catalog"
 )
 
@@ -95,8 +96,17 @@ func NewRuntime(ctx context.Context, sources config.Sources, cfg *config.Config,
 	if err != nil {
 		return nil, err
 	}
+	snaps.Require(covering(cfg))
 	rt.current.Store(srv)
 	return rt, nil
+}
+
+// covering is the check every snapshot swapped in for cfg must pass: it
+// covers the schemas cfg exposes (CheckSnapshotCovers). A live source
+// introspects exactly those, so only a file or a published snapshot can
+// fail it.
+func covering(cfg *config.Config) func(*snapshot.Snapshot) error {
+	return func(snap *snapshot.Snapshot) error { return CheckSnapshotCovers(snap, cfg) }
 }
 
 // ServeHTTP serves with the Server in force.
@@ -139,15 +149,19 @@ func (rt *Runtime) reload(ctx context.Context) error {
 	if sourceChanged(old.cfg, cfg) {
 		previous := rt.snaps.Source()
 		rt.snaps.SetSource(SourceFor(cfg, rt.log))
+		rt.snaps.Require(covering(cfg))
 		if err := rt.snaps.Reload(ctx); err != nil {
 			rt.snaps.SetSource(previous)
+			rt.snaps.Require(covering(old.cfg))
 			return err
 		}
 	}
 	srv, err := rt.build(ctx, cfg)
 	if err != nil {
+		rt.snaps.Require(covering(old.cfg))
 		return err
 	}
+	rt.snaps.Require(covering(cfg))
 	rt.current.Store(srv)
 	// In-flight requests may still verify with the old verifier; closing
 	// only stops its JWKS refresh.

@@ -203,3 +203,60 @@ func TestSnapshotMustCoverSchemas(t *testing.T) {
 		t.Errorf("typo: got %v\nwant %s", err, want)
 	}
 }
+
+// TestSnapshotReloadMustCoverSchemas: a reload (NOTIFY 'reload schema')
+// applies the check start-up does. A snapshot file rewritten for fewer
+// schemas than db-schemas exposes is refused, the one in force keeps
+// serving every schema, and a covering one is taken again.
+func TestSnapshotReloadMustCoverSchemas(t *testing.T) {
+	db := superConn(t)
+	write := func(path string, schemas ...string) *snapshot.Snapshot {
+		t.Helper()
+		snap, err := catalog.Introspect(t.Context(), db, catalog.Options{Schemas: schemas})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := snapshot.WriteFile(path, snap); err != nil {
+			t.Fatal(err)
+		}
+		return snap
+	}
+	path := filepath.Join(t.TempDir(), "snapshot.msgpack")
+	write(path, "test", "other")
+	const channel = "svc_cover_test"
+	_, snaps, url := startRuntimeSnaps(t, config.Sources{Flags: map[string]string{"db-uri": fixture.authURI,
+		"db-schemas": "test,other", "db-anon-role": "web_anon", "snapshot": path, "db-config": "false"}}, channel)
+	before := snaps.Current().Header.Fingerprint
+
+	write(path, "test")
+	if _, err := db.Exec(t.Context(), "notify "+channel+", 'reload schema'"); err != nil {
+		t.Fatal(err)
+	}
+	want := "the snapshot covers schemas test but db-schemas also exposes other"
+	err := snaps.Reload(t.Context())
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("reload of a test-only snapshot: %v, want an error saying %q", err, want)
+	}
+	time.Sleep(200 * time.Millisecond) // the NOTIFY's reload has had its turn
+	if got := snaps.Current().Header.Fingerprint; got != before {
+		t.Error("a snapshot not covering db-schemas replaced the one in force")
+	}
+	req, _ := http.NewRequest("GET", url+"/books", nil)
+	req.Header.Set("Accept-Profile", "other")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("GET /books of schema other after the refused reload: %d", resp.StatusCode)
+	}
+
+	again := write(path, "test", "other", "private")
+	if err := snaps.Reload(t.Context()); err != nil {
+		t.Fatalf("reload of a covering snapshot: %v", err)
+	}
+	if snaps.Current().Header.Fingerprint != again.Header.Fingerprint {
+		t.Error("the covering snapshot was not swapped in")
+	}
+}

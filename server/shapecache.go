@@ -151,7 +151,10 @@ type callEntry struct {
 	returns snapshot.ReturnShape
 	// rows answers a result read as rows; nil for one value.
 	rows *rowsReply
-	stmt query.Statement
+	// single is set when the call must return exactly one row: a single
+	// object was asked for and the function returns something.
+	single bool
+	stmt   query.Statement
 	// reads is set when the function is not VOLATILE: a GET of it only
 	// reads, and a replica may serve it.
 	reads bool
@@ -161,7 +164,8 @@ type callEntry struct {
 // the caller adds.
 func (s *Server) newCallEntry(req *request.Request, c *plan.Call) *callEntry {
 	e := &callEntry{txShape: s.newTxShape(req.Prefer, c.Function.Schema), returns: c.Function.Returns,
-		reads: c.Function.Volatility != snapshot.Volatile}
+		single: req.Media.Kind == request.MediaObject && c.Function.Returns != snapshot.ReturnsVoid,
+		reads:  c.Function.Volatility != snapshot.Volatile}
 	if c.ReturnsRows() {
 		rep := newRowsReply(c.Read)
 		e.rows = &rep

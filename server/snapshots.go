@@ -107,6 +107,9 @@ type Snapshots struct {
 	reloading sync.Mutex
 	// onReload, when set, is told of every reload's outcome (metrics).
 	onReload func(snap *snapshot.Snapshot, took time.Duration, err error)
+	// check, when set, must accept a loaded snapshot before it is swapped
+	// in (Require).
+	check func(*snapshot.Snapshot) error
 	// gate, when set, runs between loading a snapshot and putting it in
 	// force (Gate).
 	gate func(ctx context.Context)
@@ -128,6 +131,16 @@ func (s *Snapshots) OnReload(fn func(snap *snapshot.Snapshot, took time.Duration
 	s.reloading.Lock()
 	defer s.reloading.Unlock()
 	s.onReload = fn
+}
+
+// Require has every later Reload refuse a snapshot check rejects, keeping
+// the one in force, as a load that fails does; nil accepts any. The
+// Runtime requires what start-up requires of a snapshot (that it cover
+// the exposed schemas), so no reload swaps in one start-up would refuse.
+func (s *Snapshots) Require(check func(*snapshot.Snapshot) error) {
+	s.reloading.Lock()
+	defer s.reloading.Unlock()
+	s.check = check
 }
 
 // NewSnapshots returns a holder that loads from source; call Reload before serving.
@@ -160,6 +173,11 @@ func (s *Snapshots) Reload(ctx context.Context) error {
 	defer s.reloading.Unlock()
 	start := time.Now()
 	snap, err := s.source.Load(ctx)
+	if err == nil && s.check != nil {
+		if err = s.check(snap); err != nil {
+			snap = nil
+		}
+	}
 	if s.onReload != nil {
 		s.onReload(snap, time.Since(start), err)
 	}

@@ -1,10 +1,13 @@
 package server_test
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Requests run in the pipeline's implicit transaction when nothing calls
@@ -94,4 +97,94 @@ func withParam(param string) string {
 		sep = "&"
 	}
 	return fixture.authURI + sep + param
+}
+
+// TestSerializationFailureAtCommit: a serializable request whose commit
+// PostgreSQL refuses (write skew with a transaction that committed first,
+// found only at commit) answers with that error, 40001 and its status,
+// never 2xx, and its write is gone. A deferred trigger that naps holds the
+// request in its commit while the other transaction commits.
+func TestSerializationFailureAtCommit(t *testing.T) {
+	db := superConn(t)
+	ctx := t.Context()
+	if _, err := db.Exec(ctx, `
+		create role svc_serial nologin;
+		alter role svc_serial set default_transaction_isolation = 'serializable';
+		grant svc_serial to authenticator;
+		grant usage on schema test to svc_serial;
+		create table test.serial_skew (id int primary key, k text, note text);
+		insert into test.serial_skew values (1, 'a', null), (2, 'b', null);
+		create function test.serial_skew_nap() returns trigger language plpgsql as $$
+		begin
+			if new.note = 'nap' then perform pg_sleep(2); end if;
+			return null;
+		end $$;
+		create constraint trigger serial_skew_nap after update on test.serial_skew
+			deferrable initially deferred for each row execute function test.serial_skew_nap();
+		grant select, update on test.serial_skew to svc_serial`); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		superConn(t).Exec(context.Background(), `drop table test.serial_skew; drop function test.serial_skew_nap();
+			drop owned by svc_serial; drop role svc_serial`)
+	})
+	base := serverWith(t, map[string]string{"db-anon-role": "svc_serial"})
+
+	// The other transaction reads what the request writes and writes what
+	// it reads (sequential scans: the whole table is read).
+	other, err := db.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Rollback(context.Background())
+	if _, err := other.Exec(ctx, "set transaction isolation level serializable"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.Exec(ctx, "select count(*) from test.serial_skew where k = 'b'; update test.serial_skew set note = 'other' where k = 'b'"); err != nil {
+		t.Fatal(err)
+	}
+
+	answered := make(chan string, 1)
+	go func() {
+		req, _ := http.NewRequest(http.MethodPatch, base+"/serial_skew?k=eq.a", strings.NewReader(`{"note":"nap"}`))
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			answered <- err.Error()
+			return
+		}
+		defer resp.Body.Close()
+		var body struct {
+			Code string `json:"code"`
+		}
+		json.NewDecoder(resp.Body).Decode(&body)
+		answered <- fmt.Sprintf("%d %s", resp.StatusCode, body.Code)
+	}()
+	watch := superConn(t)
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		var napping bool
+		// Napping in a COMMIT: the request's trigger, and no other test's
+		// pg_sleep.
+		if err := watch.QueryRow(ctx, "select exists (select from pg_stat_activity where wait_event = 'PgSleep' and "+
+			"usename = 'authenticator' and query = 'commit')").Scan(&napping); err != nil {
+			t.Fatal(err)
+		}
+		if napping {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the request never reached its commit's trigger")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := other.Commit(ctx); err != nil {
+		t.Fatalf("the other transaction, committing first: %v", err)
+	}
+	if got := <-answered; got != "500 40001" {
+		t.Errorf("the request whose commit failed answered %s, want 500 40001", got)
+	}
+	var note *string
+	if err := db.QueryRow(ctx, "select note from test.serial_skew where id = 1").Scan(&note); err != nil || note != nil {
+		t.Errorf("the request's write: note %v (%v), want none", note, err)
+	}
 }

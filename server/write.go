@@ -11,6 +11,7 @@ import (
 	"github.com/svc-dev/svc/server/plan"
 	"github.com/svc-dev/svc/server/query"
 	"github.com/svc-dev/svc/server/request"
+	"github.com/svc-dev/svc/snapshot"
 )
 
 // handleWrite serves POST, PATCH, PUT and DELETE on a relation.
@@ -31,6 +32,10 @@ func (s *Server) handleWrite(w http.ResponseWriter, r *http.Request, target stri
 	}
 	var payload *request.Payload
 	if r.Method != http.MethodDelete {
+		if err := s.refuseWrite(req, snap, tx); err != nil {
+			writeError(w, s.log, err)
+			return
+		}
 		body, err := s.readBody(w, r)
 		if err != nil {
 			writeError(w, s.log, err)
@@ -81,28 +86,41 @@ func (s *Server) handleWrite(w http.ResponseWriter, r *http.Request, target stri
 	s.respondWrite(w, r, req, p, &res, preferenceApplied(req.Prefer, applied))
 }
 
+// refuseWrite answers, before the body is read, a write that cannot run:
+// to an unknown relation, or one the role may not write (plan.WriteRefused).
+// With db-pre-request configured the privilege is left to the database:
+// that function runs first and may answer, or change the role, itself.
+func (s *Server) refuseWrite(req *request.Request, snap *snapshot.Snapshot, tx txSpec) error {
+	rel, err := plan.WriteTarget(req, snap, s.planOptions())
+	if err != nil || s.preRequest != nil {
+		return err
+	}
+	return plan.WriteRefused(req.Method, rel, snap, tx.role, tx.authenticated)
+}
+
 // writeChecks returns what must hold before a write may commit, or nil:
-// Prefer: max-affected under handling=strict, a limited PATCH or DELETE
-// changing no more than its limit (on a view, rows are picked by the
-// order's columns, which may not be unique), and exactly one row when a
-// single object is asked for.
+// exactly one row written when a single object is asked for, whatever
+// return= says (PostgREST's order: this first); Prefer: max-affected under
+// handling=strict; and a limited PATCH or DELETE changing no more than its
+// limit (on a view, rows are picked by the order's columns, which may not
+// be unique).
 func writeChecks(req *request.Request, p *plan.Write, res *result) func() error {
 	rows := p.Kind == plan.Update || p.Kind == plan.Delete
 	maxAffected := rows && req.Prefer.Handling == "strict" && req.Prefer.MaxAffected != nil
 	limited := rows && p.Limit != nil
-	single := p.Return == "representation" && p.Read.Media.Kind == request.MediaObject
+	single := p.Read.Media.Kind == request.MediaObject
 	if !maxAffected && !limited && !single {
 		return nil
 	}
 	return func() error {
+		if single && res.pageCount != 1 {
+			return apierr.SingularityError(res.pageCount)
+		}
 		if maxAffected && res.pageCount > *req.Prefer.MaxAffected {
 			return apierr.MaxAffectedExceeded(res.pageCount)
 		}
 		if limited && res.pageCount > *p.Limit {
 			return apierr.LimitExceeded(res.pageCount, *p.Limit)
-		}
-		if single && res.pageCount != 1 {
-			return apierr.SingularityError(res.pageCount)
 		}
 		return nil
 	}
@@ -170,6 +188,11 @@ func location(path string, pk []string, values []byte) string {
 	}
 	parts := make([]string, len(pk))
 	for i, k := range pk {
+		// A view's key column may be null, which eq. could never find.
+		if string(vals[i]) == "null" {
+			parts[i] = url.QueryEscape(k) + "=is.null"
+			continue
+		}
 		parts[i] = url.QueryEscape(k) + "=eq." + url.QueryEscape(plan.JSONText(vals[i]))
 	}
 	return path + "?" + strings.Join(parts, "&")

@@ -16,6 +16,10 @@ type Access struct {
 	// PUBLIC: a grant to any of them is the role's.
 	holders map[string]bool
 	all     bool // superuser
+	// readAll and writeAll are held through PostgreSQL's predefined
+	// roles pg_read_all_data (SELECT on every relation) and
+	// pg_write_all_data (INSERT, UPDATE and DELETE), which no grant shows.
+	readAll, writeAll bool
 }
 
 // AccessOf computes the effective privileges of role. Privileges of a role
@@ -45,6 +49,7 @@ func (s *Snapshot) AccessOf(role string) Access {
 		}
 	}
 	walk(role)
+	a.readAll, a.writeAll = a.holders["pg_read_all_data"], a.holders["pg_write_all_data"]
 	return a
 }
 
@@ -61,7 +66,25 @@ func (a Access) granted(grants []Grant, priv string) bool {
 // Table reports whether the role holds priv (PrivSelect, PrivInsert, ...)
 // on the whole relation.
 func (a Access) Table(r *Relation, priv string) bool {
-	return a.all || a.granted(r.Grants, priv)
+	return a.all || a.predefined(priv) || a.granted(r.Grants, priv)
+}
+
+// predefined reports whether a predefined role gives priv on every
+// relation.
+func (a Access) predefined(priv string) bool {
+	switch priv {
+	case PrivSelect:
+		return a.readAll
+	case PrivInsert, PrivUpdate, PrivDelete:
+		return a.writeAll
+	}
+	return false
+}
+
+// Column reports whether the role holds priv on column c of r, by a grant
+// on the relation or on the column.
+func (a Access) Column(r *Relation, c *Column, priv string) bool {
+	return a.Table(r, priv) || a.granted(c.Grants, priv)
 }
 
 // AnyColumn reports whether the role holds priv on the relation or on at

@@ -29,6 +29,9 @@ func TestAccess(t *testing.T) {
 			{Name: "root", Superuser: true},
 			{Name: "loop1", Inherit: true, MemberOf: []string{"loop2"}},
 			{Name: "loop2", Inherit: true, MemberOf: []string{"loop1", "caller"}},
+			{Name: "allreader", Inherit: true, MemberOf: []string{"pg_read_all_data"}},
+			{Name: "allwriter", Inherit: true, MemberOf: []string{"pg_write_all_data"}},
+			{Name: "allwriter_noinherit", Inherit: false, MemberOf: []string{"pg_write_all_data"}},
 		},
 	})
 	if err != nil {
@@ -50,6 +53,9 @@ func TestAccess(t *testing.T) {
 		{role: "stranger", ins: true},                   // unknown: PUBLIC
 		{role: "root", sel: true, ins: true, del: true, upd: true, anyUpdate: true, exec: true}, // superuser
 		{role: "loop1", ins: true, exec: true},                                                  // cycles end
+		{role: "allreader", sel: true, ins: true},                                               // pg_read_all_data
+		{role: "allwriter", ins: true, del: true, upd: true, anyUpdate: true},                   // pg_write_all_data
+		{role: "allwriter_noinherit", ins: true},                                                // needs INHERIT as any role
 	}
 	for _, c := range cases {
 		a := snap.AccessOf(c.role)
@@ -61,6 +67,25 @@ func TestAccess(t *testing.T) {
 				t.Errorf("%s: [select insert delete update anyColumnUpdate execute] = %v, want %v", c.role, got, want)
 				break
 			}
+		}
+	}
+	// Column: the relation's grant, or the column's own.
+	for _, c := range []struct {
+		role, col, priv string
+		want            bool
+	}{
+		{"colwriter", "b", PrivUpdate, true},
+		{"colwriter", "a", PrivUpdate, false},
+		{"reader", "a", PrivSelect, true},
+		{"reader", "b", PrivUpdate, false},
+		{"allreader", "b", PrivSelect, true},
+	} {
+		col := &r.Columns[0]
+		if c.col == "b" {
+			col = &r.Columns[1]
+		}
+		if got := snap.AccessOf(c.role).Column(r, col, c.priv); got != c.want {
+			t.Errorf("%s: Column(%s, %s) = %v, want %v", c.role, c.col, c.priv, got, c.want)
 		}
 	}
 }

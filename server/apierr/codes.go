@@ -70,16 +70,21 @@ func UndefinedColumn(relation, column, hint string) *Error {
 var retryAfter = map[string]string{"Retry-After": "1"}
 
 // ConnectionRefused is SVC000: no connection to the database could be made
-// (wrong db-uri, or the database is not running).
+// (wrong db-uri, or the database is not running). The driver's words name
+// the database's host and port, user and database, so callers get a
+// generic detail and err goes to the log (Cause).
 func ConnectionRefused(err error) *Error {
 	return &Error{Status: 503, Code: code("000"), Message: "Database connection error. Retrying the connection.",
-		Details: err.Error(), Headers: retryAfter}
+		Details: "No connection to the database could be made; the server's log has the cause.",
+		Headers: retryAfter, Cause: err}
 }
 
-// ConnectionFailed is SVC001: a connection broke while in use.
+// ConnectionFailed is SVC001: a connection broke while in use. As with
+// ConnectionRefused, the driver's words go to the log only.
 func ConnectionFailed(err error) *Error {
 	return &Error{Status: 503, Code: code("001"), Message: "Database client error. Retrying the connection.",
-		Details: err.Error(), Headers: retryAfter}
+		Details: "The connection to the database failed while in use; the server's log has the cause.",
+		Headers: retryAfter, Cause: err}
 }
 
 // SnapshotUnavailable is SVC002: no schema snapshot could be loaded yet

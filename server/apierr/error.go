@@ -17,6 +17,10 @@ type Error struct {
 	Hint any
 	// Headers are extra response headers (e.g. WWW-Authenticate).
 	Headers map[string]string
+	// Cause is what went wrong underneath, for the server's log only: it
+	// may name what callers must not learn (the database's address, user
+	// and name), so it never reaches the body.
+	Cause error
 }
 
 func (e *Error) Error() string {

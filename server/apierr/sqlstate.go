@@ -15,9 +15,10 @@ import (
 var sqlstateStatus = map[string]int{
 	"23503": 409, "23505": 409, "25006": 405, "53400": 500,
 	"42883": 404, "42P01": 404, "42P17": 500,
-	// The server shut down under the connection: the pool reconnects.
-	"57P01": 503,
-	"08":    503, "09": 500, "0L": 403, "0P": 403, "25": 500, "28": 403, "2D": 500,
+	// The server shut down under the connection, or ended it to recover
+	// from a crash, or is still recovering: the pool reconnects.
+	"57P01": 503, "57P02": 503, "57P03": 503,
+	"08": 503, "09": 500, "0L": 403, "0P": 403, "25": 500, "28": 403, "2D": 500,
 	"38": 500, "39": 500, "3B": 500, "40": 500, "53": 503, "54": 500, "55": 500,
 	"57": 500, "58": 500, "F0": 500, "HV": 500, "P0": 500, "XX": 500,
 	"P0001": 400,
@@ -121,4 +122,13 @@ func raised(e *pgconn.PgError) *Error {
 func unparsableRaise(err error) *Error {
 	return &Error{Status: 500, Code: code("121"),
 		Message: "Could not parse JSON in the RAISE SQLSTATE '" + Names.RaiseState + "' error", Details: err.Error()}
+}
+
+// PermissionDenied is the error PostgreSQL gives a role without the
+// privilege on an object (42501), for refusing a request the snapshot's
+// grants already show cannot run, before its body is read. kind is
+// PostgreSQL's word for the object: table, view, materialized view,
+// foreign table or function.
+func PermissionDenied(kind, name string, authenticated bool) *Error {
+	return FromPG(&pgconn.PgError{Code: "42501", Message: "permission denied for " + kind + " " + name}, authenticated)
 }

@@ -48,3 +48,9 @@ func MaxAffectedExceeded(rows int64) *Error {
 	return &Error{Status: 400, Code: code("124"), Message: "Query result exceeds max-affected preference constraint",
 		Details: fmt.Sprintf("The query affects %d rows", rows)}
 }
+
+// MaxAffectedNotSet is SVC128: Prefer: max-affected under handling=strict
+// bounds the rows a call returns, which only a set-returning function has.
+func MaxAffectedNotSet() *Error {
+	return &Error{Status: 400, Code: code("128"), Message: "Function must return SETOF or TABLE when max-affected preference is used with handling=strict"}
+}

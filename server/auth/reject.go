@@ -20,6 +20,7 @@ const (
 	msgAudience     = "JWT not in audience"
 	msgAudType      = "The JWT 'aud' claim must be a string or an array of strings"
 	msgRoleType     = "The JWT role claim must be a string"
+	msgCrit         = "JWT header lists critical extensions that are not supported"
 )
 
 // reject builds a fresh error each time: an *apierr.Error carries a header
@@ -40,4 +41,9 @@ func rejectAlg(alg any) *apierr.Error {
 
 func rejectClaimType(claim string) *apierr.Error {
 	return apierr.InvalidJWT("The JWT '"+claim+"' claim must be a number", nil)
+}
+
+// rejectCrit names the token's crit header in details.
+func rejectCrit(crit any) *apierr.Error {
+	return apierr.InvalidJWT(msgCrit, crit)
 }

@@ -2,6 +2,8 @@ package auth
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"slices"
@@ -161,6 +163,12 @@ func (v *Verifier) verify(token string) (Identity, *apierr.Error) {
 		return Identity{}, reject(msgEmpty)
 	}
 	if v == nil {
+		// Without a key nothing can be verified (SVC300, the server's
+		// fault), but a credential that is no JWT at all is the
+		// caller's, whatever the configuration.
+		if rejection := malformed(token); rejection != nil {
+			return Identity{}, rejection
+		}
 		return Identity{}, apierr.JWTSecretMissing()
 	}
 	now := v.now()
@@ -173,7 +181,7 @@ func (v *Verifier) verify(token string) (Identity, *apierr.Error) {
 		return Identity{}, rejectParts(n)
 	}
 	var p payload
-	parsed, err := v.parser.ParseWithClaims(token, &p, v.keys.keyfunc)
+	parsed, err := v.parser.ParseWithClaims(token, &p, v.keyfunc)
 	if err != nil {
 		return Identity{}, v.classify(parsed, err)
 	}
@@ -188,6 +196,36 @@ func (v *Verifier) verify(token string) (Identity, *apierr.Error) {
 		v.cache.put(token, id, now)
 	}
 	return id, nil
+}
+
+// keyfunc refuses a token whose header lists critical extensions (crit),
+// since SVC understands none and RFC 7515 (4.1.11) requires such a token
+// be refused, before it looks up the keys.
+func (v *Verifier) keyfunc(t *jwt.Token) (any, error) {
+	if crit, ok := t.Header["crit"]; ok {
+		return nil, rejectCrit(crit)
+	}
+	return v.keys.keyfunc(t)
+}
+
+// malformed refuses a token that is no JWS in compact form: three parts
+// of unpadded base64url, the first a JSON object.
+func malformed(token string) *apierr.Error {
+	parts := strings.Split(token, ".")
+	if len(parts) != 3 {
+		return rejectParts(len(parts))
+	}
+	for _, part := range parts {
+		if _, err := base64.RawURLEncoding.DecodeString(part); err != nil {
+			return reject(msgUndecodable)
+		}
+	}
+	header, _ := base64.RawURLEncoding.DecodeString(parts[0])
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(header, &fields) != nil || fields == nil {
+		return reject(msgUndecodable)
+	}
+	return nil
 }
 
 // classify turns golang-jwt's error into PostgREST's wording. The parser

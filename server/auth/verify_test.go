@@ -282,13 +282,27 @@ func TestNotConfigured(t *testing.T) {
 		t.Fatalf("New = %v, %v; want nil, nil", v, err)
 	}
 	v.Close() // safe on nil
-	_, err = v.Verify("a.b.c")
+	_, err = v.Verify(sign(t, hsSigner, nil, map[string]any{"role": "web"}))
 	var e *apierr.Error
 	if !errors.As(err, &e) || e.Status != 500 || e.Code != "SVC300" || e.Message != "Server lacks JWT secret" {
 		t.Errorf("Verify on nil = %v", err)
 	}
 	_, err = v.Verify("")
 	wantRejection(t, err, msgEmpty, nil)
+	// A credential that is no JWT is the caller's fault even so: 401.
+	for token, message := range map[string]string{
+		"'":             "Expected 3 parts in JWT; got 1",
+		"a.b":           "Expected 3 parts in JWT; got 2",
+		"a.b.c.d":       "Expected 3 parts in JWT; got 4",
+		"a.b.c":         msgUndecodable,
+		"e30.e30.'":     msgUndecodable,
+		"e30=.e30.sig":  msgUndecodable,
+		"WzFd.e30.sig":  msgUndecodable, // a header of [1]
+		"bnVsbA.e30.x_": msgUndecodable, // a header of null
+	} {
+		_, err := v.Verify(token)
+		wantRejection(t, err, message, nil)
+	}
 }
 
 func TestVerifyErrorIsNilOnSuccess(t *testing.T) {
@@ -302,5 +316,34 @@ func TestVerifyErrorIsNilOnSuccess(t *testing.T) {
 	id, _ := v.Verify(sign(t, hsSigner, nil, map[string]any{"a": 1}))
 	if !json.Valid(id.Claims) || id.Claims[0] != '{' {
 		t.Errorf("claims %q", id.Claims)
+	}
+}
+
+// TestCritRefused: a token whose header lists critical extensions is
+// refused however well it is signed, since SVC understands none (RFC 7515
+// 4.1.11); without crit the same token verifies.
+func TestCritRefused(t *testing.T) {
+	t.Parallel()
+	v := newVerifier(t, Options{Secret: hsSecret})
+	claims := map[string]any{"role": "web"}
+	if _, err := v.Verify(sign(t, hsSigner, nil, claims)); err != nil {
+		t.Fatalf("without crit: %v", err)
+	}
+	for _, crit := range []any{
+		[]any{"exp"},
+		[]any{"b64"},
+		[]any{"http://example.com/ext", "x"},
+		[]any{},
+		"b64",
+	} {
+		_, err := v.Verify(sign(t, hsSigner, map[string]any{"crit": crit, "b64": false, "exp": 1}, claims))
+		wantRejection(t, err, msgCrit, crit)
+	}
+	// A cached token was verified without crit; one with crit never is.
+	tok := sign(t, hsSigner, map[string]any{"crit": []any{"b64"}}, claims)
+	cached := newVerifier(t, Options{Secret: hsSecret, CacheMaxEntries: 10})
+	for range 2 {
+		_, err := cached.Verify(tok)
+		wantRejection(t, err, msgCrit, []any{"b64"})
 	}
 }

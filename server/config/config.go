@@ -53,6 +53,9 @@ type Config struct {
 	RequestMaxFilters        int               // request-max-filters (SVC's addition)
 	RequestMaxSelectItems    int               // request-max-select-items (SVC's addition)
 	RequestMaxEmbedDepth     int               // request-max-embed-depth (SVC's addition), 1 to 64
+	RequestMaxEmbeds         int               // request-max-embeds (SVC's addition)
+	RequestMaxJSONPathDepth  int               // request-max-json-path-depth (SVC's addition), 1 to 1000
+	RequestMaxLogicDepth     int               // request-max-logic-depth (SVC's addition), 1 to 1000
 	ServerReadTimeout        time.Duration     // server-read-timeout (SVC's addition); 0 for none
 	ServerWriteTimeout       time.Duration     // server-write-timeout (SVC's addition); 0 for none
 	ServerIdleTimeout        time.Duration     // server-idle-timeout (SVC's addition)

@@ -45,12 +45,15 @@ func TestDefault(t *testing.T) {
 		ServerCORSAllowedOrigins: []string{},
 		ServerUnixSocketMode:     0o660,
 		ServerSchedBatch:         true,
-		ServerMaxBodyBytes:       64 << 20,
+		ServerMaxBodyBytes:       8 << 20,
 		ServerMaxHeaderBytes:     1 << 20,
 		ServerMaxURLBytes:        64 << 10,
 		RequestMaxFilters:        256,
 		RequestMaxSelectItems:    512,
 		RequestMaxEmbedDepth:     16,
+		RequestMaxEmbeds:         32,
+		RequestMaxJSONPathDepth:  32,
+		RequestMaxLogicDepth:     16,
 		ServerReadTimeout:        60 * time.Second,
 		ServerIdleTimeout:        120 * time.Second,
 		DBPreparedStatements:     true,
@@ -233,6 +236,9 @@ server-max-url-bytes = 4096
 request-max-filters = 10
 request-max-select-items = 20
 request-max-embed-depth = 3
+request-max-embeds = 5
+request-max-json-path-depth = 4
+request-max-logic-depth = 2
 server-read-timeout = 30
 server-write-timeout = 90
 server-idle-timeout = 10
@@ -275,6 +281,7 @@ app.settings.Other = 1
 		ServerCORSAllowedOrigins: []string{"https://app.example", "http://localhost:5173"},
 		ServerMaxBodyBytes:       1000, ServerMaxHeaderBytes: 8192, ServerReadTimeout: 30 * time.Second,
 		ServerMaxURLBytes: 4096, RequestMaxFilters: 10, RequestMaxSelectItems: 20, RequestMaxEmbedDepth: 3,
+		RequestMaxEmbeds: 5, RequestMaxJSONPathDepth: 4, RequestMaxLogicDepth: 2,
 		ServerWriteTimeout: 90 * time.Second, ServerIdleTimeout: 10 * time.Second,
 		ServerUnixSocket: "/run/svc/svc.sock", ServerUnixSocketMode: 0o600, ServerReuseport: true,
 		DBChannelURI: "postgres://bob@db-direct/app", DBPreparedStatements: false, LogLevel: "info",

@@ -6,7 +6,7 @@ import (
 )
 
 // TestRequestLimitKeys: the request size limits take whole numbers in
-// their ranges (the embed depth at most the parser's ceiling of 64), and
+// their ranges (the depths at most the parser's ceilings), and
 // may come from the database, since each request reads them from the
 // Server a reload rebuilds.
 func TestRequestLimitKeys(t *testing.T) {
@@ -24,6 +24,12 @@ func TestRequestLimitKeys(t *testing.T) {
 		{"request-max-embed-depth", "64", ""},
 		{"request-max-embed-depth", "0", "expected a whole number from 1 to 64"},
 		{"request-max-embed-depth", "65", "expected a whole number from 1 to 64"},
+		{"request-max-embeds", "1", ""},
+		{"request-max-embeds", "0", "expected a whole number of at least 1"},
+		{"request-max-json-path-depth", "1000", ""},
+		{"request-max-json-path-depth", "1001", "expected a whole number from 1 to 1000"},
+		{"request-max-logic-depth", "1000", ""},
+		{"request-max-logic-depth", "0", "expected a whole number from 1 to 1000"},
 	}
 	for _, c := range cases {
 		_, _, err := Load(Sources{Flags: map[string]string{c.key: c.value}})
@@ -35,7 +41,8 @@ func TestRequestLimitKeys(t *testing.T) {
 		}
 	}
 	names := DatabaseSettings()
-	for _, key := range []string{"server-max-url-bytes", "request-max-filters", "request-max-select-items", "request-max-embed-depth"} {
+	for _, key := range []string{"server-max-url-bytes", "request-max-filters", "request-max-select-items", "request-max-embed-depth",
+		"request-max-embeds", "request-max-json-path-depth", "request-max-logic-depth"} {
 		if names[strings.ReplaceAll(key, "-", "_")] != key {
 			t.Errorf("%s cannot be set from the database", key)
 		}

@@ -75,6 +75,14 @@ func conformanceHandler() http.Handler {
 			io.ReadAll(r.Body)
 		case "/abort":
 			panic(http.ErrAbortHandler)
+		case "/slow":
+			// Longer than DefaultWatchAfter: the watcher reads what
+			// follows while this runs.
+			select {
+			case <-time.After(80 * time.Millisecond):
+			case <-r.Context().Done():
+			}
+			fmt.Fprintf(w, "slow ctx=%v", r.Context().Err())
 		default:
 			http.NotFound(w, r)
 		}
@@ -267,6 +275,23 @@ var conformanceCases = []confCase{
 	{name: "lowercase method", want: 1, req: "get /echo HTTP/1.1\r\nHost: a\r\n\r\n"},
 	{name: "absolute-form target", want: 1, req: "GET http://x/echo?a=1 HTTP/1.1\r\nHost: y\r\n\r\n"},
 	{name: "query and path escapes", want: 1, req: "GET /ec%68o?q=a%20b%26c&x=%zz&y=%E2%82%AC HTTP/1.1\r\nHost: a\r\n\r\n"},
+	// A target that does not parse is answered 400, never a silent close.
+	{name: "target with a lone percent", want: 1, req: "GET /todos% HTTP/1.1\r\nHost: a\r\n\r\n"},
+	{name: "target with a bad escape", want: 1, req: "GET /todos%g1 HTTP/1.1\r\nHost: a\r\n\r\n"},
+	{name: "target with a control character", want: 1, req: "GET /to\x01dos HTTP/1.1\r\nHost: a\r\n\r\n"},
+	{name: "query with a control character", want: 1, req: "GET /echo?a=\x7f HTTP/1.1\r\nHost: a\r\n\r\n"},
+	{name: "absolute-form target with a bad escape", want: 1, req: "GET http://x/ech%o HTTP/1.1\r\nHost: y\r\n\r\n"},
+	{name: "pipelined GET then a bad target", want: 2, req: "GET /cl HTTP/1.1\r\nHost: a\r\n\r\nGET /%zz HTTP/1.1\r\nHost: a\r\n\r\n"},
+	{name: "query with a stray percent and a semicolon", want: 1, req: "GET /echo?k=eq.50%;b&c=%g1 HTTP/1.1\r\nHost: a\r\n\r\n"},
+	// The watcher reads on while a slow request runs: what it reads, a
+	// byte or whole requests, is served next, in order.
+	{name: "slow GET with a pipelined GET ahead", want: 2, req: "GET /slow HTTP/1.1\r\nHost: a\r\n\r\nGET /cl HTTP/1.1\r\nHost: a\r\n\r\n"},
+	{name: "slow GET with a byte ahead", want: 1, req: "GET /slow HTTP/1.1\r\nHost: a\r\n\r\nG"},
+	{name: "slow POST with a pipelined POST ahead", want: 2, req: "POST /slow HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\n\r\nabc" +
+		"POST /echo HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\n\r\nhello"},
+	{name: "slow GET with a bad target ahead", want: 2, req: "GET /slow HTTP/1.1\r\nHost: a\r\n\r\nGET /x% HTTP/1.1\r\nHost: a\r\n\r\n"},
+	{name: "slow GET with three requests ahead", want: 4, req: strings.Repeat("GET /slow HTTP/1.1\r\nHost: a\r\n\r\n", 2) +
+		"GET /small HTTP/1.1\r\nHost: a\r\n\r\nGET /cl HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"},
 	{name: "OPTIONS star", want: 1, req: "OPTIONS * HTTP/1.1\r\nHost: a\r\n\r\n"},
 	{name: "CONNECT without Host", want: 1, req: "CONNECT example.com:443 HTTP/1.1\r\n\r\n"},
 	{name: "pipelined GET then incomplete request", want: 1, req: "GET /cl HTTP/1.1\r\nHost: a\r\n\r\nGET /cl HTT"},

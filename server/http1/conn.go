@@ -177,10 +177,19 @@ func (c *conn) serveRequest(req *http.Request) bool {
 	}
 	handler.ServeHTTP(w, req)
 	c.watch.stop()
+	if ctx.Err() != nil && !w.wroteHeader {
+		// The watcher cancelled the request: its client left, and the
+		// handler had nothing to say. net/http would answer 200 with an
+		// empty body, a success nothing earned (the request's work was
+		// cancelled); a client that only half-closed would read it.
+		// Nothing is sent and the connection closes.
+		w.release()
+		return false
+	}
 	cancel()
 	w.finish()
 	c.out.flush()
-	keep := !w.closeAfter && c.out.err == nil && !c.srv.isClosing()
+	keep := !w.closeAfter && c.out.err == nil && !c.srv.isClosing() && !c.watch.overflowed.Load()
 	if w.bodyLeft {
 		// Let the client read the answer before the unread body makes
 		// the kernel reset the connection.
@@ -219,7 +228,7 @@ func (c *conn) refuse(err error) {
 		const line = "431 Request Header Fields Too Large"
 		c.writeRaw(line, line)
 		c.closeWriteAndWait()
-	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), isNetError(err):
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), isReadError(err):
 	case strings.HasPrefix(err.Error(), "unsupported transfer encoding"):
 		c.writeRaw("501 Not Implemented", "Unsupported transfer encoding")
 	default:
@@ -228,9 +237,17 @@ func (c *conn) refuse(err error) {
 	}
 }
 
-func isNetError(err error) bool {
+// isReadError reports whether err is the connection failing or timing
+// out under a read, when there is no one left to answer. Only that: a
+// request target that does not parse fails with a *url.Error, which is a
+// net.Error too, and is answered 400 as net/http answers it.
+func isReadError(err error) bool {
 	var ne net.Error
-	return errors.As(err, &ne)
+	if errors.As(err, &ne) && ne.Timeout() {
+		return true
+	}
+	var oe *net.OpError
+	return errors.As(err, &oe) && oe.Op == "read"
 }
 
 // writeRaw sends a plain-text answer to a request the handler never

@@ -10,13 +10,16 @@ const unlimited = 1<<63 - 1
 
 // connReader is what the connection's bufio.Reader reads from: rwc,
 // bounded to remain bytes while headers are read (so a client cannot
-// send endless headers), and first any byte the watcher read while
+// send endless headers), and first the bytes the watcher read ahead while
 // waiting for the client to leave.
 type connReader struct {
-	rwc     net.Conn
-	remain  int64
-	hasByte bool
-	byteBuf [1]byte
+	rwc    net.Conn
+	remain int64
+	// ahead[aheadOff:] are bytes the watcher read that are still to be
+	// served: they came after everything the bufio.Reader holds, and
+	// before anything still in the socket.
+	ahead    []byte
+	aheadOff int
 }
 
 func (r *connReader) Read(p []byte) (int, error) {
@@ -26,18 +29,34 @@ func (r *connReader) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	if r.hasByte {
-		p[0] = r.byteBuf[0]
-		r.hasByte = false
-		r.remain--
-		return 1, nil
-	}
 	if int64(len(p)) > r.remain {
 		p = p[:r.remain]
+	}
+	if r.aheadOff < len(r.ahead) {
+		n := copy(p, r.ahead[r.aheadOff:])
+		r.aheadOff += n
+		r.remain -= int64(n)
+		if r.aheadOff == len(r.ahead) {
+			r.dropAhead()
+		}
+		return n, nil
 	}
 	n, err := r.rwc.Read(p)
 	r.remain -= int64(n)
 	return n, err
+}
+
+// keptAheadBytes is the largest read-ahead buffer a connection keeps once
+// served, for the next request's watch; a larger one is let go, so an
+// idle connection holds no more.
+const keptAheadBytes = 4 << 10
+
+// dropAhead empties the read-ahead buffer.
+func (r *connReader) dropAhead() {
+	if cap(r.ahead) > keptAheadBytes {
+		r.ahead = nil
+	}
+	r.ahead, r.aheadOff = r.ahead[:0], 0
 }
 
 type headerLimitError struct{}

@@ -202,7 +202,7 @@ func (w *response) decideConnection() {
 	} else if !req.ProtoAtLeast(1, 1) || req.Close || hasToken(req.Header.Get("Connection"), "close") {
 		w.closeAfter = true
 	}
-	if h.Get("Connection") == "close" || w.c.srv.isClosing() {
+	if h.Get("Connection") == "close" || w.c.srv.isClosing() || w.c.watch.overflowed.Load() {
 		w.closeAfter = true
 	}
 	if w.body.settle(req.ContentLength) {

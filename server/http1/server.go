@@ -10,7 +10,12 @@
 // Deliberate differences: cleartext HTTP/1.x only (no TLS, HTTP/2,
 // Hijack, Flusher, trailers or 1xx answers from handlers); a HEAD answer
 // declares the whole length GET would send; a request in absolute form
-// needs no Host header.
+// needs no Host header. A client's leaving is watched for whatever it
+// sent beyond its request (net/http stops watching once a byte more has
+// come); a request cancelled that way which the handler leaves unanswered
+// gets no answer, where net/http sends an empty 200; and a client that
+// sends more than maxReadAhead while its request runs has the connection
+// closed after the answer.
 package http1
 
 import (

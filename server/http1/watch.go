@@ -3,7 +3,9 @@ package http1
 import (
 	"context"
 	"math"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -18,10 +20,21 @@ const (
 	watchReading
 )
 
+// maxReadAhead bounds what the watcher holds of what a client sends while
+// its request runs (pipelined requests, most often). Past it the watcher
+// drops what it read and keeps reading, so that it still sees the client
+// leave; the connection then closes after the answer, and the client sends
+// the requests it had no answer to again, as it must be ready to.
+const maxReadAhead = 64 << 10
+
 // watcher cancels a slow request's context when its client goes away.
 // net/http starts a goroutine per request for this; here the timer
 // starts the read only once a request has run for WatchAfter, so quick
-// requests pay for a timer reset and stop instead.
+// requests pay for a timer reset and stop instead. The read takes
+// whatever the client sends until it leaves or the request ends, and
+// keeps it for the requests that follow: whether bytes are buffered
+// already (net/http does not watch then) or arrive during the request, a
+// client that leaves is seen leave.
 type watcher struct {
 	c      *conn
 	timer  *time.Timer
@@ -30,6 +43,9 @@ type watcher struct {
 	state  int
 	cancel context.CancelFunc
 	abort  bool
+	// overflowed is set once the watcher dropped bytes past
+	// maxReadAhead: the connection cannot carry another request.
+	overflowed atomic.Bool
 }
 
 func (w *watcher) init(c *conn) {
@@ -43,11 +59,6 @@ func (w *watcher) init(c *conn) {
 // once the request's body is read to its end: the read takes the
 // connection's next bytes.
 func (w *watcher) arm(cancel context.CancelFunc) {
-	if w.c.br.Buffered() > 0 {
-		// The client has sent more already: it is there, and those
-		// bytes must stay for the next request.
-		return
-	}
 	w.mu.Lock()
 	w.state = watchArmed
 	w.cancel = cancel
@@ -55,8 +66,9 @@ func (w *watcher) arm(cancel context.CancelFunc) {
 	w.timer.Reset(w.c.srv.watchAfter())
 }
 
-// read runs on the timer's goroutine: it waits for a byte or an error
-// from the client and cancels the request on an error, the client gone.
+// read runs on the timer's goroutine: it reads what the client sends
+// until the read fails, and cancels the request when it fails on its own,
+// the client gone, rather than because stop ended the watch.
 func (w *watcher) read() {
 	w.mu.Lock()
 	if w.state != watchArmed {
@@ -69,18 +81,44 @@ func (w *watcher) read() {
 	w.mu.Unlock()
 
 	r := &w.c.r
-	n, err := w.c.io.Read(r.byteBuf[:])
+	var err error
+	for err == nil {
+		w.makeRoom(r)
+		var n int
+		n, err = w.c.io.Read(r.ahead[len(r.ahead):cap(r.ahead)])
+		r.ahead = r.ahead[:len(r.ahead)+n]
+	}
 
 	w.mu.Lock()
-	if n == 1 {
-		r.hasByte = true
-	}
-	if err != nil && !w.abort {
+	if !w.abort {
 		cancel()
 	}
 	w.state = watchIdle
 	w.idle.Broadcast()
 	w.mu.Unlock()
+}
+
+// makeRoom readies r.ahead for the next read: it moves the bytes still to
+// be served to its start, grows it up to maxReadAhead, and past that
+// drops what it holds (see maxReadAhead).
+func (w *watcher) makeRoom(r *connReader) {
+	const minRead = 512
+	if cap(r.ahead)-len(r.ahead) >= minRead {
+		return
+	}
+	if r.aheadOff > 0 {
+		n := copy(r.ahead, r.ahead[r.aheadOff:])
+		r.ahead, r.aheadOff = r.ahead[:n], 0
+		if cap(r.ahead)-n >= minRead {
+			return
+		}
+	}
+	if len(r.ahead)+minRead > maxReadAhead {
+		w.overflowed.Store(true)
+		r.ahead = r.ahead[:0]
+		return
+	}
+	r.ahead = slices.Grow(r.ahead, min(max(2*cap(r.ahead), 2*minRead), maxReadAhead)-len(r.ahead))
 }
 
 // stop ends the watch of the current request, waiting for a read in

@@ -7,18 +7,38 @@ import (
 	"github.com/svc-dev/svc/snapshot"
 )
 
-// definition describes a row of r: a property per column, and as required
-// the columns an insert must give (NOT NULL, no default, not generated).
+// definition describes a row of r: a property per column the role may
+// use, and as required the columns an insert must give (NOT NULL, no
+// default, not generated).
 func (b *builder) definition(r *snapshot.Relation) *schema {
 	d := &schema{Type: "object", Description: r.Description, Properties: map[string]*schema{}}
 	for i := range r.Columns {
 		c := &r.Columns[i]
+		if !b.usable(r, c) {
+			continue
+		}
 		d.Properties[c.Name] = b.property(r, c)
 		if !c.Nullable && c.Default == nil && !c.Generated {
 			d.Required = append(d.Required, c.Name)
 		}
 	}
 	return d
+}
+
+// usable reports whether the role may read or write column c of r, the
+// columns its document shows: under follow-privileges, a column it holds
+// no privilege on is not named at all, so the document does not tell it
+// that the column exists. Ignoring privileges, every column is.
+func (b *builder) usable(r *snapshot.Relation, c *snapshot.Column) bool {
+	a := b.access
+	return a == nil || a.Column(r, c, snapshot.PrivSelect) || a.Column(r, c, snapshot.PrivInsert) ||
+		a.Column(r, c, snapshot.PrivUpdate)
+}
+
+// filterable reports whether the role may filter on column c of r: a
+// filter reads the column, so it needs SELECT on it.
+func (b *builder) filterable(r *snapshot.Relation, c *snapshot.Column) bool {
+	return !reservedQuery[c.Name] && (b.access == nil || b.access.Column(r, c, snapshot.PrivSelect))
 }
 
 // property describes column c: type and format from its type, its enum

@@ -154,7 +154,7 @@ func (b *builder) document() *document {
 			Required: optional, Schema: &schema{Ref: ref("definitions", r.Name)}}
 		for i := range r.Columns {
 			c := &r.Columns[i]
-			if reservedQuery[c.Name] {
+			if !b.filterable(r.Relation, c) {
 				continue
 			}
 			d.Parameters[rowFilter(r.Name, c.Name)] = &parameter{Name: c.Name, In: "query",

@@ -347,3 +347,46 @@ func TestTypes(t *testing.T) {
 		}
 	}
 }
+
+// TestColumnsFollowPrivileges: following privileges, a definition names
+// the columns the role may read or write, requires only those, and offers
+// filters on the ones it may read.
+func TestColumnsFollowPrivileges(t *testing.T) {
+	t.Parallel()
+	notes := table("notes", nil)
+	notes.Columns = []snapshot.Column{
+		{Name: "id", Type: "integer", Grants: grant("anon", "SELECT", "INSERT")},
+		{Name: "body", Type: "text", Grants: grant("anon", "SELECT")},
+		{Name: "pin", Type: "text", Grants: grant("anon", "INSERT")},
+		{Name: "ssn", Type: "text"},
+	}
+	snap, err := snapshot.New(snapshot.Header{}, snapshot.Content{Relations: []snapshot.Relation{notes},
+		Roles: []snapshot.Role{{Name: "anon", Inherit: true}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	anon := build(t, snap, Options{Role: "anon", FollowPrivileges: true})
+	all := build(t, snap, Options{Role: "anon"})
+	props := func(doc map[string]any) []string {
+		var out []string
+		for k := range at(doc, "definitions", "notes", "properties").(map[string]any) {
+			out = append(out, k)
+		}
+		slices.Sort(out)
+		return out
+	}
+	if got := props(anon); !reflect.DeepEqual(got, []string{"body", "id", "pin"}) {
+		t.Errorf("following privileges: properties %v, want [body id pin]", got)
+	}
+	if got := props(all); !reflect.DeepEqual(got, []string{"body", "id", "pin", "ssn"}) {
+		t.Errorf("ignoring privileges: properties %v, want all four", got)
+	}
+	if got := at(anon, "definitions", "notes", "required"); !reflect.DeepEqual(got, []any{"id", "body", "pin"}) {
+		t.Errorf("required = %v, want [id body pin] (ssn is not named)", got)
+	}
+	for col, want := range map[string]bool{"id": true, "body": true, "pin": false, "ssn": false} {
+		if got := at(anon, "parameters", "rowFilter.notes."+col) != nil; got != want {
+			t.Errorf("filter on %s offered: %v, want %v", col, got, want)
+		}
+	}
+}

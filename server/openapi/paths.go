@@ -34,8 +34,8 @@ func (b *builder) relationPath(r relation) *pathItem {
 	}
 	var filters []*parameter
 	for i := range r.Columns {
-		if name := r.Columns[i].Name; !reservedQuery[name] {
-			filters = append(filters, paramRef(rowFilter(r.Name, name)))
+		if c := &r.Columns[i]; b.filterable(r.Relation, c) {
+			filters = append(filters, paramRef(rowFilter(r.Name, c.Name)))
 		}
 	}
 	body := "body." + r.Name

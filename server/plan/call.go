@@ -2,7 +2,6 @@ package plan
 
 import (
 	"encoding/hex"
-	"encoding/json"
 	"slices"
 	"strings"
 
@@ -107,7 +106,10 @@ func BuildCall(req *request.Request, body *request.Payload, raw []byte, media st
 	}
 	c := &Call{Function: fn}
 	if body != nil {
-		c.Body = rowObject(body.JSON)
+		c.Body = body.First
+		if c.Body == nil {
+			c.Body = []byte("{}")
+		}
 	}
 	for _, a := range fn.Arguments {
 		if slices.Contains(supplied, a.Name) && a.Mode != snapshot.ArgOut && a.Mode != snapshot.ArgTable {
@@ -135,6 +137,12 @@ func BuildCall(req *request.Request, body *request.Payload, raw []byte, media st
 // rows get a read tree.
 func finishCall(req *request.Request, c *Call, filters []request.Pair, snap *snapshot.Snapshot, opts Options) (*Call, error) {
 	fn := c.Function
+	if pr := req.Prefer; pr.Handling == "strict" && pr.MaxAffected != nil &&
+		fn.Returns != snapshot.ReturnsSetOfComposite && fn.Returns != snapshot.ReturnsSetOfScalar {
+		// Only a set's rows can be counted against the bound; refusing
+		// before the call means it writes nothing.
+		return nil, apierr.MaxAffectedNotSet()
+	}
 	for _, p := range filters {
 		f, err := request.ParseFilter(p.Key, p.Value)
 		if err != nil {
@@ -229,15 +237,6 @@ func firstColumnNamed(req *request.Request) string {
 		return req.Order[0].Field.Name
 	}
 	return "?"
-}
-
-// rowObject is the first object of the array a payload holds, or {}.
-func rowObject(array []byte) []byte {
-	var rows []json.RawMessage
-	if json.Unmarshal(array, &rows) != nil || len(rows) == 0 {
-		return []byte("{}")
-	}
-	return rows[0]
 }
 
 func isArgument(fns []*snapshot.Function, name string) bool {

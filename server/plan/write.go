@@ -165,12 +165,12 @@ func (w *Write) checkPut(req *request.Request) error {
 	if len(pk) == 0 || len(req.Logic) > 0 || !slices.Equal(filtered, slices.Sorted(slices.Values(pk))) {
 		return apierr.InvalidPutFilters()
 	}
-	var rows []map[string]json.RawMessage
-	if err := json.Unmarshal(w.Payload.JSON, &rows); err != nil || len(rows) != 1 {
+	var row map[string]json.RawMessage
+	if w.Payload.Rows != 1 || json.Unmarshal(w.Payload.First, &row) != nil {
 		return apierr.PutMismatch()
 	}
 	for _, f := range req.Filters {
-		if JSONText(rows[0][f.Field.Name]) != f.Value {
+		if JSONText(row[f.Field.Name]) != f.Value {
 			return apierr.PutMismatch()
 		}
 	}

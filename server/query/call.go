@@ -63,7 +63,7 @@ func arguments(b *builder, c *plan.Call) {
 		b.write("::", c.Args[0].Type, " as v) _svc_a")
 	case c.Body != nil:
 		b.write("pg_catalog.json_to_record(")
-		b.value(string(c.Body))
+		b.value(c.Body)
 		b.write("::json) as _svc_a(")
 		b.list(len(c.Args), func(i int) {
 			b.ident(c.Args[i].Name)

@@ -144,7 +144,7 @@ func TestFieldsWriteSQL(t *testing.T) {
 			[]string{`select "api"."color_from_json"(_svc_p."color"), _svc_p."id"`,
 				`from pg_catalog.json_to_recordset($1::json) as _svc_p("color" json, "id" integer)`}},
 		{"PATCH", "/paints?id=eq.1", "", `{"color":"#fff"}`,
-			[]string{`set "color" = "api"."color_from_json"(_svc_p."color") from pg_catalog.json_to_record(($1::json)->0) as _svc_p("color" json)`}},
+			[]string{`set "color" = "api"."color_from_json"(_svc_p."color") from pg_catalog.json_to_record($1::json) as _svc_p("color" json)`}},
 		{"POST", "/paints?columns=id,color", "missing=default", `[{"id":1}]`,
 			[]string{`(_svc_p.r)."id"`, `cross join lateral pg_catalog.json_to_record(_svc_e.j) as _svc_r("color" json, "id" integer)`}},
 		// Without a represented column the row type reads the body.

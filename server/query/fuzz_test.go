@@ -61,8 +61,38 @@ func FuzzReadPipeline(f *testing.F) {
 		if strings.Contains(st.SQL, "$"+strconv.Itoa(len(st.Args)+1)) {
 			t.Fatalf("%q: placeholder $%d has no argument in %s", rawQuery, len(st.Args)+1, st.SQL)
 		}
+		if emptyIdentifier(st.SQL) {
+			t.Fatalf("%q: a zero-length quoted identifier in %s", rawQuery, st.SQL)
+		}
 		checkKeptBind(t, r, rawQuery, st)
 	})
+}
+
+// emptyIdentifier reports whether sql holds "" as a quoted identifier of
+// its own (not a doubled quote inside one), which PostgreSQL refuses.
+func emptyIdentifier(sql string) bool {
+	for i := 0; i < len(sql); i++ {
+		switch sql[i] {
+		case '\'':
+			for i++; i < len(sql) && sql[i] != '\''; i++ {
+			}
+		case '"':
+			start := i + 1
+			for i++; i < len(sql); i++ {
+				if sql[i] == '"' {
+					if i+1 < len(sql) && sql[i+1] == '"' {
+						i++
+						continue
+					}
+					break
+				}
+			}
+			if i == start {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // checkKeptBind checks what the server does with a read's statement when it

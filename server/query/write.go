@@ -3,6 +3,7 @@ package query
 import (
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/svc-dev/svc/server/plan"
 	"github.com/svc-dev/svc/snapshot"
@@ -139,18 +140,17 @@ func insert(b *builder, w *plan.Write) {
 		b.list(len(w.Columns), func(i int) { b.ident(w.Columns[i].Name) })
 		b.write(")")
 	}
-	if w.MissingDefault {
+	if w.MissingDefault && !w.Payload.Positional {
 		insertRowsWithDefaults(b, w)
 	} else {
 		// Keys a row lacks read as null; a single object lists only its
 		// own keys as columns, so the others take their defaults.
+		// Positional rows have every key, so missing=default changes
+		// nothing for them.
 		b.write(" select ")
 		b.list(len(w.Columns), func(i int) { payloadColumn(b, w, i, "_svc_p.") })
 		b.write(" from ")
-		payloadRecords(b, w, true, "_svc_p", func() {
-			b.value(string(w.Payload.JSON))
-			b.write("::json")
-		})
+		payloadRows(b, w)
 	}
 	if w.Conflict == nil {
 		return
@@ -179,18 +179,51 @@ func insertRowsWithDefaults(b *builder, w *plan.Write) {
 	b.write(" select ")
 	b.list(len(w.Columns), func(i int) { defaultedValue(b, w, i) })
 	b.write(" from ")
-	keyedRows(b, w)
+	keyedRows(b, w, w.Payload.JSON, w.Payload.Array)
 }
 
-// keyedRows writes the FROM item _svc_p of the payload's rows for
-// missing=default: each row's object (j) beside the record it reads as
-// (r, see payloadRecords), so a value can tell a key the row lacks from
-// an explicit null. r is taken whole from a lateral FROM item so its
-// columns stay known.
-func keyedRows(b *builder, w *plan.Write) {
-	b.write("(select _svc_e.j, _svc_r as r from pg_catalog.json_array_elements(")
-	b.value(string(w.Payload.JSON))
-	b.write("::json) as _svc_e(j) cross join lateral ")
+// payloadRows writes the FROM item _svc_p giving the payload's rows as
+// records (see payloadRecords), whatever form they came in
+// (request.Payload).
+func payloadRows(b *builder, w *plan.Write) {
+	p := w.Payload
+	if !p.Positional {
+		payloadRecords(b, w, p.Array, "_svc_p", func() {
+			b.value(p.JSON)
+			b.write("::json")
+		})
+		return
+	}
+	// Each positional row becomes an object of the header's names on its
+	// own, so PostgreSQL never holds the objects of all rows at once.
+	b.write("pg_catalog.json_array_elements(")
+	b.value(p.JSON)
+	b.write("::json) _svc_r, ")
+	payloadRecords(b, w, false, "_svc_p", func() {
+		b.write("pg_catalog.json_object(")
+		b.value(arrayLiteral(textNames(p.Header)))
+		b.write("::text[], array(select _svc_v from pg_catalog.json_array_elements_text(_svc_r.value)" +
+			" with ordinality _svc_x(_svc_v, _svc_n) order by _svc_n))")
+	})
+}
+
+// keyedRows writes the FROM item _svc_p of the rows of rows (an array of
+// objects, or one object) for missing=default: each row's object (j)
+// beside the record it reads as (r, see payloadRecords), so a value can
+// tell a key the row lacks from an explicit null. r is taken whole from a
+// lateral FROM item so its columns stay known.
+func keyedRows(b *builder, w *plan.Write, rows []byte, array bool) {
+	b.write("(select _svc_e.j, _svc_r as r from ")
+	if array {
+		b.write("pg_catalog.json_array_elements(")
+		b.value(rows)
+		b.write("::json) as _svc_e(j)")
+	} else {
+		b.write("(select ")
+		b.value(rows)
+		b.write("::json as j) as _svc_e")
+	}
+	b.write(" cross join lateral ")
 	payloadRecords(b, w, false, "_svc_r", func() { b.write("_svc_e.j") })
 	b.write(") _svc_p")
 }
@@ -230,12 +263,11 @@ func update(b *builder, w *plan.Write) {
 	})
 	b.write(" from ")
 	if w.MissingDefault {
-		keyedRows(b, w) // one row: PATCH takes one object
+		keyedRows(b, w, w.Payload.First, false) // PATCH takes one object
 	} else {
 		payloadRecords(b, w, false, "_svc_p", func() {
-			b.write("(")
-			b.value(string(w.Payload.JSON))
-			b.write("::json)->0")
+			b.value(w.Payload.First)
+			b.write("::json")
 		})
 	}
 	rowsToWrite(b, w)
@@ -275,4 +307,18 @@ func rowsToWrite(b *builder, w *plan.Write) {
 	where(b, sc, &inner)
 	orderAndWindow(b, sc)
 	b.write(")")
+}
+
+// textNames returns names as PostgreSQL can take them as text: bytes that
+// are not UTF-8 become U+FFFD, as they would in a JSON key. Such a name
+// matches no column; it only must not fail the statement.
+func textNames(names []string) []string {
+	if !slices.ContainsFunc(names, func(n string) bool { return !utf8.ValidString(n) }) {
+		return names
+	}
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = strings.ToValidUTF8(n, "\uFFFD")
+	}
+	return out
 }

@@ -1,6 +1,7 @@
 package request
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -30,6 +31,11 @@ func (f Field) OutputName() string {
 	return f.Name
 }
 
+// maxJSONPathDepth bounds the arrows of a JSON path the parser takes. It
+// is the ceiling of request-max-json-path-depth, which CheckLimits
+// enforces after parsing; PostgreSQL's stack takes paths this long.
+const maxJSONPathDepth = 1000
+
 // field reads a name and any JSON path after it.
 func (s *scanner) field() (Field, error) {
 	name, err := s.name()
@@ -38,6 +44,7 @@ func (s *scanner) field() (Field, error) {
 	}
 	f := Field{Name: name}
 	for {
+		at := s.pos
 		var step PathStep
 		switch {
 		case s.accept("->>"):
@@ -45,6 +52,10 @@ func (s *scanner) field() (Field, error) {
 		case s.accept("->"):
 		default:
 			return f, nil
+		}
+		if len(f.Path) == maxJSONPathDepth {
+			s.pos = at
+			return Field{}, s.fail(fmt.Sprintf("at most %d JSON path steps", maxJSONPathDepth))
 		}
 		if step.Key, err = s.pathKey(); err != nil {
 			return Field{}, err
@@ -57,9 +68,16 @@ func (s *scanner) field() (Field, error) {
 }
 
 // pathKey reads a JSON key: quoted, or up to the next arrow or punctuation.
+// A key holds no NUL character, which PostgreSQL's text cannot.
 func (s *scanner) pathKey() (string, error) {
 	if s.peek() == '"' {
-		return s.quoted()
+		start := s.pos
+		k, err := s.quoted()
+		if err == nil && strings.IndexByte(k, 0) >= 0 {
+			s.pos = start
+			return "", s.fail("a JSON key without NUL characters")
+		}
+		return k, err
 	}
 	start := s.pos
 	for !s.eof() && identChar(s.src[s.pos]) && !strings.HasPrefix(s.src[s.pos:], "->") {

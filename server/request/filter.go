@@ -2,6 +2,8 @@ package request
 
 import (
 	"strings"
+
+	"github.com/svc-dev/svc/server/apierr"
 )
 
 // Filter is one horizontal filter: `<column>=[not.]<op>[(<mod>)].<value>`.
@@ -53,6 +55,12 @@ func parseFilter(key, value string) (Filter, error) {
 	}
 	if !ks.eof() {
 		return Filter{}, ks.fail("end of column name")
+	}
+	if value == "" {
+		// Nothing in the value to point at: name the parameter, which may
+		// have come without "=" at all ("?a=eq.1;b").
+		return Filter{}, apierr.ParseError("failed to parse filter parameter ("+key+")",
+			"a filter needs an operator and a value: "+key+"=<operator>.<value>")
 	}
 	s := &scanner{param: "filter", src: value}
 	f, err := s.filterRest(field, false)

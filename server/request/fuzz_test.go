@@ -1,9 +1,14 @@
 package request
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
+	"maps"
+	"mime"
 	"net/http/httptest"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/svc-dev/svc/server/apierr"
@@ -18,6 +23,7 @@ func FuzzParse(f *testing.F) {
 		`select="a\"b"&x=not.is.null`,
 		"select=a::double precision,*",
 		"order=a,b.asc&x=eq.",
+		"x=eq.a;b&y=like.50%;z=eq.%ff+1",
 		"select=c,n:count(),a::int.sum()::text,j->>k::int.avg(),r(x.max()),...s(count())",
 	} {
 		f.Add(seed, "0-9")
@@ -39,26 +45,117 @@ func FuzzParse(f *testing.F) {
 
 // FuzzPayload feeds arbitrary bodies of each content type to ParsePayload:
 // it must never panic, every error must be a 4xx *apierr.Error, and what it
-// accepts must be a JSON array holding as many rows as it reports.
+// accepts must be rows in the form it reports, as many as it counts. JSON
+// bodies are held to encoding/json's reading of them, keys and errors alike.
 func FuzzPayload(f *testing.F) {
 	f.Add("application/json", `[{"a":1},{"a":null}]`)
 	f.Add("application/json", `{"a":"x","b":[1,2]}`)
+	f.Add("application/json", `[{"a":1,"a":2,"\u0062":{"}":"]"}},{"b":3,"a":"\"}"}]`)
+	f.Add("application/json", `[null,{}]`)
 	f.Add("text/csv", "a,b\n1,NULL\n\"x,\"\"y\",\n")
 	f.Add("application/x-www-form-urlencoded", "a=1&b=%20x")
 	f.Fuzz(func(t *testing.T, contentType, body string) {
-		p, err := ParsePayload(contentType, []byte(body), nil)
-		if err != nil {
-			var e *apierr.Error
-			if !errors.As(err, &e) || e.Status < 400 || e.Status >= 500 {
-				t.Fatalf("ParsePayload(%q, %q) gave %v, want a 4xx apierr.Error", contentType, body, err)
+		for _, columns := range [][]string{nil, {"a"}} {
+			p, err := ParsePayload(contentType, []byte(body), columns)
+			if mt, _, _ := mime.ParseMediaType(contentType); contentType == "" || mt == "application/json" {
+				checkJSONPayload(t, body, columns == nil, p, err)
 			}
-			return
-		}
-		var rows []map[string]any
-		if err := json.Unmarshal(p.JSON, &rows); err != nil || len(rows) != p.Rows {
-			t.Fatalf("ParsePayload(%q, %q) = %s (%d rows): not an array of %d objects: %v", contentType, body, p.JSON, p.Rows, p.Rows, err)
+			if err != nil {
+				var e *apierr.Error
+				if !errors.As(err, &e) || e.Status < 400 || e.Status >= 500 {
+					t.Fatalf("ParsePayload(%q, %q) gave %v, want a 4xx apierr.Error", contentType, body, err)
+				}
+				return
+			}
+			checkPayloadForm(t, p)
 		}
 	})
+}
+
+// checkPayloadForm checks that p's JSON holds p.Rows rows in the form p
+// says, and that p.First is the first of them.
+func checkPayloadForm(t *testing.T, p *Payload) {
+	t.Helper()
+	var rows []json.RawMessage
+	switch {
+	case !p.Array:
+		rows = []json.RawMessage{p.JSON}
+	case json.Unmarshal(p.JSON, &rows) != nil:
+		t.Fatalf("%s: not an array", p.JSON)
+	}
+	if len(rows) != p.Rows {
+		t.Fatalf("%s: %d rows, reported %d", p.JSON, len(rows), p.Rows)
+	}
+	for _, row := range rows {
+		if p.Positional {
+			var values []*string
+			if err := json.Unmarshal(row, &values); err != nil || len(values) != len(p.Header) {
+				t.Fatalf("%s: row %s is not %d strings or nulls", p.JSON, row, len(p.Header))
+			}
+			continue
+		}
+		var object map[string]json.RawMessage
+		if err := json.Unmarshal(row, &object); err != nil {
+			t.Fatalf("%s: row %s is not an object: %v", p.JSON, row, err)
+		}
+	}
+	if p.Rows > 0 && !p.Positional && !bytes.Equal(bytes.TrimSpace(rows[0]), p.First) {
+		t.Fatalf("%s: first row %s", p.JSON, p.First)
+	}
+}
+
+// checkJSONPayload holds jsonPayload to what SVC computed with encoding/json
+// before it walked the bytes itself: the same keys, the same rows and the
+// same refusals.
+func checkJSONPayload(t *testing.T, body string, uniform bool, p *Payload, err error) {
+	t.Helper()
+	var want struct {
+		keys []string
+		rows int
+		err  string
+	}
+	trimmed := strings.TrimSpace(body)
+	var any1 any
+	switch {
+	case trimmed == "" || json.Unmarshal([]byte(trimmed), &any1) != nil:
+		want.err = "Empty or invalid json"
+	case trimmed[0] == '{':
+		var row map[string]json.RawMessage
+		json.Unmarshal([]byte(trimmed), &row)
+		want.keys, want.rows = slices.Sorted(maps.Keys(row)), 1
+	case trimmed[0] == '[':
+		var rows []json.RawMessage
+		json.Unmarshal([]byte(trimmed), &rows)
+		want.rows = len(rows)
+		for i, raw := range rows {
+			var row map[string]json.RawMessage
+			if json.Unmarshal(raw, &row) != nil {
+				want.err = "All object keys must match"
+				break
+			}
+			keys := slices.Sorted(maps.Keys(row))
+			if i == 0 {
+				want.keys = keys
+				if keys == nil {
+					want.keys = []string{}
+				}
+			} else if uniform && !slices.Equal(keys, want.keys) {
+				want.err = "All object keys must match"
+				break
+			}
+		}
+	default:
+		want.err = "Empty or invalid json"
+	}
+	if want.err != "" || err != nil {
+		if e := apierr.From(err); err == nil || e.Message != want.err {
+			t.Fatalf("%q: error %v, want %q", body, err, want.err)
+		}
+		return
+	}
+	if p.Rows != want.rows || (uniform && !slices.Equal(p.Keys, want.keys)) {
+		t.Fatalf("%q: keys %v rows %d, want %v %d", body, p.Keys, p.Rows, want.keys, want.rows)
+	}
 }
 
 // FuzzHeaders feeds arbitrary Prefer, Accept and profile headers to Parse
@@ -99,6 +196,7 @@ func FuzzCallForm(f *testing.F) {
 	f.Add("a=1&b=2")
 	f.Add("v=1&v=2&v=%20x")
 	f.Add("=&&a")
+	f.Add("v=1;v=50%&w=a+b%zz")
 	f.Fuzz(func(t *testing.T, body string) {
 		p, err := ParseCallForm([]byte(body))
 		if err != nil {

@@ -19,6 +19,16 @@ type Limits struct {
 	SelectItems int
 	// EmbedDepth bounds how deeply embeds nest: `a(b())` is two levels.
 	EmbedDepth int
+	// Embeds bounds the embedded resources at every level: each is a
+	// subquery PostgreSQL plans, and with JIT compiles, before a statement
+	// timeout can stop it.
+	Embeds int
+	// JSONPathDepth bounds the arrows of any one JSON path, in select,
+	// filters and order: PostgreSQL nests an operator call per arrow.
+	JSONPathDepth int
+	// LogicDepth bounds how deeply logic trees nest: `or=(a.eq.1)` is one
+	// level, `or=(and(a.eq.1))` two. PostgreSQL's parser nests as deep.
+	LogicDepth int
 }
 
 // CheckLimits refuses (400 SVC100) a request larger than l allows. It is
@@ -41,6 +51,24 @@ func (r *Request) CheckLimits(l Limits) error {
 		if n := embedDepth(r.Select); n > l.EmbedDepth {
 			return apierr.ParseError(fmt.Sprintf("Embedding deeper than %d levels", l.EmbedDepth),
 				fmt.Sprintf("The select list embeds %d levels deep; request-max-embed-depth allows %d", n, l.EmbedDepth))
+		}
+	}
+	if l.Embeds > 0 {
+		if n := embedCount(r.Select); n > l.Embeds {
+			return apierr.ParseError(fmt.Sprintf("More than %d embedded resources", l.Embeds),
+				fmt.Sprintf("The select list embeds %d resources, nested ones included; request-max-embeds allows %d", n, l.Embeds))
+		}
+	}
+	if l.JSONPathDepth > 0 {
+		if n := r.jsonPathDepth(); n > l.JSONPathDepth {
+			return apierr.ParseError(fmt.Sprintf("JSON path longer than %d steps", l.JSONPathDepth),
+				fmt.Sprintf("A JSON path in the request has %d steps; request-max-json-path-depth allows %d", n, l.JSONPathDepth))
+		}
+	}
+	if l.LogicDepth > 0 {
+		if n := r.logicDepth(); n > l.LogicDepth {
+			return apierr.ParseError(fmt.Sprintf("Logic trees nested deeper than %d levels", l.LogicDepth),
+				fmt.Sprintf("A logic tree in the request nests %d levels deep; request-max-logic-depth allows %d", n, l.LogicDepth))
 		}
 	}
 	return nil
@@ -98,4 +126,104 @@ func embedDepth(items []SelectItem) int {
 		}
 	}
 	return deepest
+}
+
+// embedCount counts the embeds in items, nested ones included.
+func embedCount(items []SelectItem) int {
+	n := 0
+	for _, it := range items {
+		if it.Embed != nil {
+			n += 1 + embedCount(it.Embed.Select)
+		}
+	}
+	return n
+}
+
+// jsonPathDepth is the most arrows of any JSON path in the request: in
+// select, filters (logic trees' included), order, and the parameters of
+// a function call, which may be filters.
+func (r *Request) jsonPathDepth() int {
+	deepest := max(selectPathDepth(r.Select), r.Params.pathDepth())
+	for _, p := range r.Embedded {
+		deepest = max(deepest, p.pathDepth())
+	}
+	for _, u := range r.Unparsed {
+		// A function's parameter is a filter when it names no argument;
+		// its key is then a field, possibly with a path.
+		if f, err := (&scanner{src: u.Key}).field(); err == nil {
+			deepest = max(deepest, len(f.Path))
+		}
+	}
+	return deepest
+}
+
+// pathDepth is the most arrows of a JSON path in one level's filters,
+// logic trees and order.
+func (p *Params) pathDepth() int {
+	deepest := 0
+	for _, f := range p.Filters {
+		deepest = max(deepest, len(f.Field.Path))
+	}
+	for i := range p.Logic {
+		deepest = max(deepest, p.Logic[i].pathDepth())
+	}
+	for _, t := range p.Order {
+		deepest = max(deepest, len(t.Field.Path))
+	}
+	return deepest
+}
+
+// selectPathDepth is the most arrows of a JSON path in items.
+func selectPathDepth(items []SelectItem) int {
+	deepest := 0
+	for _, it := range items {
+		deepest = max(deepest, len(it.Field.Path))
+		if it.Embed != nil {
+			deepest = max(deepest, selectPathDepth(it.Embed.Select))
+		}
+	}
+	return deepest
+}
+
+// pathDepth is the most arrows of a JSON path in t's filters.
+func (t *LogicTree) pathDepth() int {
+	deepest := 0
+	for _, c := range t.Conditions {
+		switch {
+		case c.Filter != nil:
+			deepest = max(deepest, len(c.Filter.Field.Path))
+		case c.Tree != nil:
+			deepest = max(deepest, c.Tree.pathDepth())
+		}
+	}
+	return deepest
+}
+
+// logicDepth is the deepest nesting of the request's logic trees.
+func (r *Request) logicDepth() int {
+	deepest := r.Params.logicDepth()
+	for _, p := range r.Embedded {
+		deepest = max(deepest, p.logicDepth())
+	}
+	return deepest
+}
+
+// logicDepth is the deepest nesting of one level's logic trees.
+func (p *Params) logicDepth() int {
+	deepest := 0
+	for i := range p.Logic {
+		deepest = max(deepest, p.Logic[i].depth())
+	}
+	return deepest
+}
+
+// depth is 1 for a tree of filters, plus the depth of its deepest subtree.
+func (t *LogicTree) depth() int {
+	deepest := 0
+	for _, c := range t.Conditions {
+		if c.Tree != nil {
+			deepest = max(deepest, c.Tree.depth())
+		}
+	}
+	return 1 + deepest
 }

@@ -16,6 +16,9 @@ func TestCheckLimits(t *testing.T) {
 	filters := Limits{Filters: 3}
 	items := Limits{SelectItems: 4}
 	depth := Limits{EmbedDepth: 2}
+	embeds := Limits{Embeds: 2}
+	path := Limits{JSONPathDepth: 2}
+	logic := Limits{LogicDepth: 2}
 	cases := []struct {
 		name   string
 		kind   Kind
@@ -41,6 +44,24 @@ func TestCheckLimits(t *testing.T) {
 		{"embed depth at", KindRelation, "select=r1(r2(a))", depth, ""},
 		{"embed depth over", KindRelation, "select=r1(r2(r3(a)))", depth, "request-max-embed-depth"},
 		{"embed depth over in one branch, by an empty embed", KindRelation, "select=r1(a),r2(r3(r4()))", depth, "request-max-embed-depth"},
+		{"embeds at", KindRelation, "select=r1(a),r2(b)", embeds, ""},
+		{"embeds over, spread and empty ones included", KindRelation, "select=r1(),...r2(b),r3(c)", embeds, "request-max-embeds"},
+		{"embeds over by nesting", KindRelation, "select=r1(r2(r3(a)))", embeds, "request-max-embeds"},
+		{"path at in select", KindRelation, "select=j->a->>b", path, ""},
+		{"path over in select", KindRelation, "select=j->a->b->>c", path, "request-max-json-path-depth"},
+		{"path over in an embed's select", KindRelation, "select=r(j->a->b->c)", path, "request-max-json-path-depth"},
+		{"path over in an aggregate", KindRelation, "select=j->a->b->c::int.sum()", path, "request-max-json-path-depth"},
+		{"path over in a filter", KindRelation, "j->a->b->>c=eq.1", path, "request-max-json-path-depth"},
+		{"path over in a logic tree", KindRelation, "or=(a.eq.1,and(j->a->b->c.eq.1))", path, "request-max-json-path-depth"},
+		{"path over in an embed's filter", KindRelation, "select=r(a)&r.j->a->b->c=eq.1", path, "request-max-json-path-depth"},
+		{"path over in order", KindRelation, "order=j->a->b->c.desc", path, "request-max-json-path-depth"},
+		{"path over in an embed's order", KindRelation, "select=r(a)&r.order=j->a->b->c", path, "request-max-json-path-depth"},
+		{"path over in a function's filter", KindFunction, "x=1&j->a->b->c=eq.1", path, "request-max-json-path-depth"},
+		{"path at in a function's filter", KindFunction, "x=1&j->a->b=eq.1", path, ""},
+		{"logic depth at", KindRelation, "or=(a.eq.1,and(b.eq.1,c.eq.1))", logic, ""},
+		{"logic depth over", KindRelation, "or=(a.eq.1,and(b.eq.1,not.or(c.eq.1)))", logic, "request-max-logic-depth"},
+		{"logic depth over on an embed", KindRelation, "select=r(a)&r.and=(or(and(a.eq.1)))", logic, "request-max-logic-depth"},
+		{"logic depth over in a function's tree", KindFunction, "not.and=(or(and(a.eq.1)))", logic, "request-max-logic-depth"},
 		{"zero limits bound nothing", KindRelation, "select=r1(r2(r3(a,b,c,d,e)))&a=eq.1&b=eq.1&c=eq.1&d=eq.1", Limits{}, ""},
 	}
 	for _, c := range cases {
@@ -84,6 +105,19 @@ func TestCheckLimitsCounts(t *testing.T) {
 	if n := embedDepth(req.Select); n != 3 {
 		t.Errorf("embedDepth = %d, want 3", n)
 	}
+	if n := embedCount(req.Select); n != 3 {
+		t.Errorf("embedCount = %d, want 3", n)
+	}
+	deep, err := Parse(httptest.NewRequest("GET", "/x?select=j->a,r(k->a->b)&or=(a.eq.1,and(j->a->b->c.eq.1,or(b.eq.1)))", nil), KindRelation, "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := deep.jsonPathDepth(); n != 3 {
+		t.Errorf("jsonPathDepth = %d, want 3", n)
+	}
+	if n := deep.logicDepth(); n != 3 {
+		t.Errorf("logicDepth = %d, want 3", n)
+	}
 	err = req.CheckLimits(Limits{Filters: 4})
 	want := "The request has 5 filter conditions; request-max-filters allows 4"
 	if e := apierr.From(err); e.Details != want || e.Message != "More than 4 filters" {
@@ -108,4 +142,52 @@ func TestEmbedDepthCeiling(t *testing.T) {
 	if _, err := parseSelect(nested(maxEmbedDepth + 1)); err == nil {
 		t.Errorf("select nested %d deep: want an error", maxEmbedDepth+1)
 	}
+}
+
+// TestDepthCeilings: the parser takes JSON paths and logic trees as deep
+// as the highest request-max-json-path-depth and request-max-logic-depth
+// allow, and no deeper, so a hostile value is refused before it is built
+// (thousands of arrows overflowed PostgreSQL's stack; thousands of nested
+// trees its parser).
+func TestDepthCeilings(t *testing.T) {
+	t.Parallel()
+	path := func(steps int) string { return "j" + strings.Repeat("->a", steps) }
+	tree := func(levels int) string {
+		return "(" + strings.Repeat("or(", levels-1) + "a.eq.1" + strings.Repeat(")", levels-1) + ")"
+	}
+	cases := []struct {
+		name  string
+		parse func() (*Request, error)
+		depth func(*Request) int
+		at    int
+	}{
+		{"path in select", func() (*Request, error) { return parseQuery("select=" + path(maxJSONPathDepth)) }, (*Request).jsonPathDepth, maxJSONPathDepth},
+		{"path in a filter", func() (*Request, error) { return parseQuery(path(maxJSONPathDepth) + "=eq.1") }, (*Request).jsonPathDepth, maxJSONPathDepth},
+		{"logic tree", func() (*Request, error) { return parseQuery("or=" + tree(maxLogicDepth)) }, (*Request).logicDepth, maxLogicDepth},
+	}
+	over := []func() (*Request, error){
+		func() (*Request, error) { return parseQuery("select=" + path(maxJSONPathDepth+1)) },
+		func() (*Request, error) { return parseQuery(path(maxJSONPathDepth+1) + "=eq.1") },
+		func() (*Request, error) { return parseQuery("or=" + tree(maxLogicDepth+1)) },
+	}
+	for i, c := range cases {
+		req, err := c.parse()
+		if err != nil {
+			t.Fatalf("%s %d deep: %v", c.name, c.at, err)
+		}
+		if n := c.depth(req); n != c.at {
+			t.Errorf("%s: depth %d, want %d", c.name, n, c.at)
+		}
+		_, err = over[i]()
+		if e := apierr.From(err); err == nil || e.Status != 400 || e.Code != apierr.Names.CodePrefix+"100" {
+			t.Errorf("%s %d deep: %v, want 400 %s100", c.name, c.at+1, err, apierr.Names.CodePrefix)
+		}
+	}
+}
+
+// parseQuery parses a read of /x with query string q.
+func parseQuery(q string) (*Request, error) {
+	r := httptest.NewRequest("GET", "/x", nil)
+	r.URL.RawQuery = q
+	return Parse(r, KindRelation, "x")
 }

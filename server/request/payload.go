@@ -1,24 +1,30 @@
 package request
 
 import (
-	"bytes"
-	"encoding/csv"
 	"encoding/json"
-	"errors"
-	"io"
 	"mime"
-	"net/url"
 	"slices"
-	"strings"
 
 	"github.com/svc-dev/svc/server/apierr"
 )
 
-// Payload is a write's body, normalised to a JSON array of objects whatever
-// the content type it came in, so one statement shape serves them all.
+// Payload is a write's body, in the form PostgreSQL reads its rows from,
+// reached without building the rows in Go: a JSON body is checked in one
+// pass over its bytes and sent as it came, a CSV body is converted once
+// into JSON arrays. Neither makes an object per row, so what a body costs
+// in memory grows with its size, not with its number of rows or keys
+// (BenchmarkWriteBodyMemory in package server).
 type Payload struct {
-	// JSON is the array of row objects.
+	// JSON holds the rows: one object when Array is false, an array of
+	// objects, or with Positional an array of arrays.
 	JSON []byte
+	// Positional marks rows as arrays of strings and nulls, one element per
+	// name of Header in that order (CSV): the column names are sent once,
+	// not repeated in every row, so short values after long names do not
+	// multiply the body.
+	Positional bool
+	// Header names the elements of positional rows; nil otherwise.
+	Header []string
 	// Keys are the columns the rows set, sorted: columns= when given (rows
 	// may then lack some), otherwise the keys every row has.
 	Keys []string
@@ -27,6 +33,10 @@ type Payload struct {
 	Array bool
 	// Rows is the number of rows.
 	Rows int
+	// First is the first row as a JSON object (or as the first element of
+	// a JSON array holds it), nil when there are no rows: a function's
+	// arguments, and the one row of a PATCH or PUT.
+	First []byte
 }
 
 // ParsePayload reads a write body of the given Content-Type. columns is the
@@ -62,63 +72,9 @@ func ParsePayload(contentType string, body []byte, columns []string) (*Payload, 
 	return p, nil
 }
 
-// errInvalidJSON is PostgREST's message for any body that is not rows.
-const errInvalidJSON = "Empty or invalid json"
-
-// jsonPayload checks a JSON body: an object or an array of objects; with
-// uniform set, every object must have the same keys.
-func jsonPayload(body []byte, uniform bool) (*Payload, error) {
-	trimmed := bytes.TrimSpace(body)
-	if len(trimmed) == 0 || !json.Valid(trimmed) {
-		return nil, apierr.InvalidBody(errInvalidJSON, "")
-	}
-	p := &Payload{}
-	switch trimmed[0] {
-	case '{':
-		var row map[string]json.RawMessage
-		if err := json.Unmarshal(trimmed, &row); err != nil {
-			return nil, apierr.InvalidBody(errInvalidJSON, err.Error())
-		}
-		p.Keys = sortedKeys(row)
-		p.JSON = append(append([]byte{'['}, trimmed...), ']')
-		p.Rows = 1
-		return p, nil
-	case '[':
-		var rows []json.RawMessage
-		if err := json.Unmarshal(trimmed, &rows); err != nil {
-			return nil, apierr.InvalidBody(errInvalidJSON, err.Error())
-		}
-		p.Array, p.Rows, p.JSON = true, len(rows), trimmed
-		for i, raw := range rows {
-			var row map[string]json.RawMessage
-			if err := json.Unmarshal(raw, &row); err != nil {
-				// PostgREST's wording: a non-object has no keys to match.
-				return nil, apierr.InvalidBody("All object keys must match", "")
-			}
-			keys := sortedKeys(row)
-			if i == 0 {
-				p.Keys = keys
-			} else if uniform && !slices.Equal(keys, p.Keys) {
-				return nil, apierr.InvalidBody("All object keys must match", "")
-			}
-		}
-		return p, nil
-	}
-	// A scalar, or a string holding JSON: rows must be sent as objects.
-	return nil, apierr.InvalidBody(errInvalidJSON, "the body must be a JSON object or an array of objects")
-}
-
-func sortedKeys(m map[string]json.RawMessage) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
 // formPayload turns application/x-www-form-urlencoded into one row of
-// strings; a repeated key keeps its last value.
+// strings; a repeated key keeps its last value. The body is split as a
+// query string is (appendPairs), so no pair is dropped.
 func formPayload(body []byte) (*Payload, error) {
 	return formRow(body, false)
 }
@@ -129,62 +85,35 @@ func ParseCallForm(body []byte) (*Payload, error) {
 	return formRow(body, true)
 }
 
+// formRow builds its one row as a map: a form is one row, and
+// url.ParseQuery has made a map of it already.
 func formRow(body []byte, repeatedAsArray bool) (*Payload, error) {
-	values, err := url.ParseQuery(string(body))
-	if err != nil {
-		return nil, apierr.InvalidBody("Invalid form data", err.Error())
+	pairs, perr := appendPairs(nil, string(body))
+	if perr != nil {
+		return nil, apierr.InvalidBody("Invalid form data", perr.Error())
 	}
-	row := make(map[string]any, len(values))
-	for k, vs := range values {
-		row[k] = vs[len(vs)-1]
-		if repeatedAsArray && len(vs) > 1 {
-			row[k] = vs
+	row := make(map[string]any, len(pairs))
+	for _, p := range pairs {
+		prev, seen := row[p.Key]
+		switch {
+		case !seen || !repeatedAsArray:
+			row[p.Key] = p.Value
+		case isString(prev):
+			row[p.Key] = []string{prev.(string), p.Value}
+		default:
+			row[p.Key] = append(prev.([]string), p.Value)
 		}
 	}
-	js, _ := json.Marshal([]map[string]any{row})
+	js, _ := json.Marshal(row)
 	keys := make([]string, 0, len(row))
 	for k := range row {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	return &Payload{JSON: js, Keys: keys, Rows: 1}, nil
+	return &Payload{JSON: js, Keys: keys, Rows: 1, First: js}, nil
 }
 
-// csvPayload turns CSV with a header line into rows: an empty field is the
-// empty string, NULL is null.
-func csvPayload(body []byte) (*Payload, error) {
-	r := csv.NewReader(bytes.NewReader(body))
-	header, err := r.Read()
-	if err != nil {
-		return nil, apierr.InvalidBody("Invalid CSV", "the body needs a header line naming the columns")
-	}
-	var rows []map[string]*string
-	for {
-		rec, err := r.Read()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if errors.Is(err, csv.ErrFieldCount) {
-			return nil, apierr.InvalidBody("All lines must have same number of fields", "")
-		}
-		if err != nil {
-			return nil, apierr.InvalidBody("Invalid CSV", strings.TrimPrefix(err.Error(), "record on "))
-		}
-		row := make(map[string]*string, len(header))
-		for i, name := range header {
-			if rec[i] != "NULL" {
-				row[name] = &rec[i]
-			} else {
-				row[name] = nil
-			}
-		}
-		rows = append(rows, row)
-	}
-	js, _ := json.Marshal(rows)
-	if rows == nil {
-		js = []byte("[]")
-	}
-	keys := slices.Clone(header)
-	slices.Sort(keys)
-	return &Payload{JSON: js, Keys: slices.Compact(keys), Array: true, Rows: len(rows)}, nil
+func isString(v any) bool {
+	_, ok := v.(string)
+	return ok
 }

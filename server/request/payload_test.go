@@ -18,15 +18,26 @@ func TestParsePayload(t *testing.T) {
 		wantKeys                []string
 		wantRows                int
 		wantArray               bool
+		wantFirst               string
+		wantHeader              []string // positional rows' names; nil for objects
 	}{
-		{"object", "", `{"b":1,"a":"x"}`, nil, `[{"b":1,"a":"x"}]`, []string{"a", "b"}, 1, false},
-		{"array", "application/json; charset=utf-8", ` [{"a":1},{"a":2}] `, nil, `[{"a":1},{"a":2}]`, []string{"a"}, 2, true},
-		{"empty array", "application/json", `[]`, nil, `[]`, nil, 0, true},
-		{"columns override keys", "", `[{"a":1},{"b":2}]`, []string{"b", "a", "b"}, `[{"a":1},{"b":2}]`, []string{"a", "b"}, 2, true},
-		{"form", "application/x-www-form-urlencoded", `name=J%C3%BCrg&qty=5&qty=6`, nil, `[{"name":"Jürg","qty":"6"}]`, []string{"name", "qty"}, 1, false},
+		{"object", "", `{"b":1,"a":"x"}`, nil, `{"b":1,"a":"x"}`, []string{"a", "b"}, 1, false, `{"b":1,"a":"x"}`, nil},
+		{"object with a key repeated and escaped", "", ` {"a":1,"\u0062":[{"c":"}"}],"a":2} `, nil,
+			`{"a":1,"\u0062":[{"c":"}"}],"a":2}`, []string{"a", "b"}, 1, false, `{"a":1,"\u0062":[{"c":"}"}],"a":2}`, nil},
+		{"array", "application/json; charset=utf-8", ` [{"a":1},{"a":2}] `, nil, `[{"a":1},{"a":2}]`, []string{"a"}, 2, true, `{"a":1}`, nil},
+		{"array, keys in any order, nested values", "", `[ {"a":{"x":[1,"]"]},"b":null} , {"b":"\"}","a":-1.5e3} ]`, nil,
+			`[ {"a":{"x":[1,"]"]},"b":null} , {"b":"\"}","a":-1.5e3} ]`, []string{"a", "b"}, 2, true, `{"a":{"x":[1,"]"]},"b":null}`, nil},
+		{"array of empty objects", "", `[{},{}]`, nil, `[{},{}]`, []string{}, 2, true, `{}`, nil},
+		{"array of null rows", "", `[null,null]`, nil, `[null,null]`, []string{}, 2, true, `null`, nil},
+		{"empty array", "application/json", `[]`, nil, `[]`, nil, 0, true, ``, nil},
+		{"columns override keys", "", `[{"a":1},{"b":2}]`, []string{"b", "a", "b"}, `[{"a":1},{"b":2}]`, []string{"a", "b"}, 2, true, `{"a":1}`, nil},
+		{"form", "application/x-www-form-urlencoded", `name=J%C3%BCrg&qty=5&qty=6`, nil, `{"name":"Jürg","qty":"6"}`, []string{"name", "qty"}, 1, false, `{"name":"Jürg","qty":"6"}`, nil},
 		{"csv", "text/csv", "name,note\nf,NULL\ng,\n\"h,\"\"i\"\"\",x\n", nil,
-			`[{"name":"f","note":null},{"name":"g","note":""},{"name":"h,\"i\"","note":"x"}]`, []string{"name", "note"}, 3, true},
-		{"csv header only", "text/csv", "name\n", nil, `[]`, []string{"name"}, 0, true},
+			`[["f",null],["g",""],["h,\"i\"","x"]]`, []string{"name", "note"}, 3, true, `{"name":"f","note":null}`, []string{"name", "note"}},
+		{"csv header only", "text/csv", "name\n", nil, `[]`, []string{"name"}, 0, true, ``, []string{"name"}},
+		{"csv column named twice: the last field", "text/csv", "b,a,b\n1,2,3\n", nil, `[["2","3"]]`, []string{"a", "b"}, 1, true, `{"a":"2","b":"3"}`, []string{"a", "b"}},
+		{"csv escapes, CRLF, empty lines, quoted lines", "text/csv", "k,v\r\n\r\n\"a\r\nb\",\"\x01\\\t\xff\"\r\n", nil,
+			`[["a\nb","\u0001\\\t\ufffd"]]`, []string{"k", "v"}, 1, true, `{"k":"a\nb","v":"\u0001\\\t\ufffd"}`, []string{"k", "v"}},
 	}
 	for _, c := range cases {
 		p, err := ParsePayload(c.contentType, []byte(c.body), c.columns)
@@ -34,9 +45,11 @@ func TestParsePayload(t *testing.T) {
 			t.Errorf("%s: %v", c.name, err)
 			continue
 		}
-		if string(p.JSON) != c.wantJSON || !equalStrings(p.Keys, c.wantKeys) || p.Rows != c.wantRows || p.Array != c.wantArray {
-			t.Errorf("%s: got %s keys %v rows %d array %v; want %s %v %d %v", c.name,
-				p.JSON, p.Keys, p.Rows, p.Array, c.wantJSON, c.wantKeys, c.wantRows, c.wantArray)
+		if string(p.JSON) != c.wantJSON || !equalStrings(p.Keys, c.wantKeys) || (p.Keys == nil) != (c.wantKeys == nil) ||
+			p.Rows != c.wantRows || p.Array != c.wantArray || string(p.First) != c.wantFirst ||
+			p.Positional != (c.wantHeader != nil) || !equalStrings(p.Header, c.wantHeader) {
+			t.Errorf("%s: got %s keys %v rows %d array %v first %s header %v; want %s %v %d %v %s %v", c.name,
+				p.JSON, p.Keys, p.Rows, p.Array, p.First, p.Header, c.wantJSON, c.wantKeys, c.wantRows, c.wantArray, c.wantFirst, c.wantHeader)
 		}
 	}
 }
@@ -66,9 +79,17 @@ func TestParsePayloadErrors(t *testing.T) {
 		{"number", "", `42`, 400, "SVC102", "Empty or invalid json"},
 		{"array of scalars", "", `[1,2]`, 400, "SVC102", "All object keys must match"},
 		{"non-uniform keys", "", `[{"a":1},{"b":2}]`, 400, "SVC102", "All object keys must match"},
+		{"a key fewer", "", `[{"a":1,"b":1},{"b":2}]`, 400, "SVC102", "All object keys must match"},
+		{"a key more", "", `[{"a":1},{"a":2,"b":2}]`, 400, "SVC102", "All object keys must match"},
+		{"a key repeated instead of another", "", `[{"a":1,"b":1},{"a":2,"a":2}]`, 400, "SVC102", "All object keys must match"},
+		{"null after a row with keys", "", `[{"a":1},null]`, 400, "SVC102", "All object keys must match"},
+		{"a scalar row", "", `[{"a":1},"{}"]`, 400, "SVC102", "All object keys must match"},
+		{"an array row", "", `[[]]`, 400, "SVC102", "All object keys must match"},
 		{"csv ragged", "text/csv", "a,b\n1\n", 400, "SVC102", "All lines must have same number of fields"},
 		{"csv bad quote", "text/csv", "a\n\"x\"y\n", 400, "SVC102", "Invalid CSV"},
 		{"csv empty", "text/csv", "", 400, "SVC102", "Invalid CSV"},
+		{"csv a field more", "text/csv", "a,b\n1,2,3\n", 400, "SVC102", "All lines must have same number of fields"},
+		{"csv header too long", "text/csv", strings.Repeat("a,", maxCSVColumns) + "a\n", 400, "SVC102", "Invalid CSV"},
 		{"unknown type", "text/plain", "x", 415, "SVC107", "Content-Type not acceptable: text/plain"},
 		{"bad type", "a/b/c;;", "x", 415, "SVC107", "Content-Type not acceptable: a/b/c;;"},
 	}

@@ -2,7 +2,6 @@ package request
 
 import (
 	"net/http"
-	"slices"
 	"strings"
 )
 
@@ -117,35 +116,31 @@ func Parse(r *http.Request, kind Kind, target string) (*Request, error) {
 	if err != nil {
 		return nil, err
 	}
-	query := r.URL.Query()
 	// Keys in sorted order: the SQL text must depend only on the request's
 	// shape, so reordered parameters must not reorder conditions.
-	keys := make([]string, 0, len(query))
-	for key := range query {
-		keys = append(keys, key)
+	pairs, err := queryPairs(nil, r.URL.RawQuery)
+	if err != nil {
+		return nil, err
 	}
-	slices.Sort(keys) // one allocation, where slices.Sorted(maps.Keys) makes three
-	slot := 0
-	for _, key := range keys {
-		for _, v := range query[key] {
-			slot++
-			switch path, param, class := classify(key); {
-			case class == paramSelect:
-				req.Select, err = parseSelect(v)
-			case class == paramColumns:
-				req.Columns, err = parseNames(key, v)
-			case class == paramOnConflict:
-				req.OnConflict, err = parseNames(key, v)
-			case path != "":
-				err = req.embedded(path).parse(key, param, class, v, slot)
-			case kind == KindFunction && class == paramFilter:
-				req.Unparsed = append(req.Unparsed, Pair{key, v, slot})
-			default:
-				err = req.Params.parse(key, param, class, v, slot)
-			}
-			if err != nil {
-				return nil, err
-			}
+	for i, p := range pairs {
+		slot := i + 1
+		key, v := p.Key, p.Value
+		switch path, param, class := classify(key); {
+		case class == paramSelect:
+			req.Select, err = parseSelect(v)
+		case class == paramColumns:
+			req.Columns, err = parseNames(key, v)
+		case class == paramOnConflict:
+			req.OnConflict, err = parseNames(key, v)
+		case path != "":
+			err = req.embedded(path).parse(key, param, class, v, slot)
+		case kind == KindFunction && class == paramFilter:
+			req.Unparsed = append(req.Unparsed, Pair{key, v, slot})
+		default:
+			err = req.Params.parse(key, param, class, v, slot)
+		}
+		if err != nil {
+			return nil, err
 		}
 	}
 	rng, err := newRange(req.Limit, req.Offset, r)

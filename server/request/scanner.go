@@ -59,12 +59,18 @@ func identChar(c byte) bool {
 }
 
 // name reads a plain or double-quoted name. Quoted names may contain any
-// character; `\"` and `\\` escape.
+// character but NUL; `\"` and `\\` escape. A name is never empty: an
+// identifier cannot be, and PostgreSQL reads "" as a syntax error.
 func (s *scanner) name() (string, error) {
-	if s.peek() == '"' {
-		return s.quoted()
-	}
 	start := s.pos
+	if s.peek() == '"' {
+		n, err := s.quoted()
+		if err == nil && (n == "" || strings.IndexByte(n, 0) >= 0) {
+			s.pos = start
+			return "", s.fail("a name (a quoted name is not empty and holds no NUL character)")
+		}
+		return n, err
+	}
 	for !s.eof() && identChar(s.src[s.pos]) {
 		// "->" starts a JSON path, never part of a name.
 		if s.src[s.pos] == '-' && strings.HasPrefix(s.src[s.pos:], "->") {
@@ -72,10 +78,12 @@ func (s *scanner) name() (string, error) {
 		}
 		s.pos++
 	}
-	if s.pos == start {
+	n := strings.TrimSpace(s.src[start:s.pos])
+	if n == "" {
+		s.pos = start
 		return "", s.fail("a name")
 	}
-	return strings.TrimSpace(s.src[start:s.pos]), nil
+	return n, nil
 }
 
 func (s *scanner) quoted() (string, error) {

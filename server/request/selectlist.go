@@ -130,6 +130,11 @@ func (s *scanner) selectItem(depth int) (SelectItem, error) {
 		}
 		return s.aggregateCast(item)
 	}
+	if item.Alias == "" && item.Field.OutputName() == "" {
+		// `meta->""` would come out under an empty name, which SQL
+		// cannot write.
+		return SelectItem{}, s.fail(`an alias ("name:") for a JSON path ending in an empty key`)
+	}
 	return item, nil
 }
 
@@ -216,40 +221,4 @@ func (s *scanner) embed(name string, depth int) (*Embed, error) {
 		return nil, s.fail(`"," or ")"`)
 	}
 	return e, nil
-}
-
-// multiWordTypes are the SQL-standard type names that contain spaces; any
-// other cast target must be a single word, so a cast can never carry SQL.
-var multiWordTypes = map[string]bool{
-	"double precision": true, "character varying": true, "bit varying": true,
-	"timestamp with time zone": true, "timestamp without time zone": true,
-	"time with time zone": true, "time without time zone": true,
-}
-
-// typeName reads a cast target: a word, optionally schema-qualified, one of
-// multiWordTypes, each optionally followed by "[]". PostgreSQL checks the
-// type itself.
-func (s *scanner) typeName() (string, error) {
-	start := s.pos
-	for !s.eof() && !s.aggregateAhead() {
-		c := s.src[s.pos]
-		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == ' ' || c == '.' {
-			s.pos++
-			continue
-		}
-		break
-	}
-	name := strings.TrimSpace(s.src[start:s.pos])
-	valid := name != "" && (multiWordTypes[strings.ToLower(name)] || !strings.Contains(name, " "))
-	if strings.Count(name, ".") > 1 || strings.HasPrefix(name, ".") || strings.HasSuffix(name, ".") {
-		valid = false
-	}
-	if !valid {
-		s.pos = start
-		return "", s.fail("a type name")
-	}
-	for s.accept("[]") {
-		name += "[]"
-	}
-	return name, nil
 }

@@ -4,8 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"net/http"
-	"net/url"
-	"slices"
 	"strings"
 )
 
@@ -29,9 +27,8 @@ type Template struct {
 // Read fills t from a GET or HEAD of target, a relation or a function (by
 // kind), and reports whether the request has a template. Some have none:
 // those with logic trees, whose operands sit inside a structure Read does
-// not take apart; those with a query string the standard parser would
-// partly drop; and reads of relations with a filter that does not parse
-// (Parse reports its error).
+// not take apart; those with a pair that cannot be read; and reads of
+// relations with a filter that does not parse (Parse reports its error).
 func (t *Template) Read(r *http.Request, kind Kind, target string) bool {
 	t.Key, t.Filters, t.pairs = t.Key[:0], t.Filters[:0], t.pairs[:0]
 	if !t.readPairs(r.URL.RawQuery) {
@@ -113,31 +110,12 @@ func (t *Template) Value(slot int) (string, bool) {
 	return t.pairs[slot-1].Value, true
 }
 
-// readPairs splits the query string as url.ParseQuery does and sorts the
-// parameters by key as Parse does, keeping the order of repeated keys.
-// A pair ParseQuery would drop (a semicolon, a bad escape) gives false.
+// readPairs splits the query string and orders its pairs as Parse does
+// (queryPairs). A pair that cannot be read gives false: Parse reports it.
 func (t *Template) readPairs(raw string) bool {
-	for raw != "" {
-		var pair string
-		pair, raw, _ = strings.Cut(raw, "&")
-		if strings.Contains(pair, ";") {
-			return false
-		}
-		if pair == "" {
-			continue
-		}
-		k, v, _ := strings.Cut(pair, "=")
-		k, err := url.QueryUnescape(k)
-		if err != nil {
-			return false
-		}
-		if v, err = url.QueryUnescape(v); err != nil {
-			return false
-		}
-		t.pairs = append(t.pairs, Pair{Key: k, Value: v})
-	}
-	slices.SortStableFunc(t.pairs, func(a, b Pair) int { return strings.Compare(a.Key, b.Key) })
-	return true
+	var err error
+	t.pairs, err = queryPairs(t.pairs, raw)
+	return err == nil
 }
 
 // filterShape adds what of f the statement depends on: everything but the

@@ -32,6 +32,7 @@ func TestTemplateFiltersAreParsesFilters(t *testing.T) {
 		"/books?select=id,authors(name,books(id))&authors.name=eq.x&authors.books.id=lt.9&authors.limit=2&authors.order=name",
 		"/books?id=eq.&&title=eq.%00&&",
 		"/books?id=eq.2&id=neq.3&id=gt.1&a.b.c=eq.4",
+		"/books?id=eq.1;title=like.50%&year=gt.1+2;select=id",
 	} {
 		tpl, ok := readTemplate(t, target)
 		if !ok {
@@ -148,7 +149,7 @@ func TestTemplateDeclines(t *testing.T) {
 		"/books?authors.and=(id.eq.1)",
 		"/books?not.or=(id.eq.1)",
 		"/books?id=eq.1;x=2",
-		"/books?id=eq.%zz",
+		"/books?id=eq.%ff",
 		"/books?id=nope.1",
 		"/books?id=in.(1",
 	} {
@@ -169,6 +170,7 @@ func FuzzTemplateMatchesParse(f *testing.F) {
 		"a.b=eq.1&a.order=x&a.c.d=lt.2&b=gt.3&b=lt.4",
 		"x=eq.%26&&y=eq.%3D&=1",
 		"or=(a.eq.1)&b=eq.2",
+		"k=eq.a;b=like.%zz+1;k=eq.%ff",
 	} {
 		f.Add(seed)
 	}

@@ -291,6 +291,20 @@ create table test.w_bulk (
   id integer primary key,
   name text not null
 );
+-- A view whose key, traced to both tables, may be null: a team without a
+-- coach. Inserts go to w_teams through the rule.
+create table test.w_coaches (
+  id integer primary key
+);
+create table test.w_teams (
+  id integer primary key,
+  coach_id integer references test.w_coaches
+);
+create view test.w_team_coaches as
+  select t.id, c.id as coach_id from test.w_teams t left join test.w_coaches c on t.coach_id = c.id;
+create rule w_team_coaches_insert as on insert to test.w_team_coaches do instead
+  insert into test.w_teams (id, coach_id) values (new.id, new.coach_id) returning id, coach_id;
+grant select, insert on test.w_team_coaches to web_anon;
 grant select, insert, update, delete on test.w_items, test.w_pairs, test.w_users,
   test.w_checked, test.w_parents, test.w_children, test.w_tasks, test.w_docs,
   test.w_bulk to web_anon;
@@ -358,6 +372,40 @@ grant usage on sequence test.w_defaults_id_seq, test."W_Mixed_id_seq" to web_ano
 create view test.w_tasks_v as select id, title, done, priority from test.w_tasks;
 grant select, update, delete on test.w_tasks_v to web_anon;
 
+-- Singular answers on writes and errors raised at commit
+-- (cases/write_singular.case, write_commit.case). w_finish and
+-- w_finish_ids mark the tasks of one priority done and return them (rows,
+-- scalars). w_deferred checks at commit: a deferred unique key on code, and
+-- a deferred constraint trigger refusing the note 'refuse' (P0001) and the
+-- note 'serialize' (40001, as a serialization failure at commit reads).
+create function test.w_finish(priority integer) returns setof test.w_tasks
+  language sql volatile as $$
+    update test.w_tasks t set done = true where t.priority = w_finish.priority returning t.* $$;
+create function test.w_finish_ids(priority integer) returns setof integer
+  language sql volatile as $$
+    update test.w_tasks t set done = true where t.priority = w_finish_ids.priority returning t.id $$;
+create table test.w_deferred (
+  id integer primary key,
+  code text constraint w_deferred_code_key unique deferrable initially deferred,
+  note text
+);
+create function test.w_deferred_note() returns trigger
+  language plpgsql as $$
+  begin
+    if new.note = 'refuse' then
+      raise exception 'note % refused at commit', new.note using detail = 'deferred trigger';
+    elsif new.note = 'serialize' then
+      raise exception 'could not serialize access' using errcode = 'serialization_failure';
+    end if;
+    return null;
+  end $$;
+create constraint trigger w_deferred_note after insert or update on test.w_deferred
+  deferrable initially deferred for each row execute function test.w_deferred_note();
+create function test.w_defer(id integer, code text, note text default null) returns integer
+  language sql volatile as $$
+    insert into test.w_deferred values (w_defer.id, w_defer.code, w_defer.note) returning id $$;
+grant select, insert, update, delete on test.w_deferred to web_anon;
+
 -- Function calls (cases/rpc_*.case). Scalars: add, greet (a default
 -- argument), now_fixed (no arguments). over is overloaded by argument
 -- names; clash by argument types only (same names, so ambiguous).
@@ -412,6 +460,14 @@ create function test.fail_plain() returns integer
     raise exception 'nope' using detail = 'd', hint = 'h';
   end $$;
 grant select, insert on test.rpc_log to web_anon;
+-- log_then_nap writes to rpc_log, then sleeps: a slow write for the tests
+-- of clients that leave mid-request (clientgone_test.go).
+create function test.log_then_nap(name text, seconds float8) returns void
+  language plpgsql volatile as $$
+  begin
+    insert into test.rpc_log (name) values (log_then_nap.name);
+    perform pg_sleep(seconds);
+  end $$;
 grant usage on sequence test.rpc_log_id_seq to web_anon;
 grant execute on function test.add(integer, integer), test.greet(text),
   test.now_fixed(), test.over(integer), test.over(integer, integer),
@@ -509,6 +565,7 @@ create function test.transaction_context() returns json stable language sql as $
 $$;
 grant execute on function test.transaction_context() to web_anon;
 grant select on test.authors, test.books to web_user;
+grant select, insert, update, delete on test.w_deferred to web_user;
 
 -- Aggregates (cases/aggregates*.case). Customers place orders, orders hold
 -- lines: agg_orders is many-to-one to agg_customers and one-to-many to

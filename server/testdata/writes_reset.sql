@@ -3,7 +3,8 @@
 truncate test.w_items, test.w_pairs, test.w_users, test.w_checked,
   test.w_parents, test.w_children, test.w_tasks, test.w_docs,
   test.w_restricted, test.w_readonly, test.w_bulk, test.w_parts, test.w_loose,
-  test.w_accounts, test.w_defaults, test."W_Mixed" restart identity cascade;
+  test.w_accounts, test.w_defaults, test."W_Mixed", test.w_deferred, test.w_teams, test.w_coaches
+  restart identity cascade;
 
 insert into test.w_items (name, qty, note, created) values
   ('apple', 5, 'red', '2026-01-01'),
@@ -28,3 +29,4 @@ insert into test.w_loose values ('1', '0'), (null, null);
 insert into test.w_accounts values (1, 'ann@example.com', 'pw-ann'), (2, 'bob@example.com', 'pw-bob'),
   (3, 'cid@example.com', 'pw-cid');
 insert into test.w_defaults (code, own, label, note) values (7, 8, 'first', 'n1');
+insert into test.w_deferred values (1, 'a', null), (2, 'b', null);

@@ -1,0 +1,45 @@
+package server
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http/httptest"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/svc-dev/svc/server/apierr"
+)
+
+// TestConnectionErrorsDiscloseNothing: what the driver says when the
+// database cannot be reached names its host and port, user and database.
+// Callers get a generic detail; the log gets the driver's words.
+func TestConnectionErrorsDiscloseNothing(t *testing.T) {
+	t.Parallel()
+	cause := errors.New(`failed to connect to user=authenticator database=payroll: 10.1.2.3:6432 (db.internal): dial error: connection refused`)
+	secrets := []string{"authenticator", "payroll", "10.1.2.3", "6432", "db.internal"}
+	// A connection that breaks mid-statement reaches dbError as a network
+	// error, which names the address too.
+	broken := fmt.Errorf("failed to receive message: %w: user=authenticator database=payroll (db.internal)", &net.OpError{Op: "read", Net: "tcp",
+		Addr: &net.TCPAddr{IP: net.IPv4(10, 1, 2, 3), Port: 6432}, Err: syscall.ECONNRESET})
+	for _, e := range []*apierr.Error{apierr.ConnectionRefused(cause), apierr.ConnectionFailed(cause),
+		apierr.From(dbError(broken, false))} {
+		var logged bytes.Buffer
+		w := httptest.NewRecorder()
+		writeError(w, slog.New(slog.NewTextHandler(&logged, nil)), e)
+		if w.Code != 503 {
+			t.Errorf("%s: status %d, want 503", e.Code, w.Code)
+		}
+		for _, s := range secrets {
+			if strings.Contains(w.Body.String(), s) {
+				t.Errorf("%s: the answer names %q: %s", e.Code, s, w.Body)
+			}
+			if !strings.Contains(logged.String(), s) {
+				t.Errorf("%s: the log lacks %q: %s", e.Code, s, logged.String())
+			}
+		}
+	}
+}
