@@ -43,7 +43,7 @@ func (s *Server) callFunction(w http.ResponseWriter, r *http.Request, name strin
 						writeError(w, s.log, err)
 						return
 					}
-					tx.readOnly = true
+					tx.readOnly, tx.reads = true, e.reads
 					s.runCall(w, r, tx, e, stmt)
 					return
 				}
@@ -113,6 +113,7 @@ func (s *Server) callFunction(w http.ResponseWriter, r *http.Request, name strin
 		writeError(w, s.log, err)
 		return
 	}
+	tx.reads = s.callReads(snap, &tx, c.Function)
 	e := s.newCallEntry(req, c)
 	if req.Media.Kind == request.MediaPlan {
 		if _, err := s.readyTx(w, &tx, &e.txShape); err != nil {

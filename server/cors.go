@@ -17,8 +17,9 @@ const (
 )
 
 // cors wraps next with CORS handling. allowed is the configured origin
-// list; empty allows any origin.
-func cors(allowed []string, next http.Handler) http.Handler {
+// list; empty allows any origin. expose lists the response headers
+// browser scripts may read.
+func cors(allowed []string, expose string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		origin := r.Header.Get("Origin")
 		if origin == "" {
@@ -47,7 +48,7 @@ func cors(allowed []string, next http.Handler) http.Handler {
 			w.WriteHeader(http.StatusOK)
 			return
 		}
-		h.Set("Access-Control-Expose-Headers", corsExposeHeaders)
+		h.Set("Access-Control-Expose-Headers", expose)
 		next.ServeHTTP(w, r)
 	})
 }

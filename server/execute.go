@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/query"
+	"github.com/svc-dev/svc/server/replica"
 	"github.com/svc-dev/svc/sql/connerr"
 )
 
@@ -46,6 +47,15 @@ type txSpec struct {
 	// an error rolls back and is the request's answer. The transaction's
 	// end then takes a second round trip.
 	check func() error
+	// reads marks a request that only reads, which a replica may serve;
+	// replica is the one it runs on, nil for the primary (replicas.go).
+	reads   bool
+	replica *replica.Replica
+	// mark, when set, reads the primary's WAL position after the commit,
+	// in the round trip that commits (replicas.go): the transaction is
+	// explicit, and its steps end with the commit and the mark unless
+	// check must see the results first.
+	mark *step
 }
 
 // result is what every main statement returns (see query's result columns).
@@ -247,7 +257,7 @@ func beginSQL(tx *txSpec) string {
 // statement fails or tx.check must see the results first.
 func (s *Server) execute(ctx context.Context, tx txSpec, steps ...step) error {
 	acquireCtx, cancel := context.WithTimeout(ctx, s.cfg.DBPoolAcquisitionTimeout)
-	conn, err := s.pool.Acquire(acquireCtx)
+	conn, err := s.poolFor(&tx).Acquire(acquireCtx)
 	cancel()
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
@@ -269,7 +279,7 @@ func (s *Server) execute(ctx context.Context, tx txSpec, steps ...step) error {
 		if checkErr = tx.check(); checkErr != nil || tx.rollback {
 			end = "rollback"
 		}
-		_, err = conn.Exec(ctx, end)
+		err = endTransaction(ctx, conn, end, tx.mark)
 	}
 	if !pc.IsClosed() && pc.TxStatus() != 'I' {
 		// The failed statement left the transaction open; roll back here so
@@ -369,7 +379,7 @@ func runPipeline(ctx context.Context, pc *pgconn.PgConn, tx txSpec, steps []step
 // needsBegin reports whether tx needs an explicit transaction on pc
 // rather than the pipeline's implicit one (see runPipeline).
 func needsBegin(tx *txSpec, pc *pgconn.PgConn) bool {
-	return tx.check != nil || tx.rollback || tx.isolation != "" || !implicitReadCommitted(pc)
+	return tx.check != nil || tx.rollback || tx.isolation != "" || tx.mark != nil || !implicitReadCommitted(pc)
 }
 
 // call is one statement of the request transaction as sent: what the
@@ -420,7 +430,9 @@ func requestCalls(calls []call, tx *txSpec, steps []step, explicit bool) (_ []ca
 		if tx.check == nil {
 			calls = append(calls, call{key: stmtKey{sql: "rollback"}})
 		}
-	case tx.check == nil:
+	case tx.check == nil && tx.mark == nil:
+		// Otherwise the caller ends the transaction once it has seen the
+		// results, or the steps end it (a mark).
 		calls = append(calls, call{key: stmtKey{sql: "commit"}})
 	}
 	return calls, setups, nil

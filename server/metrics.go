@@ -120,6 +120,10 @@ func NewMetrics(pool *pgxpool.Pool, snaps *Snapshots) *Metrics {
 	return m
 }
 
+// Register adds c's metrics to those served, such as the replicas'
+// (replica.Set.Collector).
+func (m *Metrics) Register(c prometheus.Collector) { m.registry.MustRegister(c) }
+
 // Handler serves the metrics in Prometheus's text format.
 func (m *Metrics) Handler() http.Handler {
 	return promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{})

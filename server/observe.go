@@ -96,16 +96,16 @@ func appendTiming(b []byte, name string, d time.Duration) []byte {
 func (s *Server) executeFor(w http.ResponseWriter, r *http.Request, tx txSpec, steps ...step) error {
 	rec, _ := w.(*recorder)
 	if rec == nil {
-		return s.execute(r.Context(), tx, steps...)
+		return s.executeRouted(w, r, tx, steps)
 	}
 	if len(steps) > 0 {
 		rec.sql = steps[len(steps)-1].stmt.SQL
 	}
 	if !rec.timing {
-		return s.execute(r.Context(), tx, steps...)
+		return s.executeRouted(w, r, tx, steps)
 	}
 	rec.dbStart = time.Now()
-	err := s.execute(r.Context(), tx, steps...)
+	err := s.executeRouted(w, r, tx, steps)
 	rec.dbEnd = time.Now()
 	return err
 }

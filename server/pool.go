@@ -25,40 +25,29 @@ import (
 // (a rollback after a failure) uses exec mode, one round trip and nothing
 // prepared.
 func NewPool(ctx context.Context, cfg *config.Config) (*pgxpool.Pool, error) {
-	poolCfg, err := pgxpool.ParseConfig(cfg.DBURI)
+	pool, err := newPool(ctx, cfg, cfg.DBURI, cfg.DBPool)
 	if err != nil {
 		return nil, fmt.Errorf("db-uri: %w", err)
 	}
-	poolCfg.MaxConns = int32(cfg.DBPool)
+	return pool, nil
+}
+
+// newPool opens a request pool of size connections to uri, with cfg's
+// lifetimes: the primary's, or a replica's.
+func newPool(ctx context.Context, cfg *config.Config, uri string, size int) (*pgxpool.Pool, error) {
+	poolCfg, err := pgxpool.ParseConfig(uri)
+	if err != nil {
+		return nil, err
+	}
+	poolCfg.MaxConns = int32(size)
 	poolCfg.MaxConnLifetime = cfg.DBPoolMaxLifetime
 	poolCfg.MaxConnIdleTime = cfg.DBPoolMaxIdletime
 	poolCfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeExec
 	nameSession(poolCfg.ConnConfig.RuntimeParams)
-	checkClientConnection(poolCfg.ConnConfig.RuntimeParams)
-	poolCfg.AfterConnect = noteDefaultIsolation
+	poolCfg.AfterConnect = setUpSession
 	poolCfg.ConnConfig.BuildFrontend = bufferedFrontend
 	poolCfg.ConnConfig.AfterNetConnect = tunePGSocket
 	return pgxpool.NewWithConfig(ctx, poolCfg)
-}
-
-// clientCheckInterval is how often, in milliseconds, a backend running a
-// request's statement checks that SVC's connection to it is still open.
-const clientCheckInterval = "1000"
-
-// checkClientConnection has the pool's sessions check, while a statement
-// runs, that their connection is still open (PostgreSQL's
-// client_connection_check_interval), unless db-uri sets it. When a client
-// leaves mid-request SVC cancels the statement and closes the connection;
-// a backend reading the next pipelined message when the cancel arrives
-// ignores it, and would then run the statement to its end and commit at
-// the Sync it has already received: the write of a client that left would
-// happen after all. The check ends such a backend instead, rolling its
-// transaction back. Checking costs a timer in the backend while a
-// statement runs; nothing while it is idle.
-func checkClientConnection(params map[string]string) {
-	if _, ok := params["client_connection_check_interval"]; !ok {
-		params["client_connection_check_interval"] = clientCheckInterval
-	}
 }
 
 // resultReadBuffer is how much of the server's output one read takes.
@@ -76,14 +65,28 @@ func bufferedFrontend(r io.Reader, w io.Writer) *pgproto3.Frontend {
 // its implicit transactions run at read committed.
 const implicitKey = "svc.implicit-read-committed"
 
-// noteDefaultIsolation records, once per connection, whether the session's
-// default isolation level is read committed, the level requests run at.
-// Only then may a request use the implicit transaction of its pipeline
-// (see runPipeline); where the database or the authenticator role defaults
-// to another level, requests keep BEGIN ISOLATION LEVEL READ COMMITTED.
-func noteDefaultIsolation(ctx context.Context, conn *pgx.Conn) error {
+// setUpSession runs once per connection, in one round trip. It records
+// whether the session's default isolation level is read committed, the
+// level requests run at: only then may a request use the implicit
+// transaction of its pipeline (see runPipeline); where the database or the
+// authenticator role defaults to another level, requests keep BEGIN
+// ISOLATION LEVEL READ COMMITTED.
+//
+// It also has the session check, while a statement runs, that its
+// connection is still open (client_connection_check_interval, where the
+// server has it and nothing set it already). When a client leaves
+// mid-request SVC cancels the statement and closes the connection; a
+// cancel request that arrives while the backend reads the next pipelined
+// message is ignored, and the backend would then run the write to its end
+// and commit at the Sync it already has: the write of a client that left
+// would happen after all. The check ends such a backend instead, rolling
+// back. It costs a timer in the backend while a statement runs. It is set
+// here rather than as a startup parameter, which PgBouncer refuses.
+func setUpSession(ctx context.Context, conn *pgx.Conn) error {
 	var level string
-	err := conn.QueryRow(ctx, "select pg_catalog.current_setting('default_transaction_isolation')").Scan(&level)
+	err := conn.QueryRow(ctx, "select pg_catalog.current_setting('default_transaction_isolation'), "+
+		"(select pg_catalog.set_config(name, '"+clientCheckInterval+"', false) from pg_catalog.pg_settings "+
+		"where name = 'client_connection_check_interval' and setting = '0')").Scan(&level, nil)
 	if err != nil {
 		return err
 	}
@@ -91,7 +94,11 @@ func noteDefaultIsolation(ctx context.Context, conn *pgx.Conn) error {
 	return nil
 }
 
-// implicitReadCommitted reports what noteDefaultIsolation recorded for
+// clientCheckInterval is how often, in milliseconds, a backend running a
+// request's statement checks that SVC's connection to it is still open.
+const clientCheckInterval = "1000"
+
+// implicitReadCommitted reports what setUpSession recorded for
 // conn; false when it never ran, which keeps BEGIN.
 func implicitReadCommitted(conn *pgconn.PgConn) bool {
 	ok, _ := conn.CustomData()[implicitKey].(bool)

@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/svc-dev/svc/server"
 )
@@ -23,12 +22,13 @@ func TestAbandonedStatementRollsBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pool.Close()
-	// A session as the pool opens them, taken over from pgx, which would
-	// send a cancel request of its own when its connection fails.
-	pc, err := pgconn.ConnectConfig(context.Background(), &pool.Config().ConnConfig.Config)
+	// A session the pool opened, taken over from pgx, which would send a
+	// cancel request of its own when its connection fails.
+	conn, err := pool.Acquire(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
+	pc := conn.Hijack().PgConn()
 	pid := pc.PID()
 	hc, err := pc.Hijack()
 	if err != nil {

@@ -80,7 +80,7 @@ func (s *Server) handleRead(w http.ResponseWriter, r *http.Request, target strin
 // readTx readies tx for the read e describes: read only, the request's
 // preferences and the relation's schema.
 func (s *Server) readTx(w http.ResponseWriter, tx *txSpec, e *readEntry) (honoured, error) {
-	tx.readOnly = true
+	tx.readOnly, tx.reads = true, true
 	return s.readyTx(w, tx, &e.txShape)
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/svc-dev/svc/server/config"
 	"github.com/svc-dev/svc/server/plan"
 	"github.com/svc-dev/svc/server/query"
+	"github.com/svc-dev/svc/server/replica"
 	"github.com/svc-dev/svc/server/request"
 )
 
@@ -44,6 +45,8 @@ type Server struct {
 	// reads of relations, and GET and HEAD calls.
 	reads shapeCache[readEntry]
 	calls shapeCache[callEntry]
+	// replicas serve the reads they may (replicas.go); nil for none.
+	replicas *replica.Set
 }
 
 // Option adds an optional part to a Server.
@@ -77,7 +80,11 @@ func New(cfg *config.Config, pool *pgxpool.Pool, snapshots *Snapshots, jwt *auth
 	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		writeError(w, s.log, apierr.NotFound())
 	})
-	s.handler = recoverPanics(log, cors(cfg.ServerCORSAllowedOrigins, s.limitURL(r)))
+	expose := corsExposeHeaders
+	if s.replicas != nil {
+		expose += ", " + CommitLSNHeader
+	}
+	s.handler = recoverPanics(log, cors(cfg.ServerCORSAllowedOrigins, expose, s.limitURL(r)))
 	return s
 }
 

@@ -155,13 +155,17 @@ type callEntry struct {
 	// object was asked for and the function returns something.
 	single bool
 	stmt   query.Statement
+	// reads is set when the function is not VOLATILE: a GET of it only
+	// reads, and a replica may serve it.
+	reads bool
 }
 
 // newCallEntry describes call c for req, without its statement, which
 // the caller adds.
 func (s *Server) newCallEntry(req *request.Request, c *plan.Call) *callEntry {
 	e := &callEntry{txShape: s.newTxShape(req.Prefer, c.Function.Schema), returns: c.Function.Returns,
-		single: req.Media.Kind == request.MediaObject && c.Function.Returns != snapshot.ReturnsVoid}
+		single: req.Media.Kind == request.MediaObject && c.Function.Returns != snapshot.ReturnsVoid,
+		reads:  c.Function.Volatility != snapshot.Volatile}
 	if c.ReturnsRows() {
 		rep := newRowsReply(c.Read)
 		e.rows = &rep

@@ -110,6 +110,18 @@ type Snapshots struct {
 	// check, when set, must accept a loaded snapshot before it is swapped
 	// in (Require).
 	check func(*snapshot.Snapshot) error
+	// gate, when set, runs between loading a snapshot and putting it in
+	// force (Gate).
+	gate func(ctx context.Context)
+}
+
+// Gate has fn run after each snapshot is loaded and before it is put in
+// force, under the reload lock: replicas are given the time to replay
+// the schema it describes (AwaitReplicas). Set it before the first Reload.
+func (s *Snapshots) Gate(fn func(ctx context.Context)) {
+	s.reloading.Lock()
+	defer s.reloading.Unlock()
+	s.gate = fn
 }
 
 // OnReload has fn told of every later Reload: the snapshot swapped in
@@ -176,6 +188,9 @@ func (s *Snapshots) Reload(ctx context.Context) error {
 		}
 		s.log.Error(msg, "source", s.source.Describe(), "error", err)
 		return fmt.Errorf("reload from %s: %w", s.source.Describe(), err)
+	}
+	if s.gate != nil {
+		s.gate(ctx)
 	}
 	old := s.current.Swap(snap)
 	h := snap.Header

@@ -59,6 +59,18 @@ func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log 
 	snaps := server.NewSnapshots(server.SourceFor(cfg, log), log)
 	metrics := server.NewMetrics(pool, snaps)
 	snaps.OnReload(metrics.SnapshotReloaded)
+	// Replicas, when configured, are checked from now on; the first
+	// snapshot already waits for those found healthy.
+	replicas, err := server.NewReplicas(ctx, cfg, pool, log)
+	if err != nil {
+		return err
+	}
+	if replicas != nil {
+		defer replicas.Close()
+		replicas.Start(ctx)
+		snaps.Gate(server.AwaitReplicas(replicas, log))
+		metrics.Register(replicas.Collector())
+	}
 	if cfg.AdminEnabled() {
 		// Up before the first snapshot loads: /live answers and /ready
 		// says 503 while it does.
@@ -83,7 +95,7 @@ func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log 
 		// has logged why.
 		go snaps.LoadRetrying(ctx, 10*time.Second)
 	}
-	rt, err := server.NewRuntime(ctx, sources, cfg, pool, snaps, log, server.WithMetrics(metrics))
+	rt, err := server.NewRuntime(ctx, sources, cfg, pool, snaps, log, server.WithMetrics(metrics), server.WithReplicas(replicas))
 	if err != nil {
 		return err
 	}

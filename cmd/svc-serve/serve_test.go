@@ -40,7 +40,11 @@ func TestMain(m *testing.M) {
 			grant usage on schema serve_api to serve_anon;
 			create or replace function serve_api.nap(seconds float8) returns text language sql as
 			  $f$ select pg_sleep(seconds)::text || 'rested' $f$;
-			grant execute on function serve_api.nap(float8) to serve_anon;`)
+			grant execute on function serve_api.nap(float8) to serve_anon;
+			create schema if not exists serve_replica;
+			grant usage on schema serve_replica to serve_anon;
+			create or replace function serve_replica.standby() returns boolean stable language sql as
+			  $f$ select pg_is_in_recovery() $f$;`)
 		u, _ := url.Parse(uri)
 		u.User = url.User("serve_auth")
 		authURI = u.String()

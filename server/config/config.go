@@ -65,6 +65,9 @@ type Config struct {
 	ServerSchedBatch         bool              // server-sched-batch (SVC's addition)
 	DBChannelURI             string            // db-channel-uri (SVC's addition); "" uses db-uri
 	DBPreparedStatements     bool              // db-prepared-statements
+	DBReplicaURIs            []string          // db-replica-uris (SVC's addition); empty for none
+	DBReplicaPool            int               // db-replica-pool (SVC's addition), per replica
+	DBReplicaMaxLag          time.Duration     // db-replica-max-lag (SVC's addition, whole seconds)
 	LogLevel                 string            // log-level: crit, error, warn, info or debug
 	LogFormat                string            // log-format (SVC's addition): text or json
 	LogQuery                 string            // log-query: disabled or main-query

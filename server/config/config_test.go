@@ -57,6 +57,9 @@ func TestDefault(t *testing.T) {
 		ServerReadTimeout:        60 * time.Second,
 		ServerIdleTimeout:        120 * time.Second,
 		DBPreparedStatements:     true,
+		DBReplicaURIs:            []string{},
+		DBReplicaPool:            10,
+		DBReplicaMaxLag:          5 * time.Second,
 		LogLevel:                 "error",
 		LogFormat:                "text",
 		LogQuery:                 "disabled",
@@ -244,6 +247,9 @@ server-reuseport = true
 server-sched-batch = false
 db-channel-uri = "postgres://bob@db-direct/app"
 db-prepared-statements = false
+db-replica-uris = "postgres://bob@replica1/app,postgres://bob@replica2/app"
+db-replica-pool = 4
+db-replica-max-lag = 2
 log-level = "INFO"
 log-format = "JSON"
 log-query = "main-query"
@@ -279,6 +285,7 @@ app.settings.Other = 1
 		ServerWriteTimeout: 90 * time.Second, ServerIdleTimeout: 10 * time.Second,
 		ServerUnixSocket: "/run/svc/svc.sock", ServerUnixSocketMode: 0o600, ServerReuseport: true,
 		DBChannelURI: "postgres://bob@db-direct/app", DBPreparedStatements: false, LogLevel: "info",
+		DBReplicaURIs: []string{"postgres://bob@replica1/app", "postgres://bob@replica2/app"}, DBReplicaPool: 4, DBReplicaMaxLag: 2 * time.Second,
 		Snapshot:  filepath.Join(filepath.Dir(path), "api.msgpack"), // beside the file
 		LogFormat: "json", LogQuery: "main-query", ServerTimingEnabled: true, ServerTraceHeader: "X-Request-Id",
 		AdminServerPort: 3001, AdminServerHost: "127.0.0.1",

@@ -185,3 +185,49 @@ func textOrFile(field func(*Config) *string) setter {
 		return nil
 	}
 }
+
+// uriList accepts connection URIs separated by commas, or "@<path>" to
+// read them from that file, one a line (so they can hold passwords the
+// configuration should not). A comma separates two entries only where a
+// URI scheme (postgres:// or postgresql://) follows, since a multi-host
+// URI has commas of its own; one at the end of the list is dropped, as
+// are blank lines. Empty entries are dropped rather than refused:
+// refusing them would echo the value, passwords and all, in the error.
+func uriList(field func(*Config) *[]string) setter {
+	return func(c *Config, v string) error {
+		if path, ok := strings.CutPrefix(v, "@"); ok {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return expected("a readable file after @ (" + err.Error() + ")")
+			}
+			v = string(data)
+		}
+		items := []string{}
+		for line := range strings.Lines(v) {
+			for _, item := range splitURIs(line) {
+				if item = strings.TrimRight(strings.TrimSpace(item), ","); item != "" {
+					items = append(items, item)
+				}
+			}
+		}
+		*field(c) = items
+		return nil
+	}
+}
+
+// splitURIs splits s at each comma a URI scheme follows.
+func splitURIs(s string) []string {
+	var out []string
+	start := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] != ',' {
+			continue
+		}
+		rest := strings.ToLower(strings.TrimLeft(s[i+1:], " \t"))
+		if strings.HasPrefix(rest, "postgres://") || strings.HasPrefix(rest, "postgresql://") {
+			out = append(out, s[start:i])
+			start = i + 1
+		}
+	}
+	return append(out, s[start:])
+}

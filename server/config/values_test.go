@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -94,5 +95,39 @@ func TestSnapshotPathRelativeToFile(t *testing.T) {
 		if got := snapshotPath("svc.conf", value); got != want {
 			t.Errorf("snapshotPath(svc.conf, %q) = %q, want %q", value, got, want)
 		}
+	}
+}
+
+// TestReplicaURIs splits db-replica-uris between URIs, never inside one:
+// a multi-host URI keeps its commas, and a file lists one URI a line.
+func TestReplicaURIs(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "replicas")
+	if err := os.WriteFile(file, []byte("postgres://r1/app\n\nhost=r2 dbname=app\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		value string
+		want  []string
+	}{
+		{"", []string{}},
+		{"postgres://r1/app", []string{"postgres://r1/app"}},
+		{"postgres://r1/app, postgresql://r2/app", []string{"postgres://r1/app", "postgresql://r2/app"}},
+		{"postgres://r1:5432,r2:5432/app?target_session_attrs=any,postgres://r3/app",
+			[]string{"postgres://r1:5432,r2:5432/app?target_session_attrs=any", "postgres://r3/app"}},
+		{"POSTGRES://r1/app,Postgres://r2/app,", []string{"POSTGRES://r1/app", "Postgres://r2/app"}},
+		{"@" + file, []string{"postgres://r1/app", "host=r2 dbname=app"}},
+	}
+	for _, c := range cases {
+		cfg, _, err := Load(Sources{Flags: map[string]string{"db-replica-uris": c.value}})
+		if err != nil {
+			t.Fatalf("%q: %v", c.value, err)
+		}
+		if !slices.Equal(cfg.DBReplicaURIs, c.want) {
+			t.Errorf("%q: %q, want %q", c.value, cfg.DBReplicaURIs, c.want)
+		}
+	}
+	if _, _, err := Load(Sources{Flags: map[string]string{"db-replica-uris": "@/no/such/file"}}); err == nil {
+		t.Error("an unreadable @file was accepted")
 	}
 }

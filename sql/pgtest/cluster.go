@@ -78,6 +78,13 @@ func (c *Cluster) start(ctx context.Context, binDir string, opts Options) error 
 	if out, err := initdb.CombinedOutput(); err != nil {
 		return fmt.Errorf("initdb: %w\n%s", err, out)
 	}
+	return c.configureAndLaunch(ctx, binDir, data, cred, opts)
+}
+
+// configureAndLaunch appends the cluster's settings to the postgresql.conf
+// of the data directory data (later lines win, so settings a base backup
+// copied from its primary are overridden) and starts the server.
+func (c *Cluster) configureAndLaunch(ctx context.Context, binDir, data string, cred *syscall.Credential, opts Options) error {
 	port, err := freePort()
 	if err != nil {
 		return err
@@ -101,20 +108,21 @@ func (c *Cluster) start(ctx context.Context, binDir string, opts Options) error 
 	}
 	c.URI = fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port)
 	c.launch = func(ctx context.Context) error {
-		c.cmd = exec.Command(filepath.Join(binDir, "postgres"), "-D", data)
+		cmd := exec.Command(filepath.Join(binDir, "postgres"), "-D", data)
 		// Pdeathsig makes the kernel stop the server (immediate shutdown) if
 		// this process dies without calling Stop; Go sets it after the uid
 		// switch, so the switch does not clear it.
-		c.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Pdeathsig: syscall.SIGQUIT, Setpgid: true}
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Pdeathsig: syscall.SIGQUIT, Setpgid: true}
 		if opts.Log != nil {
-			c.cmd.Stdout, c.cmd.Stderr = opts.Log, opts.Log
+			cmd.Stdout, cmd.Stderr = opts.Log, opts.Log
 		}
-		if err := c.cmd.Start(); err != nil {
+		if err := cmd.Start(); err != nil {
 			return fmt.Errorf("start postgres: %w", err)
 		}
+		c.cmd = cmd
 		done := make(chan struct{})
 		c.done = done
-		go func() { c.cmd.Wait(); close(done) }()
+		go func() { cmd.Wait(); close(done) }()
 		return c.waitReady(ctx)
 	}
 	return c.launch(ctx)

@@ -1,0 +1,316 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/svc-dev/svc/server/apierr"
+	"github.com/svc-dev/svc/server/config"
+	"github.com/svc-dev/svc/server/query"
+	"github.com/svc-dev/svc/server/replica"
+	"github.com/svc-dev/svc/snapshot"
+)
+
+// CommitLSNHeader carries a WAL position of the primary (LSN, "16/B374D848")
+// both ways when replicas serve reads. A write's answer carries the
+// position its commit lies within; a read that sends a position back is
+// served by a replica only once that replica has replayed it, and by the
+// primary until then, so a client reads its own writes. A client that
+// writes more than once sends back the highest it was given.
+const CommitLSNHeader = "SVC-Commit-LSN"
+
+// WithReplicas serves the reads a replica may serve from set's replicas
+// (nil: none, every request on the primary).
+func WithReplicas(set *replica.Set) Option { return func(s *Server) { s.replicas = set } }
+
+// NewReplicas opens the replicas of cfg's db-replica-uris, nil when it
+// names none. primary is the request pool, whose WAL position the
+// replicas' lag is measured against. Start their checks with Start; until a
+// check finds a replica healthy, the primary serves its reads.
+func NewReplicas(ctx context.Context, cfg *config.Config, primary *pgxpool.Pool, log *slog.Logger) (*replica.Set, error) {
+	if len(cfg.DBReplicaURIs) == 0 {
+		return nil, nil
+	}
+	return replica.New(ctx, ReplicaOptions(cfg, primary, log))
+}
+
+// ReplicaOptions are the replica set options NewReplicas uses: each
+// replica's pool is opened as the primary's is, so requests run the same
+// way on both (statements, role switch, settings).
+func ReplicaOptions(cfg *config.Config, primary *pgxpool.Pool, log *slog.Logger) replica.Options {
+	return replica.Options{
+		URIs: cfg.DBReplicaURIs,
+		NewPool: func(ctx context.Context, uri string) (*pgxpool.Pool, error) {
+			return newPool(ctx, cfg, uri, cfg.DBReplicaPool)
+		},
+		Primary: primary, MaxLag: cfg.DBReplicaMaxLag, Log: log, Notice: LevelNotice,
+	}
+}
+
+// AwaitReplicas is the Snapshots gate (Snapshots.Gate) of a server with
+// replicas: before a snapshot is put in force, the replicas are given up
+// to db-replica-max-lag to replay the primary's WAL as of its loading,
+// which holds the tables and functions it describes; from then on a
+// replica serves reads only once it has. A replica still behind is only
+// skipped, so one stalled replica never holds a schema change back.
+func AwaitReplicas(set *replica.Set, log *slog.Logger) func(ctx context.Context) {
+	return func(ctx context.Context) {
+		pos, behind, err := set.AwaitSnapshot(ctx)
+		switch {
+		case err != nil:
+			log.Warn("could not read the primary's WAL position; the new snapshot is put in force without waiting for the replicas",
+				"error", err)
+		case len(behind) > 0:
+			log.Warn("replicas have not replayed the new snapshot's schema yet; they serve no reads until they have",
+				"replicas", strings.Join(behind, ","), "position", pos.String())
+		}
+	}
+}
+
+// executeRouted runs a request on the server it belongs on. Without
+// replicas, that is the primary. With them, a request that only reads
+// (replicaMayServe) runs on the replica Pick chooses, or on the primary
+// when none is healthy and caught up; every other request runs on the
+// primary, and a write's answer carries the position its commit lies
+// within (CommitLSNHeader). A request is never split across servers: a
+// read the chosen replica could not serve runs again, whole, on the
+// primary (retryOnPrimary).
+func (s *Server) executeRouted(w http.ResponseWriter, r *http.Request, tx txSpec, steps []step) error {
+	ctx := r.Context()
+	if s.replicas == nil {
+		return s.execute(ctx, tx, steps...)
+	}
+	if !s.replicaMayServe(&tx) {
+		return s.executeMarked(ctx, w, tx, steps)
+	}
+	after, ok := readAfter(r.Header)
+	if !ok {
+		// A position that cannot be read could be any: only the primary
+		// is sure to have it.
+		s.replicas.Rerouted(replica.NotReplayed)
+		return s.execute(ctx, tx, steps...)
+	}
+	rep := s.replicas.Pick(after)
+	if rep == nil {
+		return s.execute(ctx, tx, steps...)
+	}
+	run := replicaRun{rep: rep, after: after}
+	tx.replica = rep
+	err := s.execute(ctx, tx, run.wrap(steps)...)
+	rep.Done()
+	switch {
+	case run.behind:
+		s.replicas.Rerouted(replica.Behind)
+	case err != nil && run.rows == 0 && ctx.Err() == nil && retryOnPrimary(err):
+		if replicaDown(err) {
+			rep.Failed(err)
+		}
+		s.replicas.Rerouted(replica.Unavailable)
+	default:
+		return err
+	}
+	tx.replica = nil
+	return s.execute(ctx, tx, steps...)
+}
+
+// replicaMayServe reports whether a replica may serve tx: a request that
+// only reads (a relation's GET or HEAD, a call of a function that is not
+// VOLATILE), that does not ask to commit where transactions otherwise
+// roll back (Prefer: tx=commit: the caller expects to change something),
+// and does not run at the serializable level, which a standby refuses.
+func (s *Server) replicaMayServe(tx *txSpec) bool {
+	if !tx.reads || tx.isolation == "serializable" {
+		return false
+	}
+	rollbackByDefault, _ := s.cfg.TxRollback("")
+	return tx.rollback || !rollbackByDefault
+}
+
+// executeMarked runs a request on the primary; when it may commit a
+// change, the primary's WAL position is read right after the commit, in
+// the round trip that commits, and answered in CommitLSNHeader. The
+// transaction is then an explicit one, ending with a COMMIT statement
+// among the steps, since the position must be read after it.
+func (s *Server) executeMarked(ctx context.Context, w http.ResponseWriter, tx txSpec, steps []step) error {
+	if tx.readOnly || tx.rollback {
+		return s.execute(ctx, tx, steps...)
+	}
+	var pos string
+	mark := step{query.Statement{SQL: replica.PositionSQL}, scanOne(&pos)}
+	tx.mark = &mark
+	if tx.check == nil {
+		steps = append(steps[:len(steps):len(steps)], step{query.Statement{SQL: "commit"}, noRows}, mark)
+	}
+	err := s.execute(ctx, tx, steps...)
+	if err == nil && pos != "" {
+		w.Header().Set(CommitLSNHeader, pos)
+	}
+	return err
+}
+
+// noRows reads the rows of a statement that returns none.
+func noRows([][]byte) error { return nil }
+
+// endTransaction ends a transaction whose results a check had to see
+// first: with end, and, when a mark asks for it after a commit, the
+// primary's position read in the same round trip.
+func endTransaction(ctx context.Context, conn *pgxpool.Conn, end string, mark *step) error {
+	if mark == nil || end != "commit" {
+		_, err := conn.Exec(ctx, end)
+		return err
+	}
+	results, err := conn.Conn().PgConn().Exec(ctx, "commit; "+mark.stmt.SQL).ReadAll()
+	if err != nil {
+		return err
+	}
+	if len(results) == 2 && len(results[1].Rows) == 1 {
+		return mark.row(results[1].Rows[0])
+	}
+	return errors.New("the WAL position after the commit was not returned")
+}
+
+// readAfter reads the positions a request sends in CommitLSNHeader and
+// returns the highest, 0 when there is none, and false when one cannot be
+// read.
+func readAfter(h http.Header) (replica.LSN, bool) {
+	var after replica.LSN
+	for _, v := range h.Values(CommitLSNHeader) {
+		for item := range strings.SplitSeq(v, ",") {
+			pos, err := replica.ParseLSN(strings.TrimSpace(item))
+			if err != nil {
+				return 0, false
+			}
+			after = max(after, pos)
+		}
+	}
+	return after, true
+}
+
+// replicaRun is one request's run on a replica.
+type replicaRun struct {
+	rep   *replica.Replica
+	after replica.LSN
+	// behind is set when the replica had not replayed after, as the
+	// request found when it ran there.
+	behind bool
+	// rows counts the rows handed to the steps; after one, the request
+	// cannot run again elsewhere.
+	rows int
+}
+
+// replayedSQL reads how far a replica has replayed, in the request's own
+// transaction, before its statements: what the snapshot sees there is at
+// least that position.
+const replayedSQL = "select pg_catalog.pg_last_wal_replay_lsn()::text"
+
+// wrap returns the steps to run on the replica: each counts its rows,
+// and hands none on when the replica turns out to be behind; a request
+// that needs a position first checks that the replica has replayed it
+// (the read-your-writes check, one more statement in the same round trip).
+func (run *replicaRun) wrap(steps []step) []step {
+	out := make([]step, 0, len(steps)+1)
+	if run.after > 0 {
+		out = append(out, step{query.Statement{SQL: replayedSQL}, run.checkReplayed})
+	}
+	for _, st := range steps {
+		row := st.row
+		out = append(out, step{st.stmt, func(values [][]byte) error {
+			if run.behind {
+				return nil
+			}
+			run.rows++
+			return row(values)
+		}})
+	}
+	return out
+}
+
+// checkReplayed reads the replica's replay position and decides whether
+// the request may be answered from it.
+func (run *replicaRun) checkReplayed(values [][]byte) error {
+	if len(values) == 1 && values[0] != nil {
+		if pos, err := replica.ParseLSN(string(values[0])); err == nil {
+			if run.rep != nil {
+				run.rep.Observed(pos)
+			}
+			run.behind = pos < run.after
+			return nil
+		}
+	}
+	// NULL: the server is no longer in recovery (promoted) and may hold
+	// writes the primary never had.
+	run.behind = true
+	return nil
+}
+
+// retryOnPrimary reports whether a read that failed on a replica, before
+// any row arrived, is better run again on the primary than answered with
+// the error: the replica was down (replicaDown), or cancelled the read for
+// a conflict with the WAL it replays (40001), which the primary has not.
+func retryOnPrimary(err error) bool {
+	var e *apierr.Error
+	return replicaDown(err) || errors.As(err, &e) && e.Code == "40001"
+}
+
+// replicaDown reports whether err says the replica could not be reached,
+// or is shutting down or starting up (SQLSTATE class 57P).
+func replicaDown(err error) bool {
+	var e *apierr.Error
+	if !errors.As(err, &e) {
+		return false
+	}
+	switch e.Code {
+	case apierr.Names.CodePrefix + "000", apierr.Names.CodePrefix + "001", "57P01", "57P02", "57P03":
+		return true
+	}
+	return false
+}
+
+// callReads reports whether a call of fn only reads, so that a replica
+// may serve it: fn is STABLE or IMMUTABLE and, unless the call is read
+// only anyway (GET, HEAD), db-pre-request's function is too.
+func (s *Server) callReads(snap *snapshot.Snapshot, tx *txSpec, fn *snapshot.Function) bool {
+	if fn.Volatility == snapshot.Volatile {
+		return false
+	}
+	return tx.readOnly || s.preRequestReads(snap, fn.Schema)
+}
+
+// preRequestReads reports whether db-pre-request's function is known
+// from snap not to write: none is configured, or every function of its
+// name (resolved as the request's search_path would, from schema) is
+// STABLE or IMMUTABLE. One outside the exposed schemas is unknown, and
+// taken to write.
+func (s *Server) preRequestReads(snap *snapshot.Snapshot, schema string) bool {
+	name := s.cfg.DBPreRequest
+	if name == "" {
+		return true
+	}
+	schemas := append([]string{schema}, s.cfg.DBExtraSearchPath...)
+	if qualifier, fn, ok := strings.Cut(name, "."); ok {
+		schemas, name = []string{qualifier}, fn
+	}
+	for _, sc := range schemas {
+		if fns := snap.Functions(snapshot.QualifiedName{Schema: sc, Name: name}); len(fns) > 0 {
+			for _, fn := range fns {
+				if fn.Volatility == snapshot.Volatile {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// poolFor is the pool tx runs on: its replica's, or the primary's.
+func (s *Server) poolFor(tx *txSpec) *pgxpool.Pool {
+	if tx.replica != nil {
+		return tx.replica.Pool
+	}
+	return s.pool
+}
