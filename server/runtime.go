@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/config"
+	"github.com/svc-dev/svc/server/naming"
 	"github.com/svc-dev/svc/snapshot"
 	"github.com/svc-dev/svc/sql/catalog"
 )
@@ -143,7 +144,7 @@ func (rt *Runtime) reload(ctx context.Context) error {
 		return err
 	}
 	old := rt.current.Load()
-	if err := checkNamingUnchanged(old.cfg, cfg); err != nil {
+	if err := naming.CheckUnchanged(old.cfg, cfg); err != nil {
 		return err
 	}
 	if sourceChanged(old.cfg, cfg) {

@@ -14,6 +14,7 @@ import (
 	"github.com/svc-dev/svc/server/config"
 	"github.com/svc-dev/svc/server/gcheadroom"
 	"github.com/svc-dev/svc/server/http1"
+	"github.com/svc-dev/svc/server/naming"
 	"github.com/svc-dev/svc/server/procs"
 	"github.com/svc-dev/svc/server/schedbatch"
 	"github.com/svc-dev/svc/snapshot"
@@ -34,7 +35,7 @@ func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log 
 		useSchedBatch(log)
 	}
 	// First: the naming decides which in-database settings are read.
-	if err := server.UseNaming(cfg); err != nil {
+	if err := naming.Use(cfg); err != nil {
 		return err
 	}
 
@@ -101,7 +102,7 @@ func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log 
 	}
 	defer rt.Close()
 	if cfg.DBChannelEnabled {
-		l := &server.Listener{URI: cfg.DirectURI(), Channel: server.ListenChannel(cfg), Snapshots: snaps, Log: log,
+		l := &server.Listener{URI: cfg.DirectURI(), Channel: naming.ListenChannel(cfg), Snapshots: snaps, Log: log,
 			OnConfigReload: func(ctx context.Context) { metrics.ConfigReloaded(rt.ReloadConfig(ctx)) },
 			OnConnected:    metrics.ListenerConnected}
 		go l.Run(ctx)
