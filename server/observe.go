@@ -90,10 +90,11 @@ func appendTiming(b []byte, name string, d time.Duration) []byte {
 	return strconv.AppendFloat(b, float64(d.Microseconds())/1000, 'f', 1, 64)
 }
 
-// executeFor is execute for a request answered through w: it notes the
-// main statement (the last step) for log-query and, with
+// executeFor is execute for the request x carries: it notes the main
+// statement (the last step) for log-query and, with
 // server-timing-enabled, when the database round trip began and ended.
-func (s *Server) executeFor(w http.ResponseWriter, r *http.Request, tx txSpec, steps ...step) error {
+func (s *Server) executeFor(x *exchange, steps ...step) error {
+	w, r, tx := x.w, x.r, x.tx
 	rec, _ := w.(*recorder)
 	if rec == nil {
 		return s.executeRouted(w, r, tx, steps)

@@ -43,8 +43,10 @@ type Server struct {
 	logQuery bool
 	// reads and calls keep the statements of read shapes seen before:
 	// reads of relations, and GET and HEAD calls.
-	reads shapeCache[readEntry]
-	calls shapeCache[callEntry]
+	reads shapeCache
+	calls shapeCache
+	// routes are the kinds of request the pipeline serves (pipeline.go).
+	routes struct{ read, write, call, root route }
 	// replicas serve the reads they may (replicas.go); nil for none.
 	replicas *replica.Set
 }
@@ -67,6 +69,10 @@ func New(cfg *config.Config, pool *pgxpool.Pool, snapshots *Snapshots, jwt *auth
 	for _, o := range opts {
 		o(s)
 	}
+	s.routes.read = route{kind: request.KindRelation, shapes: &s.reads, answer: s.answerRead}
+	s.routes.write = route{kind: request.KindRelation, answer: s.answerWrite}
+	s.routes.call = route{kind: request.KindFunction, shapes: &s.calls, answer: s.answerCall}
+	s.routes.root = route{kind: request.KindRoot, check: s.checkRoot, answer: s.answerRoot}
 	r := mux.NewRouter()
 	// The router tries routes in order, a regular expression each, and no
 	// path matches two of these, so the most requested comes first.
@@ -105,9 +111,9 @@ func (s *Server) handleRelation(w http.ResponseWriter, r *http.Request) {
 	target := mux.Vars(r)["relation"]
 	switch r.Method {
 	case http.MethodGet, http.MethodHead:
-		s.handleRead(w, r, target)
+		s.serve(w, r, &s.routes.read, target)
 	case http.MethodPost, http.MethodPatch, http.MethodPut, http.MethodDelete:
-		s.handleWrite(w, r, target)
+		s.serve(w, r, &s.routes.write, target)
 	case http.MethodOptions:
 		s.handleOptions(w, r, request.KindRelation, target)
 	default:
