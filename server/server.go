@@ -43,8 +43,7 @@ type Server struct {
 	logQuery bool
 	// reads and calls keep the statements of read shapes seen before:
 	// reads of relations, and GET and HEAD calls.
-	reads shapeCache
-	calls shapeCache
+	reads, calls *shapeCache
 	// routes are the kinds of request the pipeline serves (pipeline.go).
 	routes struct{ read, write, call, root route }
 	// replicas serve the reads they may (replicas.go); nil for none.
@@ -62,16 +61,17 @@ func WithMetrics(m *Metrics) Option { return func(s *Server) { s.metrics = m } }
 func New(cfg *config.Config, pool *pgxpool.Pool, snapshots *Snapshots, jwt *auth.Verifier, log *slog.Logger, opts ...Option) *Server {
 	s := &Server{cfg: cfg, pool: pool, snapshots: snapshots, log: log, jwt: jwt,
 		appSettings: appSettingsOf(cfg), preRequest: preRequestCall(cfg.DBPreRequest),
-		logQuery: cfg.LogQuery == "main-query"}
+		logQuery: cfg.LogQuery == "main-query",
+		reads:    newShapeCache(cfg.ServerShapeCacheMaxEntries), calls: newShapeCache(cfg.ServerShapeCacheMaxEntries)}
 	if cfg.ServerTraceHeader != "" {
 		s.traceHeader = textproto.CanonicalMIMEHeaderKey(cfg.ServerTraceHeader)
 	}
 	for _, o := range opts {
 		o(s)
 	}
-	s.routes.read = route{kind: request.KindRelation, shapes: &s.reads, answer: s.answerRead}
+	s.routes.read = route{kind: request.KindRelation, shapes: s.reads, answer: s.answerRead}
 	s.routes.write = route{kind: request.KindRelation, answer: s.answerWrite}
-	s.routes.call = route{kind: request.KindFunction, shapes: &s.calls, answer: s.answerCall}
+	s.routes.call = route{kind: request.KindFunction, shapes: s.calls, answer: s.answerCall}
 	s.routes.root = route{kind: request.KindRoot, check: s.checkRoot, answer: s.answerRoot}
 	r := mux.NewRouter()
 	// The router tries routes in order, a regular expression each, and no

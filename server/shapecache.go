@@ -2,6 +2,9 @@ package server
 
 import (
 	"sync"
+	"unsafe"
+
+	"github.com/hashicorp/golang-lru/v2/simplelru"
 
 	"github.com/svc-dev/svc/server/plan"
 	"github.com/svc-dev/svc/server/query"
@@ -16,10 +19,6 @@ import (
 // read, and a later read of the shape binds its own values into the kept
 // statements, skipping all three. Entries belong to the snapshot they
 // were planned against: the first read after a swap empties the cache.
-
-// shapeCacheSize bounds the shapes kept. Shapes repeat, so a few hundred
-// cover a busy API; past the bound an arbitrary entry makes room.
-const shapeCacheSize = 1024
 
 // shape is what the shape cache keeps of a request: its statements, with
 // the request's values taken out, and what answering it takes. The cache
@@ -81,12 +80,19 @@ func (b bound) bind(t *request.Template) (bound, bool) {
 	return out, true
 }
 
-// shapeCache holds the shapes of the current snapshot.
+// shapeCache holds the shapes of the current snapshot, at most a
+// configured number (server-shape-cache-max-entries); past it, the least
+// recently used shape makes room. Shapes repeat, so a few hundred cover a
+// busy API, and a client that sends ever new shapes only churns the cache.
 type shapeCache struct {
-	mu      sync.Mutex
-	snap    *snapshot.Snapshot
-	entries map[string]shape
+	mu   sync.Mutex
+	size int // 0 keeps nothing
+	snap *snapshot.Snapshot
+	lru  *simplelru.LRU[string, shape]
 }
+
+// newShapeCache returns a cache keeping up to size shapes.
+func newShapeCache(size int) *shapeCache { return &shapeCache{size: size} }
 
 // lookup returns the shape of the request t is the template of, planned
 // against snap, with its statements bound to the request's values; false
@@ -94,8 +100,10 @@ type shapeCache struct {
 func (c *shapeCache) lookup(snap *snapshot.Snapshot, t *request.Template) (shape, bound, bool) {
 	c.mu.Lock()
 	var sh shape
-	if c.snap == snap {
-		sh = c.entries[string(t.Key)]
+	if c.snap == snap && c.lru != nil && len(t.Key) > 0 {
+		// The LRU only reads the key to find it, so a string sharing
+		// the template's bytes spares copying them for every request.
+		sh, _ = c.lru.Get(unsafe.String(&t.Key[0], len(t.Key)))
 	}
 	c.mu.Unlock()
 	if sh == nil {
@@ -111,29 +119,30 @@ func (c *shapeCache) lookup(snap *snapshot.Snapshot, t *request.Template) (shape
 // swap; that empties the cache once more and costs nothing else, as
 // lookup checks the snapshot.
 func (c *shapeCache) keep(snap *snapshot.Snapshot, key []byte, sh shape) {
+	if c.size <= 0 {
+		return
+	}
 	kept := sh.kept()
 	if kept == nil {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.snap != snap || c.entries == nil {
-		c.snap, c.entries = snap, make(map[string]shape)
+	if c.snap != snap || c.lru == nil {
+		c.snap = snap
+		c.lru, _ = simplelru.NewLRU[string, shape](c.size, nil)
 	}
-	if len(c.entries) >= shapeCacheSize {
-		for k := range c.entries {
-			delete(c.entries, k)
-			break
-		}
-	}
-	c.entries[string(key)] = kept
+	c.lru.Add(string(key), kept)
 }
 
 // len is the number of shapes kept.
 func (c *shapeCache) len() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return len(c.entries)
+	if c.lru == nil {
+		return 0
+	}
+	return c.lru.Len()
 }
 
 // txShape is what a read's transaction takes from its shape: the
