@@ -5,7 +5,6 @@ import (
 	"mime"
 	"net/http"
 
-	"github.com/gorilla/mux"
 	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/plan"
 	"github.com/svc-dev/svc/server/query"
@@ -16,12 +15,12 @@ import (
 // handleFunction serves /rpc/<function>: POST with the arguments in the
 // body, GET and HEAD with them in the query string, in a read-only
 // transaction (a function that writes then fails as in PostgREST, 405).
-func (s *Server) handleFunction(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleFunction(w http.ResponseWriter, r *http.Request, vars map[string]string) {
 	if r.Method == http.MethodOptions {
-		s.handleOptions(w, r, request.KindFunction, mux.Vars(r)["function"])
+		s.handleOptions(w, r, request.KindFunction, vars["function"])
 		return
 	}
-	s.serve(w, r, &s.routes.call, mux.Vars(r)["function"])
+	s.serve(w, r, &s.routes.call, vars["function"])
 }
 
 // answerCall answers a call of a function, parsed; GET / with

@@ -76,8 +76,8 @@ func New(cfg *config.Config, pool *pgxpool.Pool, snapshots *Snapshots, jwt *auth
 	r := mux.NewRouter()
 	// The router tries routes in order, a regular expression each, and no
 	// path matches two of these, so the most requested comes first.
-	r.HandleFunc("/{relation}", s.handleRelation)
-	r.HandleFunc("/rpc/{function}", s.handleFunction)
+	r.Handle("/{relation}", withVars(s.handleRelation))
+	r.Handle("/rpc/{function}", withVars(s.handleFunction))
 	r.Methods(http.MethodOptions).Path("/").HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Allow", "OPTIONS,GET,HEAD")
 		w.WriteHeader(http.StatusOK)
@@ -90,7 +90,7 @@ func New(cfg *config.Config, pool *pgxpool.Pool, snapshots *Snapshots, jwt *auth
 	if s.replicas != nil {
 		expose += ", " + CommitLSNHeader
 	}
-	s.handler = recoverPanics(log, cors(cfg.ServerCORSAllowedOrigins, expose, s.limitURL(r)))
+	s.handler = recoverPanics(log, cors(cfg.ServerCORSAllowedOrigins, expose, s.limitURL(router{r})))
 	return s
 }
 
@@ -107,8 +107,8 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request) {
 	s.handler.ServeHTTP(w, r)
 }
 
-func (s *Server) handleRelation(w http.ResponseWriter, r *http.Request) {
-	target := mux.Vars(r)["relation"]
+func (s *Server) handleRelation(w http.ResponseWriter, r *http.Request, vars map[string]string) {
+	target := vars["relation"]
 	switch r.Method {
 	case http.MethodGet, http.MethodHead:
 		s.serve(w, r, &s.routes.read, target)
