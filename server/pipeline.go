@@ -45,13 +45,16 @@ type exchange struct {
 	template *request.Template
 	// schema is what the root's check selected.
 	schema string
+	// obs is what the observer learns of the request (observe.go); nil
+	// when it is served unobserved.
+	obs *observation
 }
 
 // serve takes r through the pipeline as a request of route rt for
 // target, and answers it.
 func (s *Server) serve(w http.ResponseWriter, r *http.Request, rt *route, target string) {
 	x := exchanges.Get().(*exchange)
-	*x = exchange{w: w, r: r, snap: s.snapshots.Current()}
+	*x = exchange{w: w, r: r, snap: s.snapshots.Current(), obs: observationOf(r.Context())}
 	if err := s.pipeline(x, rt, target); err != nil {
 		writeError(w, s.log, err)
 	}
