@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/svc-dev/svc/server/logging"
 )
 
 // Listener keeps a dedicated LISTEN connection on the configured channel
@@ -54,7 +55,7 @@ func (l *Listener) Run(ctx context.Context) {
 			continue
 		}
 		backoff = 100 * time.Millisecond
-		l.Log.Log(ctx, LevelNotice, "listening for notifications", "channel", l.Channel)
+		l.Log.Log(ctx, logging.LevelNotice, "listening for notifications", "channel", l.Channel)
 		l.connected(true)
 		if !first {
 			// Notifications sent while away are lost: reload both.

@@ -17,6 +17,7 @@ import (
 	"github.com/svc-dev/svc/server"
 	"github.com/svc-dev/svc/server/auth"
 	"github.com/svc-dev/svc/server/config"
+	"github.com/svc-dev/svc/server/logging"
 )
 
 // observed is a server over the shared fixture, built as svc-serve builds
@@ -45,7 +46,7 @@ func newObserved(t testing.TB, settings map[string]string) *observed {
 		t.Fatalf("settings %v: %v %v", settings, err, warnings)
 	}
 	o := &observed{cfg: cfg, logs: &bytes.Buffer{}}
-	log := server.NewLogger(o.logs, cfg.LogLevel, cfg.LogFormat)
+	log := logging.NewLogger(o.logs, cfg.LogLevel, cfg.LogFormat)
 	pool, err := server.NewPool(t.Context(), cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/config"
+	"github.com/svc-dev/svc/server/logging"
 	"github.com/svc-dev/svc/server/query"
 	"github.com/svc-dev/svc/server/replica"
 	"github.com/svc-dev/svc/snapshot"
@@ -47,7 +48,7 @@ func ReplicaOptions(cfg *config.Config, primary *pgxpool.Pool, log *slog.Logger)
 		NewPool: func(ctx context.Context, uri string) (*pgxpool.Pool, error) {
 			return newPool(ctx, cfg, uri, cfg.DBReplicaPool)
 		},
-		Primary: primary, MaxLag: cfg.DBReplicaMaxLag, Log: log, Notice: LevelNotice,
+		Primary: primary, MaxLag: cfg.DBReplicaMaxLag, Log: log, Notice: logging.LevelNotice,
 	}
 }
 

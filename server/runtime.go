@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/config"
+	"github.com/svc-dev/svc/server/logging"
 	"github.com/svc-dev/svc/server/naming"
 	"github.com/svc-dev/svc/snapshot"
 	"github.com/svc-dev/svc/sql/catalog"
@@ -134,7 +135,7 @@ func (rt *Runtime) ReloadConfig(ctx context.Context) error {
 		rt.log.Error("configuration reload failed; keeping the current configuration", "error", err)
 		return err
 	}
-	rt.log.Log(ctx, LevelNotice, "configuration reloaded")
+	rt.log.Log(ctx, logging.LevelNotice, "configuration reloaded")
 	return nil
 }
 

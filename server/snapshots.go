@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/svc-dev/svc/server/logging"
 	"github.com/svc-dev/svc/server/suggest"
 	"github.com/svc-dev/svc/snapshot"
 	"github.com/svc-dev/svc/sql/catalog"
@@ -62,7 +63,7 @@ func (l LiveSource) Load(ctx context.Context) (*snapshot.Snapshot, error) {
 	if opts.MissingSchemas == nil {
 		opts.MissingSchemas = func(missing, existing []string) error {
 			if l.Log != nil {
-				l.Log.Log(ctx, LevelNotice, MissingSchemasMessage(missing, existing))
+				l.Log.Log(ctx, logging.LevelNotice, MissingSchemasMessage(missing, existing))
 			}
 			return nil
 		}
@@ -200,7 +201,7 @@ func (s *Snapshots) Reload(ctx context.Context) error {
 	if old != nil && old.Header.Fingerprint == h.Fingerprint {
 		attrs = append(attrs, "changed", false)
 	}
-	s.log.Log(ctx, LevelNotice, fmt.Sprintf("schema snapshot loaded in %d ms", time.Since(start).Milliseconds()), attrs...)
+	s.log.Log(ctx, logging.LevelNotice, fmt.Sprintf("schema snapshot loaded in %d ms", time.Since(start).Milliseconds()), attrs...)
 	return nil
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/svc-dev/svc/server/config"
 	"github.com/svc-dev/svc/server/gcheadroom"
 	"github.com/svc-dev/svc/server/http1"
+	"github.com/svc-dev/svc/server/logging"
 	"github.com/svc-dev/svc/server/naming"
 	"github.com/svc-dev/svc/server/procs"
 	"github.com/svc-dev/svc/server/schedbatch"
@@ -28,7 +29,7 @@ import (
 func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log *slog.Logger, ready func(addr string)) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	log.Log(ctx, server.LevelNotice, "starting svc-serve", "version", snapshot.SVCVersion)
+	log.Log(ctx, logging.LevelNotice, "starting svc-serve", "version", snapshot.SVCVersion)
 	go gcheadroom.Run(ctx, gcheadroom.Default)
 	go procs.Run(ctx)
 	if cfg.ServerSchedBatch {
@@ -116,7 +117,7 @@ func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log 
 	// parser and limits without net/http's goroutine per request (see
 	// deploy/bench/RESULTS.md for what that saves).
 	httpServer := http1.New(cfg.HTTPServer(rt), log)
-	log.Log(ctx, server.LevelNotice, "listening", "address", ln.Addr().String())
+	log.Log(ctx, logging.LevelNotice, "listening", "address", ln.Addr().String())
 	if ready != nil {
 		ready(ln.Addr().String())
 	}
@@ -137,7 +138,7 @@ func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log 
 
 // newLogger logs to stderr at log-level, in log-format.
 func newLogger(level, format string) *slog.Logger {
-	return server.NewLogger(os.Stderr, level, format)
+	return logging.NewLogger(os.Stderr, level, format)
 }
 
 // useSchedBatch puts the server's threads under SCHED_BATCH
