@@ -16,6 +16,7 @@ import (
 
 	"github.com/svc-dev/svc/server"
 	"github.com/svc-dev/svc/server/config"
+	"github.com/svc-dev/svc/server/dbexec"
 	"github.com/svc-dev/svc/snapshot"
 	"github.com/svc-dev/svc/sql/catalog"
 )
@@ -56,7 +57,7 @@ func TestAdminEndpoints(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pool, err := server.NewPool(ctx, cfg)
+	pool, err := dbexec.NewPool(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +192,7 @@ func TestReadyNeedsSnapshot(t *testing.T) {
 	ctx := t.Context()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	path := filepath.Join(t.TempDir(), "snapshot.msgpack")
-	pool, err := server.NewPool(ctx, fixture.cfg)
+	pool, err := dbexec.NewPool(ctx, fixture.cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,7 +251,7 @@ func TestReadyNeedsDatabase(t *testing.T) {
 	}
 	cfg := *fixture.cfg
 	cfg.DBURI = "postgres://authenticator@" + closed + "/e2e?connect_timeout=1"
-	pool, err := server.NewPool(ctx, &cfg)
+	pool, err := dbexec.NewPool(ctx, &cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/svc-dev/svc/server/apierr"
+	"github.com/svc-dev/svc/server/dbexec"
 	"github.com/svc-dev/svc/server/plan"
 	"github.com/svc-dev/svc/server/query"
 	"github.com/svc-dev/svc/server/request"
@@ -33,12 +34,12 @@ func (s *Server) answerCall(x *exchange, req *request.Request) error {
 	media := "application/json"
 	switch r.Method {
 	case http.MethodGet, http.MethodHead:
-		tx.readOnly = true
+		tx.ReadOnly = true
 	case http.MethodPost:
 		if s.preRequest == nil {
 			// As for writes (refuseWrite): a call the role may not make
 			// is refused before its body is read.
-			if err := plan.CallRefused(req, x.snap, s.planOptions(), tx.role, tx.authenticated); err != nil {
+			if err := plan.CallRefused(req, x.snap, s.planOptions(), tx.Role, tx.Authenticated); err != nil {
 				return err
 			}
 		}
@@ -71,7 +72,7 @@ func (s *Server) answerCall(x *exchange, req *request.Request) error {
 	if err != nil {
 		return err
 	}
-	tx.reads = s.callReads(x.snap, tx, c.Function)
+	tx.Reads = s.callReads(x.snap, tx, c.Function)
 	e := s.newCallEntry(req, c)
 	if req.Media.Kind == request.MediaPlan {
 		if _, err := s.readyTx(x, &e.txShape); err != nil {
@@ -91,17 +92,17 @@ func (s *Server) runCall(x *exchange, e *callEntry, stmt query.Statement) error 
 	if err != nil {
 		return err
 	}
-	var res result
-	defer res.release()
-	x.tx.check = callChecks(e, x.tx.readOnly, &res)
-	if err := s.executeFor(x, step{stmt, scanResult(&res)}); err != nil {
+	var res dbexec.Result
+	defer res.Release()
+	x.tx.Check = callChecks(e, x.tx.ReadOnly, &res)
+	if err := s.executeFor(x, dbexec.Step{Stmt: stmt, Row: dbexec.ScanResult(&res)}); err != nil {
 		return err
 	}
 	if e.rows != nil {
 		return s.respondRows(x, e.prefer, e.rows, &res, nil, applied)
 	}
-	if e.single && res.pageCount != 1 {
-		return apierr.SingularityError(res.pageCount)
+	if e.single && res.PageCount != 1 {
+		return apierr.SingularityError(res.PageCount)
 	}
 	return s.respondValue(x, e.prefer, e.returns, &res, applied)
 }
@@ -115,7 +116,7 @@ var rawBodyTypes = map[string]bool{"application/octet-stream": true, "text/plain
 // write: a read-only one has nothing to roll back, and its answer checks
 // the rows after, in one round trip), and Prefer: max-affected under
 // handling=strict bounding the rows a set-returning function returns.
-func callChecks(e *callEntry, readOnly bool, res *result) func() error {
+func callChecks(e *callEntry, readOnly bool, res *dbexec.Result) func() error {
 	pr := e.prefer
 	setof := e.returns == snapshot.ReturnsSetOfComposite || e.returns == snapshot.ReturnsSetOfScalar
 	maxAffected := setof && pr.Handling == "strict" && pr.MaxAffected != nil
@@ -124,11 +125,11 @@ func callChecks(e *callEntry, readOnly bool, res *result) func() error {
 		return nil
 	}
 	return func() error {
-		if single && res.pageCount != 1 {
-			return apierr.SingularityError(res.pageCount)
+		if single && res.PageCount != 1 {
+			return apierr.SingularityError(res.PageCount)
 		}
-		if maxAffected && res.pageCount > *pr.MaxAffected {
-			return apierr.MaxAffectedExceeded(res.pageCount)
+		if maxAffected && res.PageCount > *pr.MaxAffected {
+			return apierr.MaxAffectedExceeded(res.PageCount)
 		}
 		return nil
 	}
@@ -136,7 +137,7 @@ func callChecks(e *callEntry, readOnly bool, res *result) func() error {
 
 // respondValue answers a call whose result is one JSON value: a scalar, a
 // set of scalars, or nothing (void: 204).
-func (s *Server) respondValue(x *exchange, pr request.Preferences, returns snapshot.ReturnShape, res *result, applied honoured) error {
+func (s *Server) respondValue(x *exchange, pr request.Preferences, returns snapshot.ReturnShape, res *dbexec.Result, applied honoured) error {
 	w := x.w
 	status := http.StatusOK
 	if returns == snapshot.ReturnsVoid {
@@ -156,14 +157,14 @@ func (s *Server) respondValue(x *exchange, pr request.Preferences, returns snaps
 	}
 	var total *int64
 	if pr.Count == "exact" {
-		total = &res.pageCount
+		total = &res.PageCount
 	}
-	h.Set("Content-Range", contentRange(0, res.pageCount, total))
+	h.Set("Content-Range", contentRange(0, res.PageCount, total))
 	h.Set("Content-Type", jsonType)
 	if x.r.Method == http.MethodHead {
 		w.WriteHeader(status)
 		return nil
 	}
-	writeBody(w, status, nil, res.body)
+	writeBody(w, status, nil, res.Body)
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/config"
+	"github.com/svc-dev/svc/server/dbexec"
 	"github.com/svc-dev/svc/server/suggest"
 	"github.com/svc-dev/svc/snapshot"
 )
@@ -20,7 +21,7 @@ import (
 // whatever that function sets with set_config. The result maps keys
 // ("db-schemas") to values, for config.Sources.Database.
 func ReadDatabaseConfig(ctx context.Context, uri, preConfig string) (map[string]string, error) {
-	conn, err := connect(ctx, uri)
+	conn, err := dbexec.Connect(ctx, uri)
 	if err != nil {
 		return nil, err
 	}

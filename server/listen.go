@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/svc-dev/svc/server/dbexec"
 	"github.com/svc-dev/svc/server/logging"
 )
 
@@ -78,7 +79,7 @@ func (l *Listener) connected(up bool) {
 }
 
 func (l *Listener) connect(ctx context.Context) (*pgx.Conn, error) {
-	conn, err := connect(ctx, l.URI)
+	conn, err := dbexec.Connect(ctx, l.URI)
 	if err != nil {
 		return nil, err
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/svc-dev/svc/server"
 	"github.com/svc-dev/svc/server/config"
+	"github.com/svc-dev/svc/server/dbexec"
 	"github.com/svc-dev/svc/server/http1"
 	"github.com/svc-dev/svc/sql/catalog"
 	"github.com/svc-dev/svc/sql/pgtest"
@@ -80,7 +81,7 @@ func setupFixture(uri string) error {
 // it introspects live. The caller closes the returned test server; the pool
 // closes with the process.
 func startServer(ctx context.Context, cfg *config.Config, source server.Source) (*testServer, *server.Snapshots, error) {
-	pool, err := server.NewPool(ctx, cfg)
+	pool, err := dbexec.NewPool(ctx, cfg)
 	if err != nil {
 		return nil, nil, err
 	}

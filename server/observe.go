@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/svc-dev/svc/server/dbexec"
 )
 
 // Observation of requests: the access log line, log-query, Server-Timing,
@@ -112,13 +114,13 @@ func appendTiming(b []byte, name string, d time.Duration) []byte {
 // executeFor is execute for the request x carries: it notes the main
 // statement (the last step) for log-query and, with
 // server-timing-enabled, when the database round trip began and ended.
-func (s *Server) executeFor(x *exchange, steps ...step) error {
+func (s *Server) executeFor(x *exchange, steps ...dbexec.Step) error {
 	w, r, tx, obs := x.w, x.r, x.tx, x.obs
 	if obs == nil {
 		return s.executeRouted(w, r, tx, steps)
 	}
 	if len(steps) > 0 {
-		obs.sql = steps[len(steps)-1].stmt.SQL
+		obs.sql = steps[len(steps)-1].Stmt.SQL
 	}
 	if !obs.timing {
 		return s.executeRouted(w, r, tx, steps)

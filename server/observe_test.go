@@ -17,6 +17,7 @@ import (
 	"github.com/svc-dev/svc/server"
 	"github.com/svc-dev/svc/server/auth"
 	"github.com/svc-dev/svc/server/config"
+	"github.com/svc-dev/svc/server/dbexec"
 	"github.com/svc-dev/svc/server/logging"
 )
 
@@ -47,7 +48,7 @@ func newObserved(t testing.TB, settings map[string]string) *observed {
 	}
 	o := &observed{cfg: cfg, logs: &bytes.Buffer{}}
 	log := logging.NewLogger(o.logs, cfg.LogLevel, cfg.LogFormat)
-	pool, err := server.NewPool(t.Context(), cfg)
+	pool, err := dbexec.NewPool(t.Context(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/svc-dev/svc/server/apierr"
+	"github.com/svc-dev/svc/server/dbexec"
 	"github.com/svc-dev/svc/server/request"
 	"github.com/svc-dev/svc/snapshot"
 )
@@ -38,7 +39,7 @@ type exchange struct {
 	r    *http.Request
 	snap *snapshot.Snapshot
 	// tx is the request's transaction context, built by the pipeline.
-	tx txSpec
+	tx dbexec.Tx
 	// shapes and template keep the request's shape (keepShape): template
 	// is nil when the request has none.
 	shapes   *shapeCache

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/svc-dev/svc/server/apierr"
+	"github.com/svc-dev/svc/server/dbexec"
 	"github.com/svc-dev/svc/server/plan"
 	"github.com/svc-dev/svc/server/query"
 	"github.com/svc-dev/svc/server/request"
@@ -41,7 +42,7 @@ func (s *Server) answerRead(x *exchange, req *request.Request) error {
 // readTx readies x's transaction for the read e describes: read only,
 // the request's preferences and the relation's schema.
 func (s *Server) readTx(x *exchange, e *readEntry) (honoured, error) {
-	x.tx.readOnly, x.tx.reads = true, true
+	x.tx.ReadOnly, x.tx.Reads = true, true
 	return s.readyTx(x, &e.txShape)
 }
 
@@ -52,14 +53,14 @@ func (s *Server) runRead(x *exchange, e *readEntry, b bound) error {
 	if err != nil {
 		return err
 	}
-	var res result
-	defer res.release()
+	var res dbexec.Result
+	defer res.Release()
 	var explain []byte
-	var steps []step
+	var steps []dbexec.Step
 	if b.count != nil {
-		steps = append(steps, step{*b.count, scanOne(&explain)})
+		steps = append(steps, dbexec.Step{Stmt: *b.count, Row: dbexec.ScanOne(&explain)})
 	}
-	steps = append(steps, step{b.main, scanResult(&res)})
+	steps = append(steps, dbexec.Step{Stmt: b.main, Row: dbexec.ScanResult(&res)})
 	if err := s.executeFor(x, steps...); err != nil {
 		return err
 	}
@@ -84,12 +85,12 @@ func newRowsReply(p *plan.Read) rowsReply {
 
 // respondRows answers a read of rows, a relation's or a function's: the
 // range headers, the status they decide, and the body.
-func (s *Server) respondRows(x *exchange, pr request.Preferences, rep *rowsReply, res *result, explain []byte, applied honoured) error {
+func (s *Server) respondRows(x *exchange, pr request.Preferences, rep *rowsReply, res *dbexec.Result, explain []byte, applied honoured) error {
 	w := x.w
-	total := countTotal(rep, res.total, explain)
-	status, err := rangeStatus(rep.offset, res.pageCount, total)
-	if err == nil && rep.media.Kind == request.MediaObject && res.pageCount != 1 {
-		err = apierr.SingularityError(res.pageCount)
+	total := countTotal(rep, res.Total, explain)
+	status, err := rangeStatus(rep.offset, res.PageCount, total)
+	if err == nil && rep.media.Kind == request.MediaObject && res.PageCount != 1 {
+		err = apierr.SingularityError(res.PageCount)
 	}
 	if err == nil {
 		status, err = applyResponseSettings(w.Header(), res, status)
@@ -100,7 +101,7 @@ func (s *Server) respondRows(x *exchange, pr request.Preferences, rep *rowsReply
 	h := w.Header()
 	h.Set("Content-Type", rep.media.ContentType())
 	h.Set("Range-Unit", "items")
-	h.Set("Content-Range", contentRange(rep.offset, res.pageCount, total))
+	h.Set("Content-Range", contentRange(rep.offset, res.PageCount, total))
 	if v := preferenceApplied(pr, applied); v != "" {
 		h.Set("Preference-Applied", v)
 	}
@@ -108,7 +109,7 @@ func (s *Server) respondRows(x *exchange, pr request.Preferences, rep *rowsReply
 		w.WriteHeader(status)
 		return nil
 	}
-	writeBody(w, status, rep.head, res.body)
+	writeBody(w, status, rep.head, res.Body)
 	return nil
 }
 
@@ -145,7 +146,7 @@ func (s *Server) writePlan(x *exchange, stmt query.Statement, media request.Medi
 		return nil
 	}
 	stmt = query.Explain(stmt, media.PlanJSON, media.PlanOptions)
-	if err := s.executeFor(x, step{stmt, scan}); err != nil {
+	if err := s.executeFor(x, dbexec.Step{Stmt: stmt, Row: scan}); err != nil {
 		return err
 	}
 	x.w.Header().Set("Content-Type", media.ContentType())

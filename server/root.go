@@ -46,7 +46,7 @@ func (s *Server) checkRoot(x *exchange, req *request.Request) (err error) {
 // answerRoot answers GET and HEAD / with the OpenAPI description of the
 // schema checkRoot selected, for the requesting role.
 func (s *Server) answerRoot(x *exchange, _ *request.Request) error {
-	snap, role, schema := x.snap, x.tx.role, x.schema
+	snap, role, schema := x.snap, x.tx.Role, x.schema
 	if snap.Role(role) == nil {
 		return apierr.UndefinedRole(role)
 	}

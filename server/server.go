@@ -15,6 +15,7 @@ import (
 	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/auth"
 	"github.com/svc-dev/svc/server/config"
+	"github.com/svc-dev/svc/server/dbexec"
 	"github.com/svc-dev/svc/server/plan"
 	"github.com/svc-dev/svc/server/query"
 	"github.com/svc-dev/svc/server/replica"
@@ -48,6 +49,8 @@ type Server struct {
 	routes struct{ read, write, call, root route }
 	// replicas serve the reads they may (replicas.go); nil for none.
 	replicas *replica.Set
+	// exec runs the requests' transactions.
+	exec *dbexec.Executor
 }
 
 // Option adds an optional part to a Server.
@@ -69,6 +72,7 @@ func New(cfg *config.Config, pool *pgxpool.Pool, snapshots *Snapshots, jwt *auth
 	for _, o := range opts {
 		o(s)
 	}
+	s.exec = &dbexec.Executor{Pool: pool, AcquireTimeout: cfg.DBPoolAcquisitionTimeout, Prepare: cfg.DBPreparedStatements}
 	s.routes.read = route{kind: request.KindRelation, shapes: s.reads, answer: s.answerRead}
 	s.routes.write = route{kind: request.KindRelation, answer: s.answerWrite}
 	s.routes.call = route{kind: request.KindFunction, shapes: s.calls, answer: s.answerCall}
@@ -136,14 +140,14 @@ func (s *Server) planOptions() plan.Options {
 // seconds): its error answers then, as in PostgREST. Any other name is
 // ignored, as SPEC.md has it, unless handling=strict: then PostgreSQL is
 // asked, and refuses an unknown zone with 400 (22023).
-func (s *Server) preferences(pr request.Preferences, tx *txSpec) (applied honoured, err error) {
+func (s *Server) preferences(pr request.Preferences, tx *dbexec.Tx) (applied honoured, err error) {
 	if tz := pr.Timezone; tz != "" && (knownZone(tz) || utcOffset.MatchString(tz) || pr.Handling == "strict") {
-		tx.timezone = tz
+		tx.Timezone = tz
 		applied.timezone = true
 	}
 	// tx is a known preference even where db-tx-end does not let it
 	// apply, so strict handling accepts it, as PostgREST does.
-	tx.rollback, applied.tx = s.cfg.TxRollback(pr.Tx)
+	tx.Rollback, applied.tx = s.cfg.TxRollback(pr.Tx)
 	return applied, nil
 }
 

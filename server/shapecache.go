@@ -6,6 +6,7 @@ import (
 
 	"github.com/hashicorp/golang-lru/v2/simplelru"
 
+	"github.com/svc-dev/svc/server/dbexec"
 	"github.com/svc-dev/svc/server/plan"
 	"github.com/svc-dev/svc/server/query"
 	"github.com/svc-dev/svc/server/request"
@@ -154,7 +155,7 @@ type txShape struct {
 }
 
 func (s *Server) newTxShape(pr request.Preferences, schema string) txShape {
-	return txShape{prefer: pr, schema: schema, searchPath: searchPath(schema, s.cfg.DBExtraSearchPath)}
+	return txShape{prefer: pr, schema: schema, searchPath: dbexec.SearchPath(schema, s.cfg.DBExtraSearchPath)}
 }
 
 // readyTx readies x's transaction for a read of shape sh: its preferences and search
@@ -164,7 +165,7 @@ func (s *Server) readyTx(x *exchange, sh *txShape) (honoured, error) {
 	if err != nil {
 		return applied, err
 	}
-	x.tx.searchPath = sh.searchPath
+	x.tx.SearchPath = sh.searchPath
 	if len(s.cfg.DBSchemas) > 1 {
 		x.w.Header().Set("Content-Profile", sh.schema)
 	}
@@ -245,7 +246,7 @@ func (e *callEntry) bind(t *request.Template) (bound, bool) { return e.stmts.bin
 // run runs a GET or HEAD call of a kept shape: read only, on a replica
 // when the function only reads.
 func (e *callEntry) run(s *Server, x *exchange, b bound) error {
-	x.tx.readOnly, x.tx.reads = true, e.reads
+	x.tx.ReadOnly, x.tx.Reads = true, e.reads
 	return s.runCall(x, e, b.main)
 }
 

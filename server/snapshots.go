@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/svc-dev/svc/server/dbexec"
 	"github.com/svc-dev/svc/server/logging"
 	"github.com/svc-dev/svc/server/suggest"
 	"github.com/svc-dev/svc/snapshot"
@@ -54,7 +55,7 @@ type LiveSource struct {
 // the missing ones are answered as for an empty schema (404), where
 // failing the load would answer every request 503.
 func (l LiveSource) Load(ctx context.Context) (*snapshot.Snapshot, error) {
-	conn, err := connect(ctx, l.URI)
+	conn, err := dbexec.Connect(ctx, l.URI)
 	if err != nil {
 		return nil, err
 	}

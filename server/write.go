@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/svc-dev/svc/server/apierr"
+	"github.com/svc-dev/svc/server/dbexec"
 	"github.com/svc-dev/svc/server/plan"
 	"github.com/svc-dev/svc/server/query"
 	"github.com/svc-dev/svc/server/request"
@@ -38,7 +39,7 @@ func (s *Server) answerWrite(x *exchange, req *request.Request) error {
 	if r.Method == http.MethodPatch && payload.Rows > 1 {
 		return apierr.InvalidBody("Empty or invalid json", "PATCH takes one JSON object")
 	}
-	tx.searchPath = searchPath(p.Relation.Schema, s.cfg.DBExtraSearchPath)
+	tx.SearchPath = dbexec.SearchPath(p.Relation.Schema, s.cfg.DBExtraSearchPath)
 	if len(s.cfg.DBSchemas) > 1 {
 		x.w.Header().Set("Content-Profile", p.Relation.Schema)
 	}
@@ -56,10 +57,10 @@ func (s *Server) answerWrite(x *exchange, req *request.Request) error {
 		return s.writePlan(x, query.Write(&inner), req.Media)
 	}
 
-	var res result
-	defer res.release()
-	tx.check = writeChecks(req, p, &res)
-	if err := s.executeFor(x, step{query.Write(p), scanResult(&res)}); err != nil {
+	var res dbexec.Result
+	defer res.Release()
+	tx.Check = writeChecks(req, p, &res)
+	if err := s.executeFor(x, dbexec.Step{Stmt: query.Write(p), Row: dbexec.ScanResult(&res)}); err != nil {
 		return err
 	}
 	applied.write = p
@@ -70,12 +71,12 @@ func (s *Server) answerWrite(x *exchange, req *request.Request) error {
 // to an unknown relation, or one the role may not write (plan.WriteRefused).
 // With db-pre-request configured the privilege is left to the database:
 // that function runs first and may answer, or change the role, itself.
-func (s *Server) refuseWrite(req *request.Request, snap *snapshot.Snapshot, tx txSpec) error {
+func (s *Server) refuseWrite(req *request.Request, snap *snapshot.Snapshot, tx dbexec.Tx) error {
 	rel, err := plan.WriteTarget(req, snap, s.planOptions())
 	if err != nil || s.preRequest != nil {
 		return err
 	}
-	return plan.WriteRefused(req.Method, rel, snap, tx.role, tx.authenticated)
+	return plan.WriteRefused(req.Method, rel, snap, tx.Role, tx.Authenticated)
 }
 
 // writeChecks returns what must hold before a write may commit, or nil:
@@ -84,7 +85,7 @@ func (s *Server) refuseWrite(req *request.Request, snap *snapshot.Snapshot, tx t
 // handling=strict; and a limited PATCH or DELETE changing no more than its
 // limit (on a view, rows are picked by the order's columns, which may not
 // be unique).
-func writeChecks(req *request.Request, p *plan.Write, res *result) func() error {
+func writeChecks(req *request.Request, p *plan.Write, res *dbexec.Result) func() error {
 	rows := p.Kind == plan.Update || p.Kind == plan.Delete
 	maxAffected := rows && req.Prefer.Handling == "strict" && req.Prefer.MaxAffected != nil
 	limited := rows && p.Limit != nil
@@ -93,14 +94,14 @@ func writeChecks(req *request.Request, p *plan.Write, res *result) func() error 
 		return nil
 	}
 	return func() error {
-		if single && res.pageCount != 1 {
-			return apierr.SingularityError(res.pageCount)
+		if single && res.PageCount != 1 {
+			return apierr.SingularityError(res.PageCount)
 		}
-		if maxAffected && res.pageCount > *req.Prefer.MaxAffected {
-			return apierr.MaxAffectedExceeded(res.pageCount)
+		if maxAffected && res.PageCount > *req.Prefer.MaxAffected {
+			return apierr.MaxAffectedExceeded(res.PageCount)
 		}
-		if limited && res.pageCount > *p.Limit {
-			return apierr.LimitExceeded(res.pageCount, *p.Limit)
+		if limited && res.PageCount > *p.Limit {
+			return apierr.LimitExceeded(res.PageCount, *p.Limit)
 		}
 		return nil
 	}
@@ -109,15 +110,15 @@ func writeChecks(req *request.Request, p *plan.Write, res *result) func() error 
 // respondWrite answers a write that committed (or rolled back on purpose):
 // 201 when rows were created, 200 with a representation or for an upsert
 // that only updated, 204 otherwise.
-func (s *Server) respondWrite(x *exchange, req *request.Request, p *plan.Write, res *result, applied string) error {
+func (s *Server) respondWrite(x *exchange, req *request.Request, p *plan.Write, res *dbexec.Result, applied string) error {
 	w := x.w
 	h := w.Header()
 	var total *int64
 	if req.Prefer.Count == "exact" {
-		total = &res.pageCount
+		total = &res.PageCount
 	}
 	if p.Kind == plan.Update {
-		h.Set("Content-Range", contentRange(0, res.pageCount, total))
+		h.Set("Content-Range", contentRange(0, res.PageCount, total))
 	} else if p.Kind != plan.Put {
 		t := "*"
 		if total != nil {
@@ -129,12 +130,12 @@ func (s *Server) respondWrite(x *exchange, req *request.Request, p *plan.Write, 
 		h.Set("Preference-Applied", applied)
 	}
 	// Location names the one row created.
-	if p.Return == "headers-only" && p.Kind == plan.Insert && res.pageCount == 1 && len(p.Relation.PrimaryKey) > 0 {
-		if loc := location(x.r.URL.Path, p.Relation.PrimaryKey, res.body); loc != "" {
+	if p.Return == "headers-only" && p.Kind == plan.Insert && res.PageCount == 1 && len(p.Relation.PrimaryKey) > 0 {
+		if loc := location(x.r.URL.Path, p.Relation.PrimaryKey, res.Body); loc != "" {
 			h.Set("Location", loc)
 		}
 	}
-	inserted := res.total == nil || *res.total > 0
+	inserted := res.Total == nil || *res.Total > 0
 	representation := p.Return == "representation"
 	status := http.StatusNoContent
 	switch {
@@ -156,7 +157,7 @@ func (s *Server) respondWrite(x *exchange, req *request.Request, p *plan.Write, 
 		return nil
 	}
 	h.Set("Content-Type", p.Read.Media.ContentType())
-	writeBody(w, status, csvHead(&p.Read.Node, p.Read.Media), res.body)
+	writeBody(w, status, csvHead(&p.Read.Node, p.Read.Media), res.Body)
 	return nil
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/svc-dev/svc/server"
 	"github.com/svc-dev/svc/server/config"
+	"github.com/svc-dev/svc/server/dbexec"
 	"github.com/svc-dev/svc/server/gcheadroom"
 	"github.com/svc-dev/svc/server/http1"
 	"github.com/svc-dev/svc/server/logging"
@@ -51,12 +52,12 @@ func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log 
 		return err
 	}
 
-	pool, err := server.NewPool(ctx, cfg)
+	pool, err := dbexec.NewPool(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer pool.Close()
-	server.AwaitDatabase(ctx, pool, log, 10*time.Second)
+	dbexec.AwaitDatabase(ctx, pool, log, 10*time.Second)
 
 	snaps := server.NewSnapshots(server.SourceFor(cfg, log), log)
 	metrics := server.NewMetrics(pool, snaps)

@@ -17,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/svc-dev/svc/server"
 	"github.com/svc-dev/svc/server/config"
+	"github.com/svc-dev/svc/server/dbexec"
 	"github.com/svc-dev/svc/server/http1"
 	"github.com/svc-dev/svc/server/replica"
 	"github.com/svc-dev/svc/sql/catalog"
@@ -125,7 +126,7 @@ type testServer struct {
 func startServer(t testing.TB, cfg *config.Config, source server.Source, standbys ...int) *testServer {
 	t.Helper()
 	ctx := context.Background()
-	pool, err := server.NewPool(ctx, cfg)
+	pool, err := dbexec.NewPool(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package server
+package dbexec
 
 import (
 	"context"
@@ -22,7 +22,7 @@ func nameSession(params map[string]string) {
 
 // connect opens one connection to uri, a session of its own, named as
 // nameSession says. A failure is worded by its cause (connerr).
-func connect(ctx context.Context, uri string) (*pgx.Conn, error) {
+func Connect(ctx context.Context, uri string) (*pgx.Conn, error) {
 	cfg, err := pgx.ParseConfig(uri)
 	if err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package server
+package dbexec
 
 import (
 	"bufio"
@@ -25,7 +25,7 @@ import (
 // (a rollback after a failure) uses exec mode, one round trip and nothing
 // prepared.
 func NewPool(ctx context.Context, cfg *config.Config) (*pgxpool.Pool, error) {
-	pool, err := newPool(ctx, cfg, cfg.DBURI, cfg.DBPool)
+	pool, err := OpenPool(ctx, cfg, cfg.DBURI, cfg.DBPool)
 	if err != nil {
 		return nil, fmt.Errorf("db-uri: %w", err)
 	}
@@ -34,7 +34,7 @@ func NewPool(ctx context.Context, cfg *config.Config) (*pgxpool.Pool, error) {
 
 // newPool opens a request pool of size connections to uri, with cfg's
 // lifetimes: the primary's, or a replica's.
-func newPool(ctx context.Context, cfg *config.Config, uri string, size int) (*pgxpool.Pool, error) {
+func OpenPool(ctx context.Context, cfg *config.Config, uri string, size int) (*pgxpool.Pool, error) {
 	poolCfg, err := pgxpool.ParseConfig(uri)
 	if err != nil {
 		return nil, err
