@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/svc-dev/svc/server/apierr"
+	"github.com/svc-dev/svc/server/reload"
 )
 
 // readyTimeout bounds /ready's database ping: a probe must answer well
@@ -30,7 +31,7 @@ const readyTimeout = 800 * time.Millisecond
 // the API is not.
 type Admin struct {
 	pool    *pgxpool.Pool
-	snaps   *Snapshots
+	snaps   *reload.Snapshots
 	metrics *Metrics
 	log     *slog.Logger
 	mux     *http.ServeMux
@@ -38,7 +39,7 @@ type Admin struct {
 
 // NewAdmin returns the admin handler over the request pool, the snapshot
 // holder and the metrics the main server counts in.
-func NewAdmin(pool *pgxpool.Pool, snaps *Snapshots, metrics *Metrics, log *slog.Logger) *Admin {
+func NewAdmin(pool *pgxpool.Pool, snaps *reload.Snapshots, metrics *Metrics, log *slog.Logger) *Admin {
 	a := &Admin{pool: pool, snaps: snaps, metrics: metrics, log: log, mux: http.NewServeMux()}
 	a.mux.HandleFunc("GET /live", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
 	a.mux.HandleFunc("GET /ready", a.ready)

@@ -17,6 +17,7 @@ import (
 	"github.com/svc-dev/svc/server"
 	"github.com/svc-dev/svc/server/config"
 	"github.com/svc-dev/svc/server/dbexec"
+	"github.com/svc-dev/svc/server/reload"
 	"github.com/svc-dev/svc/snapshot"
 	"github.com/svc-dev/svc/sql/catalog"
 )
@@ -53,7 +54,7 @@ func TestAdminEndpoints(t *testing.T) {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	sources := config.Sources{Flags: map[string]string{"db-uri": fixture.authURI, "db-schemas": "test,other",
 		"db-anon-role": "web_anon", "db-config": "false"}}
-	cfg, err := server.ResolveConfig(ctx, sources, log)
+	cfg, err := reload.ResolveConfig(ctx, sources, log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +63,7 @@ func TestAdminEndpoints(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
-	snaps := server.NewSnapshots(server.SourceFor(cfg, log), log)
+	snaps := reload.NewSnapshots(reload.SourceFor(cfg, log), log)
 	metrics := server.NewMetrics(pool, snaps)
 	snaps.OnReload(metrics.SnapshotReloaded)
 	if err := snaps.Reload(ctx); err != nil {
@@ -144,7 +145,7 @@ func TestAdminEndpoints(t *testing.T) {
 	}
 
 	// A failed reload is counted and keeps the snapshot.
-	snaps.SetSource(server.FileSource{Path: filepath.Join(t.TempDir(), "missing.msgpack")})
+	snaps.SetSource(reload.FileSource{Path: filepath.Join(t.TempDir(), "missing.msgpack")})
 	snaps.Reload(ctx)
 	body = scrape(t, admin)
 	if v, _ := metricValue(body, `svc_snapshot_reloads_total{result="failure"}`); v != 1 {
@@ -160,7 +161,7 @@ func TestAdminEndpoints(t *testing.T) {
 	q := u.Query()
 	q.Set("application_name", "svc-listener-svc_admin_test")
 	u.RawQuery = q.Encode()
-	l := &server.Listener{URI: u.String(), Channel: "svc_admin_test", Snapshots: snaps, Log: log,
+	l := &reload.Listener{URI: u.String(), Channel: "svc_admin_test", Snapshots: snaps, Log: log,
 		OnConnected: metrics.ListenerConnected}
 	done := make(chan struct{})
 	go func() { l.Run(lctx); close(done) }()
@@ -197,7 +198,7 @@ func TestReadyNeedsSnapshot(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
-	snaps := server.NewSnapshots(server.FileSource{Path: path}, log)
+	snaps := reload.NewSnapshots(reload.FileSource{Path: path}, log)
 	metrics := server.NewMetrics(pool, snaps)
 	snaps.OnReload(metrics.SnapshotReloaded)
 	admin := server.NewAdmin(pool, snaps, metrics, log)
@@ -256,7 +257,7 @@ func TestReadyNeedsDatabase(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
-	snaps := server.NewSnapshots(server.FileSource{Path: path}, log)
+	snaps := reload.NewSnapshots(reload.FileSource{Path: path}, log)
 	if err := snaps.Reload(ctx); err != nil {
 		t.Fatal(err)
 	}

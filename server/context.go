@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/auth"
 	"github.com/svc-dev/svc/server/config"
@@ -103,13 +102,7 @@ func preRequestCall(name string) *query.Statement {
 	if name == "" {
 		return nil
 	}
-	return &query.Statement{SQL: callSQL(name)}
-}
-
-// callSQL calls the function a configuration key names, "schema.name" or
-// "name", without arguments.
-func callSQL(name string) string {
-	return "select " + pgx.Identifier(strings.SplitN(name, ".", 2)).Sanitize() + "()"
+	return &query.Statement{SQL: dbexec.CallSQL(name)}
 }
 
 // appSettingsOf renders app.settings.* configuration keys as settings.

@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/svc-dev/svc/server/reload"
 	"github.com/svc-dev/svc/snapshot"
 )
 
@@ -65,7 +66,7 @@ var latencyBuckets = []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25
 // pool whose statistics are exported; snaps is the snapshot holder whose
 // fingerprint is. Call snaps.OnReload(m.SnapshotReloaded) before the first
 // load so that load times and reload outcomes are counted from the start.
-func NewMetrics(pool *pgxpool.Pool, snaps *Snapshots) *Metrics {
+func NewMetrics(pool *pgxpool.Pool, snaps *reload.Snapshots) *Metrics {
 	m := &Metrics{registry: prometheus.NewRegistry()}
 	requests := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "svc_http_requests_total",
@@ -209,7 +210,7 @@ func (m *Metrics) LoadedAt() time.Time {
 // snapshot in force.
 type stateCollector struct {
 	pool     *pgxpool.Pool
-	snaps    *Snapshots
+	snaps    *reload.Snapshots
 	loadedAt *atomic.Int64
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/svc-dev/svc/server/config"
 	"github.com/svc-dev/svc/server/dbexec"
 	"github.com/svc-dev/svc/server/logging"
+	"github.com/svc-dev/svc/server/reload"
 )
 
 // observed is a server over the shared fixture, built as svc-serve builds
@@ -30,7 +31,7 @@ type observed struct {
 	srv     *server.Server
 	pool    *pgxpool.Pool
 	jwt     *auth.Verifier
-	snaps   *server.Snapshots
+	snaps   *reload.Snapshots
 	metrics *server.Metrics
 	logs    *bytes.Buffer
 }
@@ -53,7 +54,7 @@ func newObserved(t testing.TB, settings map[string]string) *observed {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
-	o.snaps = server.NewSnapshots(server.SourceFor(cfg, log), log)
+	o.snaps = reload.NewSnapshots(reload.SourceFor(cfg, log), log)
 	o.metrics = server.NewMetrics(pool, o.snaps)
 	o.snaps.OnReload(o.metrics.SnapshotReloaded)
 	if err := o.snaps.Reload(t.Context()); err != nil {

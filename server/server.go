@@ -18,6 +18,7 @@ import (
 	"github.com/svc-dev/svc/server/dbexec"
 	"github.com/svc-dev/svc/server/plan"
 	"github.com/svc-dev/svc/server/query"
+	"github.com/svc-dev/svc/server/reload"
 	"github.com/svc-dev/svc/server/replica"
 	"github.com/svc-dev/svc/server/request"
 )
@@ -26,7 +27,7 @@ import (
 type Server struct {
 	cfg       *config.Config
 	pool      *pgxpool.Pool
-	snapshots *Snapshots
+	snapshots *reload.Snapshots
 	log       *slog.Logger
 	// handler is the router behind the CORS middleware.
 	handler http.Handler
@@ -61,7 +62,7 @@ func WithMetrics(m *Metrics) Option { return func(s *Server) { s.metrics = m } }
 
 // New returns a server; snapshots must have loaded before it serves. jwt
 // may be nil: requests carrying a token are then refused (SVC300).
-func New(cfg *config.Config, pool *pgxpool.Pool, snapshots *Snapshots, jwt *auth.Verifier, log *slog.Logger, opts ...Option) *Server {
+func New(cfg *config.Config, pool *pgxpool.Pool, snapshots *reload.Snapshots, jwt *auth.Verifier, log *slog.Logger, opts ...Option) *Server {
 	s := &Server{cfg: cfg, pool: pool, snapshots: snapshots, log: log, jwt: jwt,
 		appSettings: appSettingsOf(cfg), preRequest: preRequestCall(cfg.DBPreRequest),
 		logQuery: cfg.LogQuery == "main-query",

@@ -18,6 +18,7 @@ import (
 	"github.com/svc-dev/svc/server/logging"
 	"github.com/svc-dev/svc/server/naming"
 	"github.com/svc-dev/svc/server/procs"
+	"github.com/svc-dev/svc/server/reload"
 	"github.com/svc-dev/svc/server/schedbatch"
 	"github.com/svc-dev/svc/snapshot"
 	"github.com/svc-dev/svc/sql/snapstore"
@@ -47,7 +48,7 @@ func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log 
 	if err := server.CheckJWTConfig(cfg); err != nil {
 		return err
 	}
-	cfg, err := server.ResolveConfig(ctx, sources, log)
+	cfg, err := reload.ResolveConfig(ctx, sources, log)
 	if err != nil {
 		return err
 	}
@@ -59,7 +60,7 @@ func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log 
 	defer pool.Close()
 	dbexec.AwaitDatabase(ctx, pool, log, 10*time.Second)
 
-	snaps := server.NewSnapshots(server.SourceFor(cfg, log), log)
+	snaps := reload.NewSnapshots(reload.SourceFor(cfg, log), log)
 	metrics := server.NewMetrics(pool, snaps)
 	snaps.OnReload(metrics.SnapshotReloaded)
 	// Replicas, when configured, are checked from now on; the first
@@ -90,7 +91,7 @@ func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log 
 	if err := snaps.Reload(ctx); err != nil {
 		// A missing file or nothing published is for an operator to fix,
 		// and the error says how; retrying would only hide it.
-		if _, file := snaps.Source().(server.FileSource); file || errors.Is(err, snapstore.ErrNotPublished) {
+		if _, file := snaps.Source().(reload.FileSource); file || errors.Is(err, snapstore.ErrNotPublished) {
 			return err
 		}
 		// The database is away: serve 503 (SVC002) until a snapshot loads,
@@ -104,7 +105,7 @@ func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log 
 	}
 	defer rt.Close()
 	if cfg.DBChannelEnabled {
-		l := &server.Listener{URI: cfg.DirectURI(), Channel: naming.ListenChannel(cfg), Snapshots: snaps, Log: log,
+		l := &reload.Listener{URI: cfg.DirectURI(), Channel: naming.ListenChannel(cfg), Snapshots: snaps, Log: log,
 			OnConfigReload: func(ctx context.Context) { metrics.ConfigReloaded(rt.ReloadConfig(ctx)) },
 			OnConnected:    metrics.ListenerConnected}
 		go l.Run(ctx)

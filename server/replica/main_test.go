@@ -19,6 +19,7 @@ import (
 	"github.com/svc-dev/svc/server/config"
 	"github.com/svc-dev/svc/server/dbexec"
 	"github.com/svc-dev/svc/server/http1"
+	"github.com/svc-dev/svc/server/reload"
 	"github.com/svc-dev/svc/server/replica"
 	"github.com/svc-dev/svc/sql/catalog"
 	"github.com/svc-dev/svc/sql/pgtest"
@@ -112,7 +113,7 @@ func testConfig() *config.Config {
 type testServer struct {
 	URL      string
 	Replicas *replica.Set // nil when it has none
-	Snaps    *server.Snapshots
+	Snaps    *reload.Snapshots
 	// Admin is the server's admin handler (/ready, /metrics).
 	Admin http.Handler
 	log   *logBuffer
@@ -123,7 +124,7 @@ type testServer struct {
 // every checkInterval. With
 // a nil source it introspects live. The server and its replicas stop
 // when the test ends.
-func startServer(t testing.TB, cfg *config.Config, source server.Source, standbys ...int) *testServer {
+func startServer(t testing.TB, cfg *config.Config, source reload.Source, standbys ...int) *testServer {
 	t.Helper()
 	ctx := context.Background()
 	pool, err := dbexec.NewPool(ctx, cfg)
@@ -134,9 +135,9 @@ func startServer(t testing.TB, cfg *config.Config, source server.Source, standby
 	ts := &testServer{log: &logBuffer{}}
 	log := slog.New(slog.NewTextHandler(io.MultiWriter(ts.log, verboseLog()), nil))
 	if source == nil {
-		source = server.LiveSource{URI: cfg.DBURI, Options: catalog.Options{Schemas: cfg.DBSchemas}}
+		source = reload.LiveSource{URI: cfg.DBURI, Options: catalog.Options{Schemas: cfg.DBSchemas}}
 	}
-	ts.Snaps = server.NewSnapshots(source, log)
+	ts.Snaps = reload.NewSnapshots(source, log)
 	metrics := server.NewMetrics(pool, ts.Snaps)
 	for _, i := range standbys {
 		cfg.DBReplicaURIs = append(cfg.DBReplicaURIs, fixture.replicas[i])

@@ -1,4 +1,4 @@
-package server
+package reload
 
 import (
 	"context"
@@ -34,7 +34,7 @@ func ReadDatabaseConfig(ctx context.Context, uri, preConfig string) (map[string]
 	// also undoes what the pre-config function set.
 	defer tx.Rollback(context.WithoutCancel(ctx))
 	if preConfig != "" {
-		if _, err := tx.Exec(ctx, callSQL(preConfig)); err != nil {
+		if _, err := tx.Exec(ctx, dbexec.CallSQL(preConfig)); err != nil {
 			return nil, fmt.Errorf("db-pre-config %s: %w", preConfig, err)
 		}
 	}
