@@ -151,7 +151,7 @@ func (s *Server) observe(w http.ResponseWriter, r *http.Request) {
 		rec.status = statusClientClosed
 	}
 	if s.metrics != nil {
-		s.metrics.observe(r.URL.Path, r.Method, rec.status, d)
+		s.metrics.Observe(r.URL.Path, r.Method, rec.status, d)
 	}
 	s.logRequest(r, rec, d, trace)
 	*rec = recorder{} // keep no writer or statement alive in the pool

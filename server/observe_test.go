@@ -15,6 +15,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/svc-dev/svc/server"
+	"github.com/svc-dev/svc/server/admin"
 	"github.com/svc-dev/svc/server/auth"
 	"github.com/svc-dev/svc/server/config"
 	"github.com/svc-dev/svc/server/dbexec"
@@ -32,7 +33,7 @@ type observed struct {
 	pool    *pgxpool.Pool
 	jwt     *auth.Verifier
 	snaps   *reload.Snapshots
-	metrics *server.Metrics
+	metrics *admin.Metrics
 	logs    *bytes.Buffer
 }
 
@@ -55,7 +56,7 @@ func newObserved(t testing.TB, settings map[string]string) *observed {
 	}
 	t.Cleanup(pool.Close)
 	o.snaps = reload.NewSnapshots(reload.SourceFor(cfg, log), log)
-	o.metrics = server.NewMetrics(pool, o.snaps)
+	o.metrics = admin.NewMetrics(pool, o.snaps)
 	o.snaps.OnReload(o.metrics.SnapshotReloaded)
 	if err := o.snaps.Reload(t.Context()); err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gorilla/mux"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/svc-dev/svc/server/admin"
 	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/auth"
 	"github.com/svc-dev/svc/server/config"
@@ -38,7 +39,7 @@ type Server struct {
 	// preRequest calls db-pre-request; nil when none is configured.
 	preRequest *query.Statement
 	// metrics counts requests; nil for none.
-	metrics *Metrics
+	metrics *admin.Metrics
 	// traceHeader is server-trace-header in canonical form, "" for none.
 	traceHeader string
 	// logQuery is log-query = main-query.
@@ -58,7 +59,7 @@ type Server struct {
 type Option func(*Server)
 
 // WithMetrics counts the Server's requests in m.
-func WithMetrics(m *Metrics) Option { return func(s *Server) { s.metrics = m } }
+func WithMetrics(m *admin.Metrics) Option { return func(s *Server) { s.metrics = m } }
 
 // New returns a server; snapshots must have loaded before it serves. jwt
 // may be nil: requests carrying a token are then refused (SVC300).

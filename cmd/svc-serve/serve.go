@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/svc-dev/svc/server"
+	"github.com/svc-dev/svc/server/admin"
 	"github.com/svc-dev/svc/server/config"
 	"github.com/svc-dev/svc/server/dbexec"
 	"github.com/svc-dev/svc/server/gcheadroom"
@@ -61,7 +62,7 @@ func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log 
 	dbexec.AwaitDatabase(ctx, pool, log, 10*time.Second)
 
 	snaps := reload.NewSnapshots(reload.SourceFor(cfg, log), log)
-	metrics := server.NewMetrics(pool, snaps)
+	metrics := admin.NewMetrics(pool, snaps)
 	snaps.OnReload(metrics.SnapshotReloaded)
 	// Replicas, when configured, are checked from now on; the first
 	// snapshot already waits for those found healthy.
@@ -78,7 +79,7 @@ func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log 
 	if cfg.AdminEnabled() {
 		// Up before the first snapshot loads: /live answers and /ready
 		// says 503 while it does.
-		stopAdmin, err := startAdmin(ctx, cfg, server.NewAdmin(pool, snaps, metrics, log), log)
+		stopAdmin, err := startAdmin(ctx, cfg, admin.New(pool, snaps, metrics, log), log)
 		if err != nil {
 			return err
 		}

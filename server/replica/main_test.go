@@ -16,6 +16,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/svc-dev/svc/server"
+	"github.com/svc-dev/svc/server/admin"
 	"github.com/svc-dev/svc/server/config"
 	"github.com/svc-dev/svc/server/dbexec"
 	"github.com/svc-dev/svc/server/http1"
@@ -138,7 +139,7 @@ func startServer(t testing.TB, cfg *config.Config, source reload.Source, standby
 		source = reload.LiveSource{URI: cfg.DBURI, Options: catalog.Options{Schemas: cfg.DBSchemas}}
 	}
 	ts.Snaps = reload.NewSnapshots(source, log)
-	metrics := server.NewMetrics(pool, ts.Snaps)
+	metrics := admin.NewMetrics(pool, ts.Snaps)
 	for _, i := range standbys {
 		cfg.DBReplicaURIs = append(cfg.DBReplicaURIs, fixture.replicas[i])
 	}
@@ -161,7 +162,7 @@ func startServer(t testing.TB, cfg *config.Config, source reload.Source, standby
 		t.Fatal(err)
 	}
 	h := server.New(cfg, pool, ts.Snaps, jwt, log, server.WithReplicas(ts.Replicas), server.WithMetrics(metrics))
-	ts.Admin = server.NewAdmin(pool, ts.Snaps, metrics, log)
+	ts.Admin = admin.New(pool, ts.Snaps, metrics, log)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

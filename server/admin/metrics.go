@@ -1,4 +1,4 @@
-package server
+package admin
 
 import (
 	"net/http"
@@ -130,9 +130,9 @@ func (m *Metrics) Handler() http.Handler {
 	return promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{})
 }
 
-// observe counts one request. path decides the route kind the way the
+// Observe counts one request. path decides the route kind the way the
 // router does, without running it again.
-func (m *Metrics) observe(path, method string, status int, d time.Duration) {
+func (m *Metrics) Observe(path, method string, status int, d time.Duration) {
 	k := kindOf(path)
 	mi := methodSlot(method)
 	c := status/100 - 1
@@ -162,7 +162,7 @@ func methodSlot(method string) int {
 	return methodSlots - 1
 }
 
-// SnapshotReloaded records a snapshot load; pass it to Snapshots.OnReload.
+// SnapshotReloaded records a snapshot load; pass it to reload.Snapshots.OnReload.
 func (m *Metrics) SnapshotReloaded(snap *snapshot.Snapshot, took time.Duration, err error) {
 	if err != nil {
 		m.snapshotReloads.WithLabelValues("failure").Inc()
@@ -175,7 +175,7 @@ func (m *Metrics) SnapshotReloaded(snap *snapshot.Snapshot, took time.Duration, 
 	m.snapshotLoadSecs.Set(took.Seconds())
 }
 
-// ConfigReloaded records the outcome of Runtime.ReloadConfig.
+// ConfigReloaded records the outcome of reload.Runtime.ReloadConfig.
 func (m *Metrics) ConfigReloaded(err error) {
 	if err != nil {
 		m.configReloads.WithLabelValues("failure").Inc()
@@ -187,7 +187,7 @@ func (m *Metrics) ConfigReloaded(err error) {
 }
 
 // ListenerConnected records the LISTEN connection's state; pass it to
-// Listener.OnConnected.
+// reload.Listener.OnConnected.
 func (m *Metrics) ListenerConnected(up bool) {
 	if up {
 		m.listenerConnected.Set(1)
