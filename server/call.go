@@ -137,7 +137,7 @@ func callChecks(e *callEntry, readOnly bool, res *dbexec.Result) func() error {
 
 // respondValue answers a call whose result is one JSON value: a scalar, a
 // set of scalars, or nothing (void: 204).
-func (s *Server) respondValue(x *exchange, pr request.Preferences, returns snapshot.ReturnShape, res *dbexec.Result, applied honoured) error {
+func (s *Server) respondValue(x *exchange, pr request.Preferences, returns snapshot.ReturnShape, res *dbexec.Result, applied appliedPrefs) error {
 	w := x.w
 	status := http.StatusOK
 	if returns == snapshot.ReturnsVoid {

@@ -2,4 +2,4 @@ package server
 
 // ReadShapes is the number of read shapes s keeps, reads of relations
 // and calls.
-func ReadShapes(s *Server) int { return s.reads.len() + s.calls.len() }
+func ReadShapes(s *Server) int { return s.readShapes.len() + s.callShapes.len() }

@@ -26,9 +26,9 @@ type route struct {
 	// shapes, when set, keeps the shapes of the route's GET and HEAD
 	// requests.
 	shapes *shapeCache
-	// check, when set, refuses what the parsed request asks before the
+	// precheck, when set, refuses what the parsed request asks before the
 	// context is built: what needs no role to be wrong.
-	check func(x *exchange, req *request.Request) error
+	precheck func(x *exchange, req *request.Request) error
 	// answer plans the parsed request, runs it and answers it.
 	answer func(x *exchange, req *request.Request) error
 }
@@ -90,8 +90,8 @@ func (s *Server) pipeline(x *exchange, rt *route, target string) error {
 	if err := s.refusePlan(x.r, req); err != nil {
 		return err
 	}
-	if rt.check != nil {
-		if err := rt.check(x, req); err != nil {
+	if rt.precheck != nil {
+		if err := rt.precheck(x, req); err != nil {
 			return err
 		}
 	}

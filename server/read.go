@@ -41,7 +41,7 @@ func (s *Server) answerRead(x *exchange, req *request.Request) error {
 
 // readTx readies x's transaction for the read e describes: read only,
 // the request's preferences and the relation's schema.
-func (s *Server) readTx(x *exchange, e *readEntry) (honoured, error) {
+func (s *Server) readTx(x *exchange, e *readEntry) (appliedPrefs, error) {
 	x.tx.ReadOnly, x.tx.Reads = true, true
 	return s.readyTx(x, &e.txShape)
 }
@@ -85,7 +85,7 @@ func newRowsReply(p *plan.Read) rowsReply {
 
 // respondRows answers a read of rows, a relation's or a function's: the
 // range headers, the status they decide, and the body.
-func (s *Server) respondRows(x *exchange, pr request.Preferences, rep *rowsReply, res *dbexec.Result, explain []byte, applied honoured) error {
+func (s *Server) respondRows(x *exchange, pr request.Preferences, rep *rowsReply, res *dbexec.Result, explain []byte, applied appliedPrefs) error {
 	w := x.w
 	total := countTotal(rep, res.Total, explain)
 	status, err := rangeStatus(rep.offset, res.PageCount, total)

@@ -46,7 +46,7 @@ type Server struct {
 	logQuery bool
 	// reads and calls keep the statements of read shapes seen before:
 	// reads of relations, and GET and HEAD calls.
-	reads, calls *shapeCache
+	readShapes, callShapes *shapeCache
 	// routes are the kinds of request the pipeline serves (pipeline.go).
 	routes struct{ read, write, call, root route }
 	// replicas serve the reads they may (replicas.go); nil for none.
@@ -66,8 +66,8 @@ func WithMetrics(m *admin.Metrics) Option { return func(s *Server) { s.metrics =
 func New(cfg *config.Config, pool *pgxpool.Pool, snapshots *reload.Snapshots, jwt *auth.Verifier, log *slog.Logger, opts ...Option) *Server {
 	s := &Server{cfg: cfg, pool: pool, snapshots: snapshots, log: log, jwt: jwt,
 		appSettings: appSettingsOf(cfg), preRequest: preRequestCall(cfg.DBPreRequest),
-		logQuery: cfg.LogQuery == "main-query",
-		reads:    newShapeCache(cfg.ServerShapeCacheMaxEntries), calls: newShapeCache(cfg.ServerShapeCacheMaxEntries)}
+		logQuery:   cfg.LogQuery == "main-query",
+		readShapes: newShapeCache(cfg.ServerShapeCacheMaxEntries), callShapes: newShapeCache(cfg.ServerShapeCacheMaxEntries)}
 	if cfg.ServerTraceHeader != "" {
 		s.traceHeader = textproto.CanonicalMIMEHeaderKey(cfg.ServerTraceHeader)
 	}
@@ -75,10 +75,10 @@ func New(cfg *config.Config, pool *pgxpool.Pool, snapshots *reload.Snapshots, jw
 		o(s)
 	}
 	s.exec = &dbexec.Executor{Pool: pool, AcquireTimeout: cfg.DBPoolAcquisitionTimeout, Prepare: cfg.DBPreparedStatements}
-	s.routes.read = route{kind: request.KindRelation, shapes: s.reads, answer: s.answerRead}
+	s.routes.read = route{kind: request.KindRelation, shapes: s.readShapes, answer: s.answerRead}
 	s.routes.write = route{kind: request.KindRelation, answer: s.answerWrite}
-	s.routes.call = route{kind: request.KindFunction, shapes: s.calls, answer: s.answerCall}
-	s.routes.root = route{kind: request.KindRoot, check: s.checkRoot, answer: s.answerRoot}
+	s.routes.call = route{kind: request.KindFunction, shapes: s.callShapes, answer: s.answerCall}
+	s.routes.root = route{kind: request.KindRoot, precheck: s.checkRoot, answer: s.answerRoot}
 	r := mux.NewRouter()
 	// The router tries routes in order, a regular expression each, and no
 	// path matches two of these, so the most requested comes first.
@@ -142,7 +142,7 @@ func (s *Server) planOptions() plan.Options {
 // seconds): its error answers then, as in PostgREST. Any other name is
 // ignored, as SPEC.md has it, unless handling=strict: then PostgreSQL is
 // asked, and refuses an unknown zone with 400 (22023).
-func (s *Server) preferences(pr request.Preferences, tx *dbexec.Tx) (applied honoured, err error) {
+func (s *Server) preferences(pr request.Preferences, tx *dbexec.Tx) (applied appliedPrefs, err error) {
 	if tz := pr.Timezone; tz != "" && (knownZone(tz) || utcOffset.MatchString(tz) || pr.Handling == "strict") {
 		tx.Timezone = tz
 		applied.timezone = true
@@ -163,8 +163,9 @@ func knownZone(tz string) bool {
 // from UTC: hours, optionally minutes and seconds, optionally signed.
 var utcOffset = regexp.MustCompile(`^[+-]?[0-9]{1,2}(:[0-9]{2}){0,2}$`)
 
-// honoured records which conditional preferences a request honoured.
-type honoured struct {
+// appliedPrefs records which conditional preferences a request had
+// applied, for Preference-Applied.
+type appliedPrefs struct {
 	timezone, tx bool
 	// write is set for writes, whose own preferences are then echoed.
 	write *plan.Write
@@ -172,7 +173,7 @@ type honoured struct {
 
 // preferenceApplied renders the Preference-Applied header in PostgREST's
 // fixed order; "" when nothing was applied.
-func preferenceApplied(pr request.Preferences, h honoured) string {
+func preferenceApplied(pr request.Preferences, h appliedPrefs) string {
 	var out []string
 	add := func(ok bool, name, value string) {
 		if ok && value != "" {

@@ -160,7 +160,7 @@ func (s *Server) newTxShape(pr request.Preferences, schema string) txShape {
 
 // readyTx readies x's transaction for a read of shape sh: its preferences and search
 // path, and Content-Profile when several schemas are served.
-func (s *Server) readyTx(x *exchange, sh *txShape) (honoured, error) {
+func (s *Server) readyTx(x *exchange, sh *txShape) (appliedPrefs, error) {
 	applied, err := s.preferences(sh.prefer, &x.tx)
 	if err != nil {
 		return applied, err

@@ -175,36 +175,36 @@ const (
 	// only BEGIN can choose, read-only may be switched on at any point.
 	setupReadOnly = ", pg_catalog.set_config('transaction_read_only', 'on', true)"
 	// timezoneSQL applies Prefer: timezone; a statement of its own keeps
-	// the set-up one shape for the requests that do not ask.
+	// the set-up one variant for the requests that do not ask.
 	timezoneSQL = "select pg_catalog.set_config('timezone', $1, true)"
 )
 
-// setupShape is what the set-up statement's text depends on.
-type setupShape struct {
+// setupVariant is what the set-up statement's text depends on.
+type setupVariant struct {
 	settings int  // extra name/value settings
 	readOnly bool // the transaction is implicit and read only
 }
 
-// setupStatements caches the set-up statement by its shape, so its text is
-// built once per shape and prepared once per connection and shape.
-var setupStatements sync.Map // setupShape -> string
+// setupStatements caches the set-up statement by its variant, so its text
+// is built once per variant and prepared once per connection and variant.
+var setupStatements sync.Map // setupVariant -> string
 
-// setupSQL returns the set-up statement of a shape.
-func setupSQL(shape setupShape) string {
-	if sql, ok := setupStatements.Load(shape); ok {
+// setupSQL returns the set-up statement of a variant.
+func setupSQL(v setupVariant) string {
+	if sql, ok := setupStatements.Load(v); ok {
 		return sql.(string)
 	}
 	var b strings.Builder
 	b.WriteString(setupRole)
 	b.WriteString(setupFixed)
-	for i := range shape.settings {
+	for i := range v.settings {
 		p := setupFixedArgs + 2*i + 1
 		fmt.Fprintf(&b, ", pg_catalog.set_config($%d, $%d, true)", p, p+1)
 	}
-	if shape.readOnly {
+	if v.readOnly {
 		b.WriteString(setupReadOnly)
 	}
-	sql, _ := setupStatements.LoadOrStore(shape, b.String())
+	sql, _ := setupStatements.LoadOrStore(v, b.String())
 	return sql.(string)
 }
 
@@ -283,7 +283,7 @@ func (e *Executor) Execute(ctx context.Context, tx Tx, steps ...Step) error {
 		}
 		return apierr.ConnectionRefused(connerr.Explain(err))
 	}
-	defer handBack(conn)
+	defer releaseAndYield(conn)
 
 	pc := conn.Conn().PgConn()
 	err = runPipeline(ctx, pc, tx, steps, e.Prepare)
@@ -418,7 +418,7 @@ func requestCalls(calls []call, tx *Tx, steps []Step, explicit bool) (_ []call, 
 	if explicit {
 		calls = append(calls, call{key: stmtKey{sql: beginSQL(tx)}})
 	}
-	calls = append(calls, call{key: stmtKey{sql: setupSQL(setupShape{len(tx.Settings), tx.ReadOnly && !explicit})}, args: setupArgs(tx)})
+	calls = append(calls, call{key: stmtKey{sql: setupSQL(setupVariant{len(tx.Settings), tx.ReadOnly && !explicit})}, args: setupArgs(tx)})
 	if tx.Timezone != "" {
 		calls = append(calls, call{key: stmtKey{sql: timezoneSQL}, args: [][]byte{[]byte(tx.Timezone)}})
 	}

@@ -105,16 +105,16 @@ func implicitReadCommitted(conn *pgconn.PgConn) bool {
 	return ok
 }
 
-// handBack returns conn to the pool and then yields, so that a request
-// waiting for a connection sends its statements before this one writes its
-// response. Releasing readies the waiter's goroutine in this goroutine's
+// releaseAndYield returns conn to the pool and then yields, so that a
+// request waiting for a connection sends its statements before this one
+// writes its response. Releasing readies the waiter's goroutine in this goroutine's
 // own run slot, where it would otherwise sit until this one blocks, after
 // writing the whole response, while the connection's backend idles and has
 // to be woken again. Yielding keeps the backends fed: with more requests
 // than connections, page's CPU per request fell by 9 us in SVC and 6 us in
 // PostgreSQL (deploy/bench/RESULTS.md, twelfth session). With no request
 // waiting it costs a pass through the scheduler.
-func handBack(conn *pgxpool.Conn) {
+func releaseAndYield(conn *pgxpool.Conn) {
 	conn.Release()
 	runtime.Gosched()
 }
