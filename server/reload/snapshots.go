@@ -47,7 +47,7 @@ type LiveSource struct {
 }
 
 // Load introspects over a connection of its own rather than a pooled one:
-// pooled connections run in the request execution mode (see NewPool), and
+// pooled connections run in the request execution mode (see dbexec.NewPool), and
 // introspection is rare enough that a fresh connection costs nothing.
 //
 // Exposed schemas that do not exist are logged (unless Options says
