@@ -44,7 +44,7 @@ type exchange struct {
 	// is nil when the request has none.
 	shapes   *shapeCache
 	template *request.Template
-	// schema is what the root's check selected.
+	// schema is what the root's precheck selected.
 	schema string
 	// obs is what the observer learns of the request (observe.go); nil
 	// when it is served unobserved.
@@ -68,6 +68,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rt *route, target
 // every request.
 var exchanges = sync.Pool{New: func() any { return new(exchange) }}
 
+// pipeline is serve's story, up to the answer or the error to send.
 func (s *Server) pipeline(x *exchange, rt *route, target string) error {
 	if rt.shapes != nil && (x.r.Method == http.MethodGet || x.r.Method == http.MethodHead) {
 		t := templates.Get().(*request.Template)
