@@ -15,7 +15,10 @@ import (
 	"time"
 
 	"github.com/svc-dev/svc/server"
+	"github.com/svc-dev/svc/server/admin"
 	"github.com/svc-dev/svc/server/config"
+	"github.com/svc-dev/svc/server/dbexec"
+	"github.com/svc-dev/svc/server/reload"
 	"github.com/svc-dev/svc/snapshot"
 	"github.com/svc-dev/svc/sql/catalog"
 )
@@ -34,9 +37,9 @@ func metricValue(body, series string) (float64, bool) {
 }
 
 // scrape returns /metrics from admin.
-func scrape(t *testing.T, admin *server.Admin) string {
+func scrape(t *testing.T, adm *admin.Admin) string {
 	t.Helper()
-	w := do(admin, "GET", "/metrics")
+	w := do(adm, "GET", "/metrics")
 	if w.Code != 200 || !strings.HasPrefix(w.Header().Get("Content-Type"), "text/plain") {
 		t.Fatalf("GET /metrics: %d %s", w.Code, w.Header().Get("Content-Type"))
 	}
@@ -52,17 +55,17 @@ func TestAdminEndpoints(t *testing.T) {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	sources := config.Sources{Flags: map[string]string{"db-uri": fixture.authURI, "db-schemas": "test,other",
 		"db-anon-role": "web_anon", "db-config": "false"}}
-	cfg, err := server.ResolveConfig(ctx, sources, log)
+	cfg, err := reload.ResolveConfig(ctx, sources, log)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pool, err := server.NewPool(ctx, cfg)
+	pool, err := dbexec.NewPool(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
-	snaps := server.NewSnapshots(server.SourceFor(cfg, log), log)
-	metrics := server.NewMetrics(pool, snaps)
+	snaps := reload.NewSnapshots(reload.SourceFor(cfg, log), log)
+	metrics := admin.NewMetrics(pool, snaps)
 	snaps.OnReload(metrics.SnapshotReloaded)
 	if err := snaps.Reload(ctx); err != nil {
 		t.Fatal(err)
@@ -71,14 +74,14 @@ func TestAdminEndpoints(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	admin := server.NewAdmin(pool, snaps, metrics, log)
+	adm := admin.New(pool, snaps, metrics, log)
 
 	for _, path := range []string{"/live", "/ready"} {
-		if w := do(admin, "GET", path); w.Code != 200 || w.Body.Len() != 0 {
+		if w := do(adm, "GET", path); w.Code != 200 || w.Body.Len() != 0 {
 			t.Errorf("GET %s: %d %q", path, w.Code, w.Body)
 		}
 	}
-	w := do(admin, "GET", "/snapshot")
+	w := do(adm, "GET", "/snapshot")
 	var info struct {
 		Fingerprint      string     `json:"fingerprint"`
 		FormatVersion    int        `json:"format_version"`
@@ -105,7 +108,7 @@ func TestAdminEndpoints(t *testing.T) {
 	do(rt, "GET", "/rpc/add?a=1&b=2")
 	do(rt, "GET", "/")
 
-	body := scrape(t, admin)
+	body := scrape(t, adm)
 	for series, want := range map[string]float64{
 		`svc_http_requests_total{code="2xx",kind="relation",method="GET"}`:                 2,
 		`svc_http_requests_total{code="4xx",kind="relation",method="GET"}`:                 1,
@@ -143,9 +146,9 @@ func TestAdminEndpoints(t *testing.T) {
 	}
 
 	// A failed reload is counted and keeps the snapshot.
-	snaps.SetSource(server.FileSource{Path: filepath.Join(t.TempDir(), "missing.msgpack")})
+	snaps.SetSource(reload.FileSource{Path: filepath.Join(t.TempDir(), "missing.msgpack")})
 	snaps.Reload(ctx)
-	body = scrape(t, admin)
+	body = scrape(t, adm)
 	if v, _ := metricValue(body, `svc_snapshot_reloads_total{result="failure"}`); v != 1 {
 		t.Errorf("failed reloads %v, want 1", v)
 	}
@@ -159,22 +162,22 @@ func TestAdminEndpoints(t *testing.T) {
 	q := u.Query()
 	q.Set("application_name", "svc-listener-svc_admin_test")
 	u.RawQuery = q.Encode()
-	l := &server.Listener{URI: u.String(), Channel: "svc_admin_test", Snapshots: snaps, Log: log,
+	l := &reload.Listener{URI: u.String(), Channel: "svc_admin_test", Snapshots: snaps, Log: log,
 		OnConnected: metrics.ListenerConnected}
 	done := make(chan struct{})
 	go func() { l.Run(lctx); close(done) }()
-	waitMetric(t, admin, "svc_listener_connected", 1)
+	waitMetric(t, adm, "svc_listener_connected", 1)
 	cancel()
 	<-done
-	waitMetric(t, admin, "svc_listener_connected", 0)
+	waitMetric(t, adm, "svc_listener_connected", 0)
 }
 
 // waitMetric polls /metrics until series has value want.
-func waitMetric(t *testing.T, admin *server.Admin, series string, want float64) {
+func waitMetric(t *testing.T, adm *admin.Admin, series string, want float64) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		got, _ := metricValue(scrape(t, admin), series)
+		got, _ := metricValue(scrape(t, adm), series)
 		if got == want {
 			return
 		}
@@ -191,25 +194,25 @@ func TestReadyNeedsSnapshot(t *testing.T) {
 	ctx := t.Context()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	path := filepath.Join(t.TempDir(), "snapshot.msgpack")
-	pool, err := server.NewPool(ctx, fixture.cfg)
+	pool, err := dbexec.NewPool(ctx, fixture.cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
-	snaps := server.NewSnapshots(server.FileSource{Path: path}, log)
-	metrics := server.NewMetrics(pool, snaps)
+	snaps := reload.NewSnapshots(reload.FileSource{Path: path}, log)
+	metrics := admin.NewMetrics(pool, snaps)
 	snaps.OnReload(metrics.SnapshotReloaded)
-	admin := server.NewAdmin(pool, snaps, metrics, log)
+	adm := admin.New(pool, snaps, metrics, log)
 	if snaps.Reload(ctx) == nil {
 		t.Fatal("loaded a snapshot file that does not exist")
 	}
-	if w := do(admin, "GET", "/ready"); w.Code != 503 || w.Body.Len() != 0 {
+	if w := do(adm, "GET", "/ready"); w.Code != 503 || w.Body.Len() != 0 {
 		t.Errorf("GET /ready without a snapshot: %d %q", w.Code, w.Body)
 	}
-	if w := do(admin, "GET", "/snapshot"); w.Code != 503 || !strings.Contains(w.Body.String(), `"SVC002"`) {
+	if w := do(adm, "GET", "/snapshot"); w.Code != 503 || !strings.Contains(w.Body.String(), `"SVC002"`) {
 		t.Errorf("GET /snapshot without a snapshot: %d %s", w.Code, w.Body)
 	}
-	if w := do(admin, "GET", "/live"); w.Code != 200 {
+	if w := do(adm, "GET", "/live"); w.Code != 200 {
 		t.Errorf("GET /live without a snapshot: %d", w.Code)
 	}
 
@@ -223,7 +226,7 @@ func TestReadyNeedsSnapshot(t *testing.T) {
 	if err := snaps.Reload(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if w := do(admin, "GET", "/ready"); w.Code != 200 {
+	if w := do(adm, "GET", "/ready"); w.Code != 200 {
 		t.Errorf("GET /ready with a snapshot: %d", w.Code)
 	}
 }
@@ -250,24 +253,24 @@ func TestReadyNeedsDatabase(t *testing.T) {
 	}
 	cfg := *fixture.cfg
 	cfg.DBURI = "postgres://authenticator@" + closed + "/e2e?connect_timeout=1"
-	pool, err := server.NewPool(ctx, &cfg)
+	pool, err := dbexec.NewPool(ctx, &cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
-	snaps := server.NewSnapshots(server.FileSource{Path: path}, log)
+	snaps := reload.NewSnapshots(reload.FileSource{Path: path}, log)
 	if err := snaps.Reload(ctx); err != nil {
 		t.Fatal(err)
 	}
-	admin := server.NewAdmin(pool, snaps, server.NewMetrics(pool, snaps), log)
+	adm := admin.New(pool, snaps, admin.NewMetrics(pool, snaps), log)
 	start := time.Now()
-	if w := do(admin, "GET", "/ready"); w.Code != 503 {
+	if w := do(adm, "GET", "/ready"); w.Code != 503 {
 		t.Errorf("GET /ready with the database unreachable: %d", w.Code)
 	}
 	if d := time.Since(start); d > 2*time.Second {
 		t.Errorf("GET /ready took %s", d)
 	}
-	if w := do(admin, "GET", "/live"); w.Code != 200 {
+	if w := do(adm, "GET", "/live"); w.Code != 200 {
 		t.Errorf("GET /live with the database unreachable: %d", w.Code)
 	}
 }

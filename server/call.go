@@ -5,8 +5,8 @@ import (
 	"mime"
 	"net/http"
 
-	"github.com/gorilla/mux"
 	"github.com/svc-dev/svc/server/apierr"
+	"github.com/svc-dev/svc/server/dbexec"
 	"github.com/svc-dev/svc/server/plan"
 	"github.com/svc-dev/svc/server/query"
 	"github.com/svc-dev/svc/server/request"
@@ -16,77 +16,39 @@ import (
 // handleFunction serves /rpc/<function>: POST with the arguments in the
 // body, GET and HEAD with them in the query string, in a read-only
 // transaction (a function that writes then fails as in PostgREST, 405).
-func (s *Server) handleFunction(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleFunction(w http.ResponseWriter, r *http.Request, vars map[string]string) {
 	if r.Method == http.MethodOptions {
-		s.handleOptions(w, r, request.KindFunction, mux.Vars(r)["function"])
+		s.handleOptions(w, r, request.KindFunction, vars["function"])
 		return
 	}
-	s.callFunction(w, r, mux.Vars(r)["function"])
+	s.serve(w, r, &s.routes.call, vars["function"])
 }
 
-// callFunction calls the function named name as the request asks; GET /
-// with db-root-spec comes here too.
-func (s *Server) callFunction(w http.ResponseWriter, r *http.Request, name string) {
-	snap := s.snapshots.Current()
-	var t *request.Template
-	shaped := false
-	if r.Method == http.MethodGet || r.Method == http.MethodHead {
-		// A call of a shape seen before skips parsing, planning and
-		// building (see shapecache.go).
-		t = templates.Get().(*request.Template)
-		defer templates.Put(t)
-		if shaped = t.Read(r, request.KindFunction, name); shaped {
-			if e := s.calls.get(snap, t.Key); e != nil {
-				if stmt, ok := e.stmt.Bind(t); ok {
-					tx, err := s.txFor(r, snap)
-					if err != nil {
-						writeError(w, s.log, err)
-						return
-					}
-					tx.readOnly, tx.reads = true, e.reads
-					s.runCall(w, r, tx, e, stmt)
-					return
-				}
-			}
-		}
-	}
-
-	req, err := s.parseRequest(r, request.KindFunction, name)
-	if err != nil {
-		writeError(w, s.log, err)
-		return
-	}
-	if s.refusePlan(w, r, req) {
-		return
-	}
-	tx, err := s.txFor(r, snap)
-	if err != nil {
-		writeError(w, s.log, err)
-		return
-	}
+// answerCall answers a call of a function, parsed; GET / with
+// db-root-spec comes here too.
+func (s *Server) answerCall(x *exchange, req *request.Request) error {
+	r, tx := x.r, &x.tx
 	var args *request.Payload
 	var raw []byte
+	var err error
 	media := "application/json"
 	switch r.Method {
 	case http.MethodGet, http.MethodHead:
-		tx.readOnly = true
+		tx.ReadOnly = true
 	case http.MethodPost:
 		if s.preRequest == nil {
 			// As for writes (refuseWrite): a call the role may not make
 			// is refused before its body is read.
-			if err := plan.CallRefused(req, snap, s.planOptions(), tx.role, tx.authenticated); err != nil {
-				writeError(w, s.log, err)
-				return
+			if err := plan.CallRefused(req, x.snap, s.planOptions(), tx.Role, tx.Authenticated); err != nil {
+				return err
 			}
 		}
-		if raw, err = s.readBody(w, r); err != nil {
-			writeError(w, s.log, err)
-			return
+		if raw, err = s.readBody(x.w, r); err != nil {
+			return err
 		}
 		if ct := r.Header.Get("Content-Type"); ct != "" {
 			if media, _, err = mime.ParseMediaType(ct); err != nil {
-				writeError(w, s.log, apierr.UnsupportedContentType(ct))
-				return
+				return apierr.UnsupportedContentType(ct)
 			}
 		}
 		body := raw
@@ -101,61 +63,48 @@ func (s *Server) callFunction(w http.ResponseWriter, r *http.Request, name strin
 			args, err = request.ParsePayload(r.Header.Get("Content-Type"), body, nil)
 		}
 		if err != nil {
-			writeError(w, s.log, err)
-			return
+			return err
 		}
 	default:
-		writeError(w, s.log, apierr.UnsupportedRPCMethod(r.Method))
-		return
+		return apierr.UnsupportedRPCMethod(r.Method)
 	}
-	c, err := plan.BuildCall(req, args, raw, media, snap, s.planOptions())
+	c, err := plan.BuildCall(req, args, raw, media, x.snap, s.planOptions())
 	if err != nil {
-		writeError(w, s.log, err)
-		return
+		return err
 	}
-	tx.reads = s.callReads(snap, &tx, c.Function)
+	tx.Reads = s.callReads(x.snap, tx, c.Function)
 	e := s.newCallEntry(req, c)
 	if req.Media.Kind == request.MediaPlan {
-		if _, err := s.readyTx(w, &tx, &e.txShape); err != nil {
-			writeError(w, s.log, err)
-			return
+		if _, err := s.readyTx(x, &e.txShape); err != nil {
+			return err
 		}
-		s.explainCall(w, r, tx, c, req.Media)
-		return
+		return s.explainCall(x, c, req.Media)
 	}
-	e.stmt = query.Call(c)
-	if shaped {
-		if kept := e.shape(); kept != nil {
-			s.calls.put(snap, t.Key, kept)
-		}
-	}
-	s.runCall(w, r, tx, e, e.stmt)
+	e.stmts = bound{main: query.Call(c)}
+	x.keepShape(e)
+	return s.runCall(x, e, e.stmts.main)
 }
 
 // runCall runs the call e describes, its statement bound to the request,
 // and answers it.
-func (s *Server) runCall(w http.ResponseWriter, r *http.Request, tx txSpec, e *callEntry, stmt query.Statement) {
-	applied, err := s.readyTx(w, &tx, &e.txShape)
+func (s *Server) runCall(x *exchange, e *callEntry, stmt query.Statement) error {
+	applied, err := s.readyTx(x, &e.txShape)
 	if err != nil {
-		writeError(w, s.log, err)
-		return
+		return err
 	}
-	var res result
-	defer res.release()
-	tx.check = callChecks(e, tx.readOnly, &res)
-	if err := s.executeFor(w, r, tx, step{stmt, scanResult(&res)}); err != nil {
-		writeError(w, s.log, err)
-		return
+	var res dbexec.Result
+	defer res.Release()
+	x.tx.Check = callChecks(e, x.tx.ReadOnly, &res)
+	if err := s.executeFor(x, dbexec.Step{Stmt: stmt, Row: dbexec.ScanResult(&res)}); err != nil {
+		return err
 	}
 	if e.rows != nil {
-		s.respondRows(w, r, e.prefer, e.rows, &res, nil, applied)
-		return
+		return s.respondRows(x, e.prefer, e.rows, &res, nil, applied)
 	}
-	if e.single && res.pageCount != 1 {
-		writeError(w, s.log, apierr.SingularityError(res.pageCount))
-		return
+	if e.single && res.PageCount != 1 {
+		return apierr.SingularityError(res.PageCount)
 	}
-	s.respondValue(w, r, e.prefer, e.returns, &res, applied)
+	return s.respondValue(x, e.prefer, e.returns, &res, applied)
 }
 
 // rawBodyTypes are the body types only a function taking the whole body
@@ -167,7 +116,7 @@ var rawBodyTypes = map[string]bool{"application/octet-stream": true, "text/plain
 // write: a read-only one has nothing to roll back, and its answer checks
 // the rows after, in one round trip), and Prefer: max-affected under
 // handling=strict bounding the rows a set-returning function returns.
-func callChecks(e *callEntry, readOnly bool, res *result) func() error {
+func callChecks(e *callEntry, readOnly bool, res *dbexec.Result) func() error {
 	pr := e.prefer
 	setof := e.returns == snapshot.ReturnsSetOfComposite || e.returns == snapshot.ReturnsSetOfScalar
 	maxAffected := setof && pr.Handling == "strict" && pr.MaxAffected != nil
@@ -176,11 +125,11 @@ func callChecks(e *callEntry, readOnly bool, res *result) func() error {
 		return nil
 	}
 	return func() error {
-		if single && res.pageCount != 1 {
-			return apierr.SingularityError(res.pageCount)
+		if single && res.PageCount != 1 {
+			return apierr.SingularityError(res.PageCount)
 		}
-		if maxAffected && res.pageCount > *pr.MaxAffected {
-			return apierr.MaxAffectedExceeded(res.pageCount)
+		if maxAffected && res.PageCount > *pr.MaxAffected {
+			return apierr.MaxAffectedExceeded(res.PageCount)
 		}
 		return nil
 	}
@@ -188,15 +137,15 @@ func callChecks(e *callEntry, readOnly bool, res *result) func() error {
 
 // respondValue answers a call whose result is one JSON value: a scalar, a
 // set of scalars, or nothing (void: 204).
-func (s *Server) respondValue(w http.ResponseWriter, r *http.Request, pr request.Preferences, returns snapshot.ReturnShape, res *result, applied honoured) {
+func (s *Server) respondValue(x *exchange, pr request.Preferences, returns snapshot.ReturnShape, res *dbexec.Result, applied appliedPrefs) error {
+	w := x.w
 	status := http.StatusOK
 	if returns == snapshot.ReturnsVoid {
 		status = http.StatusNoContent
 	}
 	status, err := applyResponseSettings(w.Header(), res, status)
 	if err != nil {
-		writeError(w, s.log, err)
-		return
+		return err
 	}
 	h := w.Header()
 	if v := preferenceApplied(pr, applied); v != "" {
@@ -204,17 +153,18 @@ func (s *Server) respondValue(w http.ResponseWriter, r *http.Request, pr request
 	}
 	if status == http.StatusNoContent {
 		w.WriteHeader(status)
-		return
+		return nil
 	}
 	var total *int64
 	if pr.Count == "exact" {
-		total = &res.pageCount
+		total = &res.PageCount
 	}
-	h.Set("Content-Range", contentRange(0, res.pageCount, total))
+	h.Set("Content-Range", contentRange(0, res.PageCount, total))
 	h.Set("Content-Type", jsonType)
-	if r.Method == http.MethodHead {
+	if x.r.Method == http.MethodHead {
 		w.WriteHeader(status)
-		return
+		return nil
 	}
-	writeBody(w, status, nil, res.body)
+	writeBody(w, status, nil, res.Body)
+	return nil
 }

@@ -5,10 +5,10 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/auth"
 	"github.com/svc-dev/svc/server/config"
+	"github.com/svc-dev/svc/server/dbexec"
 	"github.com/svc-dev/svc/server/query"
 	"github.com/svc-dev/svc/snapshot"
 )
@@ -37,33 +37,33 @@ func verifierOptions(cfg *config.Config) auth.Options {
 // txFor builds the request's transaction context: the role (from a
 // verified token's role claim, else db-anon-role), the role's own settings
 // from the snapshot, and what PostgREST hands to SQL about the request.
-func (s *Server) txFor(r *http.Request, snap *snapshot.Snapshot) (txSpec, error) {
-	tx := txSpec{method: r.Method, path: r.URL.Path, claims: "{}"}
+func (s *Server) txFor(r *http.Request, snap *snapshot.Snapshot) (dbexec.Tx, error) {
+	tx := dbexec.Tx{Method: r.Method, Path: r.URL.Path, Claims: "{}"}
 	if token, ok := auth.BearerToken(r.Header.Get("Authorization")); ok {
 		// Verify on a nil verifier (no key configured) answers SVC300.
 		id, err := s.jwt.Verify(token)
 		if err != nil {
-			return txSpec{}, err
+			return dbexec.Tx{}, err
 		}
-		tx.claims = string(id.Claims)
-		tx.role = id.Role
+		tx.Claims = string(id.Claims)
+		tx.Role = id.Role
 		// As in PostgREST, only a role named by the token counts as
 		// authenticated: a privilege error is then 403, not 401.
-		tx.authenticated = id.Role != ""
+		tx.Authenticated = id.Role != ""
 	}
-	if tx.role == "" {
+	if tx.Role == "" {
 		if s.cfg.DBAnonRole == "" {
-			return txSpec{}, apierr.AnonymousDisabled()
+			return dbexec.Tx{}, apierr.AnonymousDisabled()
 		}
-		tx.role = s.cfg.DBAnonRole
+		tx.Role = s.cfg.DBAnonRole
 	}
-	if role := snap.Role(tx.role); role != nil {
-		tx.settings, tx.isolation = roleSettings(role.Settings)
+	if role := snap.Role(tx.Role); role != nil {
+		tx.Settings, tx.Isolation = roleSettings(role.Settings)
 	}
-	tx.settings = append(tx.settings, s.appSettings...)
-	tx.headers = headersJSON(r.Header)
-	tx.cookies = cookiesJSON(r.Cookies())
-	tx.preRequest = s.preRequest
+	tx.Settings = append(tx.Settings, s.appSettings...)
+	tx.Headers = headersJSON(r.Header)
+	tx.Cookies = cookiesJSON(r.Cookies())
+	tx.PreRequest = s.preRequest
 	return tx, nil
 }
 
@@ -102,13 +102,7 @@ func preRequestCall(name string) *query.Statement {
 	if name == "" {
 		return nil
 	}
-	return &query.Statement{SQL: callSQL(name)}
-}
-
-// callSQL calls the function a configuration key names, "schema.name" or
-// "name", without arguments.
-func callSQL(name string) string {
-	return "select " + pgx.Identifier(strings.SplitN(name, ".", 2)).Sanitize() + "()"
+	return &query.Statement{SQL: dbexec.CallSQL(name)}
 }
 
 // appSettingsOf renders app.settings.* configuration keys as settings.

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/svc-dev/svc/server"
 	"github.com/svc-dev/svc/server/config"
+	"github.com/svc-dev/svc/server/reload"
 	"github.com/svc-dev/svc/sql/catalog"
 	"github.com/svc-dev/svc/sql/snapstore"
 )
@@ -101,11 +101,11 @@ func TestDBSourceNotPublished(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		src := server.SourceFor(cfg, nil)
-		if _, ok := src.(server.DBSource); !ok {
+		src := reload.SourceFor(cfg, nil)
+		if _, ok := src.(reload.DBSource); !ok {
 			t.Fatalf("%s: source %T, want DBSource", tc.setting, src)
 		}
-		snaps := server.NewSnapshots(src, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		snaps := reload.NewSnapshots(src, slog.New(slog.NewTextHandler(io.Discard, nil)))
 		err = snaps.Reload(t.Context())
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: got %v\nwant it to contain %s", tc.setting, err, tc.want)
@@ -116,7 +116,7 @@ func TestDBSourceNotPublished(t *testing.T) {
 	}
 	// A file path stays a file.
 	cfg, _, _ := config.Load(config.Sources{Flags: map[string]string{"snapshot": "./db"}})
-	if src, ok := server.SourceFor(cfg, nil).(server.FileSource); !ok || src.Path != "./db" {
-		t.Errorf("./db: source %#v", server.SourceFor(cfg, nil))
+	if src, ok := reload.SourceFor(cfg, nil).(reload.FileSource); !ok || src.Path != "./db" {
+		t.Errorf("./db: source %#v", reload.SourceFor(cfg, nil))
 	}
 }

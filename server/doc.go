@@ -1,8 +1,46 @@
-// Package server is SVC's HTTP handler: routes, the current schema snapshot
-// and its hot reload, the one-round-trip transaction that runs each
-// request's statement, and response writing. It wires the pure stages
-// (request -> plan -> query) together and is the only package that knows
-// both HTTP and the database. Reads of a shape seen before skip the three
-// stages: the statements kept from the first such read are bound to the
-// request's own filter operands and arguments (shapecache.go).
+// Package server is SVC's HTTP handler: the routes and the one pipeline
+// every request of the API goes through (pipeline.go), and response
+// writing. It wires the pure stages (request -> plan -> query) to the
+// database (server/dbexec), and is the only package that knows both HTTP
+// and the database. What keeps the snapshot and configuration current is
+// server/reload; the admin server and metrics are server/admin.
+//
+// # Words
+//
+// Some words here have meant more than one thing; in this package and
+// those under it they mean:
+//
+//   - shape: a request with its values taken out: its method, target,
+//     parameters' names and operators, and headers that change the
+//     statement, keyed by request.Template. Two GETs of /books?id=eq.1 and
+//     /books?id=eq.2 have one shape. The shape cache (shapecache.go) keeps,
+//     per shape, the statements planned for its first request, and binds
+//     a later request's values into them. A function's return shape
+//     (snapshot.ReturnShape: void, a scalar, a set of rows) is another
+//     thing, named by the snapshot; the set-up statement's variants
+//     (dbexec) are named variants, not shapes.
+//   - keep, kept, bind: a shape is kept once its statements hold none of
+//     the request's values (a request whose statements cannot be made so
+//     is answered but not kept); binding puts a request's values back in.
+//   - applied (appliedPrefs, formerly "honoured"): which of a request's
+//     Prefer values took effect, for the Preference-Applied header. A
+//     preference is applied, never honoured, ignored or accepted.
+//   - precheck: what a route refuses of a parsed request before the
+//     transaction's context (role, claims) is built; the root's schema.
+//     A Tx's Check (dbexec) is another thing: what must hold of a
+//     statement's results before its transaction may commit.
+//   - refuse: to answer a request with an error before it reaches the
+//     database (refusePlan, refuseWrite).
+//   - mark: reading the primary's WAL position in the round trip that
+//     commits a write, for the SVC-Commit-LSN header (replicas.go).
+//   - reads: a Tx that only reads, which a replica may serve. The shape
+//     caches of reads and calls are readShapes and callShapes.
+//   - releaseAndYield (dbexec, formerly "handBack"): giving a connection
+//     back to the pool, then yielding so a waiting request runs first.
+//   - settle (server/http1): deciding, as an answer's header goes out,
+//     what becomes of the request body not read, and so of the
+//     connection's keep-alive.
+//   - observation: what the pipeline tells the access log, log-query and
+//     Server-Timing about a request (its statement, the database's time);
+//     it travels in the request's context (observe.go).
 package server

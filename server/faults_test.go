@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/svc-dev/svc/server"
 	"github.com/svc-dev/svc/server/config"
+	"github.com/svc-dev/svc/server/reload"
 	"github.com/svc-dev/svc/sql/pgtest"
 )
 
@@ -53,7 +53,7 @@ func faultCluster(t *testing.T) (*pgtest.Cluster, string) {
 // faultServer serves api over uri as svc-serve does, including its
 // behaviour when the first snapshot cannot be loaded; flags are extra
 // key/value pairs.
-func faultServer(t *testing.T, uri string, flags ...string) (string, *server.Snapshots) {
+func faultServer(t *testing.T, uri string, flags ...string) (string, *reload.Snapshots) {
 	t.Helper()
 	sources := config.Sources{Flags: map[string]string{"db-uri": uri, "db-schemas": "api", "db-anon-role": "web_anon",
 		"db-pool-acquisition-timeout": "2"}}

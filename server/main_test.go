@@ -16,7 +16,9 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/svc-dev/svc/server"
 	"github.com/svc-dev/svc/server/config"
+	"github.com/svc-dev/svc/server/dbexec"
 	"github.com/svc-dev/svc/server/http1"
+	"github.com/svc-dev/svc/server/reload"
 	"github.com/svc-dev/svc/sql/catalog"
 	"github.com/svc-dev/svc/sql/pgtest"
 )
@@ -79,19 +81,19 @@ func setupFixture(uri string) error {
 // startServer starts a server for cfg over a new pool. With a nil source
 // it introspects live. The caller closes the returned test server; the pool
 // closes with the process.
-func startServer(ctx context.Context, cfg *config.Config, source server.Source) (*testServer, *server.Snapshots, error) {
-	pool, err := server.NewPool(ctx, cfg)
+func startServer(ctx context.Context, cfg *config.Config, source reload.Source) (*testServer, *reload.Snapshots, error) {
+	pool, err := dbexec.NewPool(ctx, cfg)
 	if err != nil {
 		return nil, nil, err
 	}
 	if source == nil {
-		source = server.LiveSource{URI: cfg.DBURI, Options: catalog.Options{Schemas: cfg.DBSchemas, ExtraSearchPath: cfg.DBExtraSearchPath}}
+		source = reload.LiveSource{URI: cfg.DBURI, Options: catalog.Options{Schemas: cfg.DBSchemas, ExtraSearchPath: cfg.DBExtraSearchPath}}
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if testing.Verbose() {
 		log = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
-	snaps := server.NewSnapshots(source, log)
+	snaps := reload.NewSnapshots(source, log)
 	if err := snaps.Reload(ctx); err != nil {
 		return nil, nil, err
 	}

@@ -7,13 +7,18 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/svc-dev/svc/server/dbexec"
 )
 
 // Observation of requests: the access log line, log-query, Server-Timing,
 // the trace header and the request metrics all read one recorder that
-// Server.ServeHTTP wraps around the ResponseWriter. Recorders are pooled,
-// so observing a request allocates nothing unless a header or a log line
-// is actually produced.
+// Server.ServeHTTP wraps around the ResponseWriter. The recorder sees what
+// goes to the client (status, bytes); what only the pipeline knows (the
+// main statement, the database's time) it learns from the request's
+// observation, which travels in the request's context (observationOf).
+// Recorders are pooled, so observing a request allocates little beyond
+// the context that carries it.
 
 // recorder is the ResponseWriter handlers write to. It notes the status and
 // the body's size, and adds Server-Timing when the header goes out, the
@@ -23,15 +28,30 @@ type recorder struct {
 	status      int
 	bytes       int64
 	wroteHeader bool
+	start       time.Time
+	obs         observation
+}
+
+// observation is what the pipeline tells the observer of a request.
+type observation struct {
 	// timing is server-timing-enabled; when false no clock is read
 	// beyond the request's start.
 	timing bool
-	start  time.Time
 	// dbStart and dbEnd bound the database round trip(s); zero when the
 	// request did not reach the database.
 	dbStart, dbEnd time.Time
 	// sql is the request's main statement, for log-query.
 	sql string
+}
+
+// observationKey is where a request's context holds its observation.
+type observationKey struct{}
+
+// observationOf returns the observation ctx carries, nil for a request
+// served unobserved.
+func observationOf(ctx context.Context) *observation {
+	obs, _ := ctx.Value(observationKey{}).(*observation)
+	return obs
 }
 
 var recorders = sync.Pool{New: func() any { return new(recorder) }}
@@ -44,7 +64,7 @@ func (rec *recorder) WriteHeader(code int) {
 	if !rec.wroteHeader {
 		rec.wroteHeader = true
 		rec.status = code
-		if rec.timing {
+		if rec.obs.timing {
 			rec.Header().Set("Server-Timing", rec.serverTiming(time.Now()))
 		}
 	}
@@ -73,14 +93,15 @@ func (rec *recorder) Unwrap() http.ResponseWriter { return rec.ResponseWriter }
 func (rec *recorder) serverTiming(now time.Time) string {
 	var buf [96]byte
 	b := buf[:0]
-	if rec.dbStart.IsZero() {
+	obs := &rec.obs
+	if obs.dbStart.IsZero() {
 		return string(appendTiming(b, "plan", now.Sub(rec.start)))
 	}
-	b = appendTiming(b, "plan", rec.dbStart.Sub(rec.start))
+	b = appendTiming(b, "plan", obs.dbStart.Sub(rec.start))
 	b = append(b, ", "...)
-	b = appendTiming(b, "transaction", rec.dbEnd.Sub(rec.dbStart))
+	b = appendTiming(b, "transaction", obs.dbEnd.Sub(obs.dbStart))
 	b = append(b, ", "...)
-	b = appendTiming(b, "response", now.Sub(rec.dbEnd))
+	b = appendTiming(b, "response", now.Sub(obs.dbEnd))
 	return string(b)
 }
 
@@ -90,23 +111,23 @@ func appendTiming(b []byte, name string, d time.Duration) []byte {
 	return strconv.AppendFloat(b, float64(d.Microseconds())/1000, 'f', 1, 64)
 }
 
-// executeFor is execute for a request answered through w: it notes the
-// main statement (the last step) for log-query and, with
+// executeFor is execute for the request x carries: it notes the main
+// statement (the last step) for log-query and, with
 // server-timing-enabled, when the database round trip began and ended.
-func (s *Server) executeFor(w http.ResponseWriter, r *http.Request, tx txSpec, steps ...step) error {
-	rec, _ := w.(*recorder)
-	if rec == nil {
+func (s *Server) executeFor(x *exchange, steps ...dbexec.Step) error {
+	w, r, tx, obs := x.w, x.r, x.tx, x.obs
+	if obs == nil {
 		return s.executeRouted(w, r, tx, steps)
 	}
 	if len(steps) > 0 {
-		rec.sql = steps[len(steps)-1].stmt.SQL
+		obs.sql = steps[len(steps)-1].Stmt.SQL
 	}
-	if !rec.timing {
+	if !obs.timing {
 		return s.executeRouted(w, r, tx, steps)
 	}
-	rec.dbStart = time.Now()
+	obs.dbStart = time.Now()
 	err := s.executeRouted(w, r, tx, steps)
-	rec.dbEnd = time.Now()
+	obs.dbEnd = time.Now()
 	return err
 }
 
@@ -114,14 +135,15 @@ func (s *Server) executeFor(w http.ResponseWriter, r *http.Request, tx txSpec, s
 // trace header is echoed first, so error answers carry it too.
 func (s *Server) observe(w http.ResponseWriter, r *http.Request) {
 	rec := recorders.Get().(*recorder)
-	*rec = recorder{ResponseWriter: w, status: http.StatusOK, timing: s.cfg.ServerTimingEnabled, start: time.Now()}
+	*rec = recorder{ResponseWriter: w, status: http.StatusOK, start: time.Now(),
+		obs: observation{timing: s.cfg.ServerTimingEnabled}}
 	var trace string
 	if s.traceHeader != "" {
 		if trace = r.Header.Get(s.traceHeader); trace != "" {
 			w.Header().Set(s.traceHeader, trace)
 		}
 	}
-	s.dispatch(rec, r)
+	s.dispatch(rec, r.WithContext(context.WithValue(r.Context(), observationKey{}, &rec.obs)))
 	d := time.Since(rec.start)
 	if !rec.wroteHeader && r.Context().Err() != nil {
 		// The client went away and was sent nothing: count and log it
@@ -129,7 +151,7 @@ func (s *Server) observe(w http.ResponseWriter, r *http.Request) {
 		rec.status = statusClientClosed
 	}
 	if s.metrics != nil {
-		s.metrics.observe(r.URL.Path, r.Method, rec.status, d)
+		s.metrics.Observe(r.URL.Path, r.Method, rec.status, d)
 	}
 	s.logRequest(r, rec, d, trace)
 	*rec = recorder{} // keep no writer or statement alive in the pool
@@ -156,9 +178,9 @@ func (s *Server) logRequest(r *http.Request, rec *recorder, d time.Duration, tra
 	if target == "" {
 		target = r.URL.RequestURI()
 	}
-	if s.logQuery && rec.sql != "" {
+	if s.logQuery && rec.obs.sql != "" {
 		// The target ties the line to its request's when requests interleave.
-		s.log.LogAttrs(ctx, level, "query", slog.String("path", target), slog.String("sql", rec.sql))
+		s.log.LogAttrs(ctx, level, "query", slog.String("path", target), slog.String("sql", rec.obs.sql))
 	}
 	attrs := [...]slog.Attr{slog.String("method", r.Method), slog.String("path", target),
 		slog.Int("status", rec.status), slog.Duration("duration", d), slog.Int64("bytes", rec.bytes),

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/svc-dev/svc/server"
+	"github.com/svc-dev/svc/server/logging"
 )
 
 // discard is a ResponseWriter that keeps nothing, so the benchmark
@@ -27,7 +28,7 @@ func BenchmarkObserve(b *testing.B) {
 	o := newObserved(b, map[string]string{"log-level": "error"})
 	all := newObserved(b, map[string]string{"log-level": "info", "server-timing-enabled": "true",
 		"server-trace-header": "X-Request-Id", "log-query": "main-query"})
-	quiet := server.NewLogger(io.Discard, "error", "text")
+	quiet := logging.NewLogger(io.Discard, "error", "text")
 	plain := server.New(o.cfg, o.pool, o.snaps, o.jwt, quiet)
 	variants := []struct {
 		name string
@@ -36,7 +37,7 @@ func BenchmarkObserve(b *testing.B) {
 		{"bare", plain.ServeUnobserved},
 		{"observed", plain.ServeHTTP},
 		{"metrics", server.New(o.cfg, o.pool, o.snaps, o.jwt, quiet, server.WithMetrics(o.metrics)).ServeHTTP},
-		{"everything", server.New(all.cfg, all.pool, all.snaps, all.jwt, server.NewLogger(io.Discard, "info", "text"),
+		{"everything", server.New(all.cfg, all.pool, all.snaps, all.jwt, logging.NewLogger(io.Discard, "info", "text"),
 			server.WithMetrics(all.metrics)).ServeHTTP},
 	}
 	for _, req := range []struct{ name, method, target string }{

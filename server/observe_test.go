@@ -15,8 +15,12 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/svc-dev/svc/server"
+	"github.com/svc-dev/svc/server/admin"
 	"github.com/svc-dev/svc/server/auth"
 	"github.com/svc-dev/svc/server/config"
+	"github.com/svc-dev/svc/server/dbexec"
+	"github.com/svc-dev/svc/server/logging"
+	"github.com/svc-dev/svc/server/reload"
 )
 
 // observed is a server over the shared fixture, built as svc-serve builds
@@ -28,8 +32,8 @@ type observed struct {
 	srv     *server.Server
 	pool    *pgxpool.Pool
 	jwt     *auth.Verifier
-	snaps   *server.Snapshots
-	metrics *server.Metrics
+	snaps   *reload.Snapshots
+	metrics *admin.Metrics
 	logs    *bytes.Buffer
 }
 
@@ -45,14 +49,14 @@ func newObserved(t testing.TB, settings map[string]string) *observed {
 		t.Fatalf("settings %v: %v %v", settings, err, warnings)
 	}
 	o := &observed{cfg: cfg, logs: &bytes.Buffer{}}
-	log := server.NewLogger(o.logs, cfg.LogLevel, cfg.LogFormat)
-	pool, err := server.NewPool(t.Context(), cfg)
+	log := logging.NewLogger(o.logs, cfg.LogLevel, cfg.LogFormat)
+	pool, err := dbexec.NewPool(t.Context(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
-	o.snaps = server.NewSnapshots(server.SourceFor(cfg, log), log)
-	o.metrics = server.NewMetrics(pool, o.snaps)
+	o.snaps = reload.NewSnapshots(reload.SourceFor(cfg, log), log)
+	o.metrics = admin.NewMetrics(pool, o.snaps)
 	o.snaps.OnReload(o.metrics.SnapshotReloaded)
 	if err := o.snaps.Reload(t.Context()); err != nil {
 		t.Fatal(err)

@@ -13,98 +13,58 @@ import (
 	"unicode/utf8"
 
 	"github.com/svc-dev/svc/server/apierr"
+	"github.com/svc-dev/svc/server/dbexec"
 	"github.com/svc-dev/svc/server/plan"
 	"github.com/svc-dev/svc/server/query"
 	"github.com/svc-dev/svc/server/request"
 )
 
-// handleRead serves GET and HEAD on a relation. A read of a shape seen
-// before skips parsing, planning and building (see shapecache.go).
-func (s *Server) handleRead(w http.ResponseWriter, r *http.Request, target string) {
-	snap := s.snapshots.Current()
-	t := templates.Get().(*request.Template)
-	defer templates.Put(t)
-	shaped := t.Read(r, request.KindRelation, target)
-	if shaped {
-		if e := s.reads.get(snap, t.Key); e != nil {
-			if read, count, ok := e.bind(t); ok {
-				tx, err := s.txFor(r, snap)
-				if err != nil {
-					writeError(w, s.log, err)
-					return
-				}
-				s.runRead(w, r, tx, e, read, count)
-				return
-			}
-		}
-	}
-
-	req, err := s.parseRequest(r, request.KindRelation, target)
+// answerRead answers a read of a relation (GET, HEAD), parsed.
+func (s *Server) answerRead(x *exchange, req *request.Request) error {
+	p, err := plan.BuildRead(req, x.snap, s.planOptions())
 	if err != nil {
-		writeError(w, s.log, err)
-		return
-	}
-	if s.refusePlan(w, r, req) {
-		return
-	}
-	tx, err := s.txFor(r, snap)
-	if err != nil {
-		writeError(w, s.log, err)
-		return
-	}
-	p, err := plan.BuildRead(req, snap, s.planOptions())
-	if err != nil {
-		writeError(w, s.log, err)
-		return
+		return err
 	}
 	e := s.newReadEntry(req, p)
 	if p.Media.Kind == request.MediaPlan {
-		if _, err := s.readTx(w, &tx, e); err != nil {
-			writeError(w, s.log, err)
-			return
+		if _, err := s.readTx(x, e); err != nil {
+			return err
 		}
 		inner := *p
 		inner.Media = request.Media{Kind: p.Media.PlanFor}
-		s.writePlan(w, r, tx, query.Read(&inner), p.Media)
-		return
+		return s.writePlan(x, query.Read(&inner), p.Media)
 	}
-	e.read, e.count = query.Read(p), query.PlanCount(p)
-	if shaped {
-		if kept := e.shape(); kept != nil {
-			s.reads.put(snap, t.Key, kept)
-		}
-	}
-	s.runRead(w, r, tx, e, e.read, e.count)
+	e.stmts = bound{main: query.Read(p), count: query.PlanCount(p)}
+	x.keepShape(e)
+	return s.runRead(x, e, e.stmts)
 }
 
-// readTx readies tx for the read e describes: read only, the request's
-// preferences and the relation's schema.
-func (s *Server) readTx(w http.ResponseWriter, tx *txSpec, e *readEntry) (honoured, error) {
-	tx.readOnly, tx.reads = true, true
-	return s.readyTx(w, tx, &e.txShape)
+// readTx readies x's transaction for the read e describes: read only,
+// the request's preferences and the relation's schema.
+func (s *Server) readTx(x *exchange, e *readEntry) (appliedPrefs, error) {
+	x.tx.ReadOnly, x.tx.Reads = true, true
+	return s.readyTx(x, &e.txShape)
 }
 
-// runRead runs the read e describes, its statements bound to the request,
-// and answers it.
-func (s *Server) runRead(w http.ResponseWriter, r *http.Request, tx txSpec, e *readEntry, read query.Statement, count *query.Statement) {
-	applied, err := s.readTx(w, &tx, e)
+// runRead runs the read e describes, its statements bound to the
+// request, and answers it.
+func (s *Server) runRead(x *exchange, e *readEntry, b bound) error {
+	applied, err := s.readTx(x, e)
 	if err != nil {
-		writeError(w, s.log, err)
-		return
+		return err
 	}
-	var res result
-	defer res.release()
+	var res dbexec.Result
+	defer res.Release()
 	var explain []byte
-	var steps []step
-	if count != nil {
-		steps = append(steps, step{*count, scanOne(&explain)})
+	var steps []dbexec.Step
+	if b.count != nil {
+		steps = append(steps, dbexec.Step{Stmt: *b.count, Row: dbexec.ScanOne(&explain)})
 	}
-	steps = append(steps, step{read, scanResult(&res)})
-	if err := s.executeFor(w, r, tx, steps...); err != nil {
-		writeError(w, s.log, err)
-		return
+	steps = append(steps, dbexec.Step{Stmt: b.main, Row: dbexec.ScanResult(&res)})
+	if err := s.executeFor(x, steps...); err != nil {
+		return err
 	}
-	s.respondRows(w, r, e.prefer, &e.reply, &res, explain, applied)
+	return s.respondRows(x, e.prefer, &e.reply, &res, explain, applied)
 }
 
 // rowsReply is what answering a read of rows takes from its plan. A kept
@@ -125,31 +85,32 @@ func newRowsReply(p *plan.Read) rowsReply {
 
 // respondRows answers a read of rows, a relation's or a function's: the
 // range headers, the status they decide, and the body.
-func (s *Server) respondRows(w http.ResponseWriter, r *http.Request, pr request.Preferences, rep *rowsReply, res *result, explain []byte, applied honoured) {
-	total := countTotal(rep, res.total, explain)
-	status, err := rangeStatus(rep.offset, res.pageCount, total)
-	if err == nil && rep.media.Kind == request.MediaObject && res.pageCount != 1 {
-		err = apierr.SingularityError(res.pageCount)
+func (s *Server) respondRows(x *exchange, pr request.Preferences, rep *rowsReply, res *dbexec.Result, explain []byte, applied appliedPrefs) error {
+	w := x.w
+	total := countTotal(rep, res.Total, explain)
+	status, err := rangeStatus(rep.offset, res.PageCount, total)
+	if err == nil && rep.media.Kind == request.MediaObject && res.PageCount != 1 {
+		err = apierr.SingularityError(res.PageCount)
 	}
 	if err == nil {
 		status, err = applyResponseSettings(w.Header(), res, status)
 	}
 	if err != nil {
-		writeError(w, s.log, err)
-		return
+		return err
 	}
 	h := w.Header()
 	h.Set("Content-Type", rep.media.ContentType())
 	h.Set("Range-Unit", "items")
-	h.Set("Content-Range", contentRange(rep.offset, res.pageCount, total))
+	h.Set("Content-Range", contentRange(rep.offset, res.PageCount, total))
 	if v := preferenceApplied(pr, applied); v != "" {
 		h.Set("Preference-Applied", v)
 	}
-	if r.Method == http.MethodHead {
+	if x.r.Method == http.MethodHead {
 		w.WriteHeader(status)
-		return
+		return nil
 	}
-	writeBody(w, status, rep.head, res.body)
+	writeBody(w, status, rep.head, res.Body)
+	return nil
 }
 
 // csvHead is the header line CSV bodies of node n start with, newline
@@ -176,48 +137,36 @@ func writeBody(w http.ResponseWriter, status int, head, body []byte) {
 	w.Write(body)
 }
 
-// refusePlan answers the plan media type with 415 while db-plan-enabled
-// is off, and reports whether it did. Plans reveal table sizes and
-// indexes, so they are opt-in; while off, the plan media type is simply
-// not on offer.
-func (s *Server) refusePlan(w http.ResponseWriter, r *http.Request, req *request.Request) bool {
-	if req.Media.Kind != request.MediaPlan || s.cfg.DBPlanEnabled {
-		return false
-	}
-	writeError(w, s.log, apierr.UnsupportedMediaType(strings.Join(r.Header.Values("Accept"), ", ")))
-	return true
-}
-
 // writePlan answers the plan media type: the EXPLAIN output of stmt, the
 // statement the request would run for the media type it names in `for`.
-func (s *Server) writePlan(w http.ResponseWriter, r *http.Request, tx txSpec, stmt query.Statement, media request.Media) {
+func (s *Server) writePlan(x *exchange, stmt query.Statement, media request.Media) error {
 	var lines []string
 	scan := func(values [][]byte) error {
 		lines = append(lines, string(values[0]))
 		return nil
 	}
 	stmt = query.Explain(stmt, media.PlanJSON, media.PlanOptions)
-	if err := s.executeFor(w, r, tx, step{stmt, scan}); err != nil {
-		writeError(w, s.log, err)
-		return
+	if err := s.executeFor(x, dbexec.Step{Stmt: stmt, Row: scan}); err != nil {
+		return err
 	}
-	w.Header().Set("Content-Type", media.ContentType())
-	w.WriteHeader(http.StatusOK)
-	if r.Method != http.MethodHead {
-		io.WriteString(w, strings.Join(lines, "\n"))
+	x.w.Header().Set("Content-Type", media.ContentType())
+	x.w.WriteHeader(http.StatusOK)
+	if x.r.Method != http.MethodHead {
+		io.WriteString(x.w, strings.Join(lines, "\n"))
 	}
+	return nil
 }
 
 // explainCall answers the plan media type for a function call: the
 // EXPLAIN of the call's statement for the media type named in `for`.
-func (s *Server) explainCall(w http.ResponseWriter, r *http.Request, tx txSpec, c *plan.Call, media request.Media) {
+func (s *Server) explainCall(x *exchange, c *plan.Call, media request.Media) error {
 	inner := *c
 	if c.Read != nil {
 		read := *c.Read
 		read.Media = request.Media{Kind: media.PlanFor}
 		inner.Read = &read
 	}
-	s.writePlan(w, r, tx, query.Call(&inner), media)
+	return s.writePlan(x, query.Call(&inner), media)
 }
 
 // countTotal decides the total for Content-Range, as PostgREST does: the

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/svc-dev/svc/server"
+	"github.com/svc-dev/svc/server/reload"
 	"github.com/svc-dev/svc/snapshot"
 	"github.com/svc-dev/svc/sql/catalog"
 )
@@ -22,7 +22,7 @@ import (
 type reloadFixture struct {
 	url   string
 	path  string
-	snaps *server.Snapshots
+	snaps *reload.Snapshots
 	db    *pgx.Conn
 }
 
@@ -37,7 +37,7 @@ func newReloadFixture(t *testing.T, channel string) *reloadFixture {
 	f := &reloadFixture{path: filepath.Join(t.TempDir(), "snapshot.msgpack"), db: db}
 	f.dump(t)
 	cfg := *fixture.cfg
-	srv, snaps, err := startServer(ctx, &cfg, server.FileSource{Path: f.path})
+	srv, snaps, err := startServer(ctx, &cfg, reload.FileSource{Path: f.path})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +49,7 @@ func newReloadFixture(t *testing.T, channel string) *reloadFixture {
 	q := u.Query()
 	q.Set("application_name", "svc-listener-"+channel)
 	u.RawQuery = q.Encode()
-	l := &server.Listener{URI: u.String(), Channel: channel, Snapshots: snaps,
+	l := &reload.Listener{URI: u.String(), Channel: channel, Snapshots: snaps,
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), MaxBackoff: 200 * time.Millisecond}
 	go l.Run(lctx)
 	f.waitListening(t, channel)

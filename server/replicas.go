@@ -10,6 +10,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/config"
+	"github.com/svc-dev/svc/server/dbexec"
+	"github.com/svc-dev/svc/server/logging"
 	"github.com/svc-dev/svc/server/query"
 	"github.com/svc-dev/svc/server/replica"
 	"github.com/svc-dev/svc/snapshot"
@@ -45,9 +47,9 @@ func ReplicaOptions(cfg *config.Config, primary *pgxpool.Pool, log *slog.Logger)
 	return replica.Options{
 		URIs: cfg.DBReplicaURIs,
 		NewPool: func(ctx context.Context, uri string) (*pgxpool.Pool, error) {
-			return newPool(ctx, cfg, uri, cfg.DBReplicaPool)
+			return dbexec.OpenPool(ctx, cfg, uri, cfg.DBReplicaPool)
 		},
-		Primary: primary, MaxLag: cfg.DBReplicaMaxLag, Log: log, Notice: LevelNotice,
+		Primary: primary, MaxLag: cfg.DBReplicaMaxLag, Log: log, Notice: logging.LevelNotice,
 	}
 }
 
@@ -79,10 +81,10 @@ func AwaitReplicas(set *replica.Set, log *slog.Logger) func(ctx context.Context)
 // within (CommitLSNHeader). A request is never split across servers: a
 // read the chosen replica could not serve runs again, whole, on the
 // primary (retryOnPrimary).
-func (s *Server) executeRouted(w http.ResponseWriter, r *http.Request, tx txSpec, steps []step) error {
+func (s *Server) executeRouted(w http.ResponseWriter, r *http.Request, tx dbexec.Tx, steps []dbexec.Step) error {
 	ctx := r.Context()
 	if s.replicas == nil {
-		return s.execute(ctx, tx, steps...)
+		return s.exec.Execute(ctx, tx, steps...)
 	}
 	if !s.replicaMayServe(&tx) {
 		return s.executeMarked(ctx, w, tx, steps)
@@ -92,15 +94,15 @@ func (s *Server) executeRouted(w http.ResponseWriter, r *http.Request, tx txSpec
 		// A position that cannot be read could be any: only the primary
 		// is sure to have it.
 		s.replicas.Rerouted(replica.NotReplayed)
-		return s.execute(ctx, tx, steps...)
+		return s.exec.Execute(ctx, tx, steps...)
 	}
 	rep := s.replicas.Pick(after)
 	if rep == nil {
-		return s.execute(ctx, tx, steps...)
+		return s.exec.Execute(ctx, tx, steps...)
 	}
 	run := replicaRun{rep: rep, after: after}
-	tx.replica = rep
-	err := s.execute(ctx, tx, run.wrap(steps)...)
+	tx.Replica = rep
+	err := s.exec.Execute(ctx, tx, run.wrap(steps)...)
 	rep.Done()
 	switch {
 	case run.behind:
@@ -113,8 +115,8 @@ func (s *Server) executeRouted(w http.ResponseWriter, r *http.Request, tx txSpec
 	default:
 		return err
 	}
-	tx.replica = nil
-	return s.execute(ctx, tx, steps...)
+	tx.Replica = nil
+	return s.exec.Execute(ctx, tx, steps...)
 }
 
 // replicaMayServe reports whether a replica may serve tx: a request that
@@ -122,12 +124,12 @@ func (s *Server) executeRouted(w http.ResponseWriter, r *http.Request, tx txSpec
 // VOLATILE), that does not ask to commit where transactions otherwise
 // roll back (Prefer: tx=commit: the caller expects to change something),
 // and does not run at the serializable level, which a standby refuses.
-func (s *Server) replicaMayServe(tx *txSpec) bool {
-	if !tx.reads || tx.isolation == "serializable" {
+func (s *Server) replicaMayServe(tx *dbexec.Tx) bool {
+	if !tx.Reads || tx.Isolation == "serializable" {
 		return false
 	}
 	rollbackByDefault, _ := s.cfg.TxRollback("")
-	return tx.rollback || !rollbackByDefault
+	return tx.Rollback || !rollbackByDefault
 }
 
 // executeMarked runs a request on the primary; when it may commit a
@@ -135,17 +137,17 @@ func (s *Server) replicaMayServe(tx *txSpec) bool {
 // the round trip that commits, and answered in CommitLSNHeader. The
 // transaction is then an explicit one, ending with a COMMIT statement
 // among the steps, since the position must be read after it.
-func (s *Server) executeMarked(ctx context.Context, w http.ResponseWriter, tx txSpec, steps []step) error {
-	if tx.readOnly || tx.rollback {
-		return s.execute(ctx, tx, steps...)
+func (s *Server) executeMarked(ctx context.Context, w http.ResponseWriter, tx dbexec.Tx, steps []dbexec.Step) error {
+	if tx.ReadOnly || tx.Rollback {
+		return s.exec.Execute(ctx, tx, steps...)
 	}
 	var pos string
-	mark := step{query.Statement{SQL: replica.PositionSQL}, scanOne(&pos)}
-	tx.mark = &mark
-	if tx.check == nil {
-		steps = append(steps[:len(steps):len(steps)], step{query.Statement{SQL: "commit"}, noRows}, mark)
+	mark := dbexec.Step{Stmt: query.Statement{SQL: replica.PositionSQL}, Row: dbexec.ScanOne(&pos)}
+	tx.Mark = &mark
+	if tx.Check == nil {
+		steps = append(steps[:len(steps):len(steps)], dbexec.Step{Stmt: query.Statement{SQL: "commit"}, Row: noRows}, mark)
 	}
-	err := s.execute(ctx, tx, steps...)
+	err := s.exec.Execute(ctx, tx, steps...)
 	if err == nil && pos != "" {
 		w.Header().Set(CommitLSNHeader, pos)
 	}
@@ -154,24 +156,6 @@ func (s *Server) executeMarked(ctx context.Context, w http.ResponseWriter, tx tx
 
 // noRows reads the rows of a statement that returns none.
 func noRows([][]byte) error { return nil }
-
-// endTransaction ends a transaction whose results a check had to see
-// first: with end, and, when a mark asks for it after a commit, the
-// primary's position read in the same round trip.
-func endTransaction(ctx context.Context, conn *pgxpool.Conn, end string, mark *step) error {
-	if mark == nil || end != "commit" {
-		_, err := conn.Exec(ctx, end)
-		return err
-	}
-	results, err := conn.Conn().PgConn().Exec(ctx, "commit; "+mark.stmt.SQL).ReadAll()
-	if err != nil {
-		return err
-	}
-	if len(results) == 2 && len(results[1].Rows) == 1 {
-		return mark.row(results[1].Rows[0])
-	}
-	return errors.New("the WAL position after the commit was not returned")
-}
 
 // readAfter reads the positions a request sends in CommitLSNHeader and
 // returns the highest, 0 when there is none, and false when one cannot be
@@ -211,14 +195,14 @@ const replayedSQL = "select pg_catalog.pg_last_wal_replay_lsn()::text"
 // and hands none on when the replica turns out to be behind; a request
 // that needs a position first checks that the replica has replayed it
 // (the read-your-writes check, one more statement in the same round trip).
-func (run *replicaRun) wrap(steps []step) []step {
-	out := make([]step, 0, len(steps)+1)
+func (run *replicaRun) wrap(steps []dbexec.Step) []dbexec.Step {
+	out := make([]dbexec.Step, 0, len(steps)+1)
 	if run.after > 0 {
-		out = append(out, step{query.Statement{SQL: replayedSQL}, run.checkReplayed})
+		out = append(out, dbexec.Step{Stmt: query.Statement{SQL: replayedSQL}, Row: run.checkReplayed})
 	}
 	for _, st := range steps {
-		row := st.row
-		out = append(out, step{st.stmt, func(values [][]byte) error {
+		row := st.Row
+		out = append(out, dbexec.Step{Stmt: st.Stmt, Row: func(values [][]byte) error {
 			if run.behind {
 				return nil
 			}
@@ -273,11 +257,11 @@ func replicaDown(err error) bool {
 // callReads reports whether a call of fn only reads, so that a replica
 // may serve it: fn is STABLE or IMMUTABLE and, unless the call is read
 // only anyway (GET, HEAD), db-pre-request's function is too.
-func (s *Server) callReads(snap *snapshot.Snapshot, tx *txSpec, fn *snapshot.Function) bool {
+func (s *Server) callReads(snap *snapshot.Snapshot, tx *dbexec.Tx, fn *snapshot.Function) bool {
 	if fn.Volatility == snapshot.Volatile {
 		return false
 	}
-	return tx.readOnly || s.preRequestReads(snap, fn.Schema)
+	return tx.ReadOnly || s.preRequestReads(snap, fn.Schema)
 }
 
 // preRequestReads reports whether db-pre-request's function is known
@@ -305,12 +289,4 @@ func (s *Server) preRequestReads(snap *snapshot.Snapshot, schema string) bool {
 		}
 	}
 	return false
-}
-
-// poolFor is the pool tx runs on: its replica's, or the primary's.
-func (s *Server) poolFor(tx *txSpec) *pgxpool.Pool {
-	if tx.replica != nil {
-		return tx.replica.Pool
-	}
-	return s.pool
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/config"
+	"github.com/svc-dev/svc/server/dbexec"
 	"github.com/svc-dev/svc/server/query"
 	"github.com/svc-dev/svc/server/replica"
 )
@@ -45,16 +46,16 @@ func TestReplicaMayServe(t *testing.T) {
 	for _, c := range []struct {
 		name  string
 		txEnd string
-		tx    txSpec
+		tx    dbexec.Tx
 		want  bool
 	}{
-		{"read", "commit", txSpec{reads: true}, true},
-		{"write", "commit", txSpec{}, false},
-		{"read, rolled back", "rollback", txSpec{reads: true, rollback: true}, true},
-		{"read asking to commit", "rollback-allow-override", txSpec{reads: true}, false},
-		{"read asking to roll back", "commit-allow-override", txSpec{reads: true, rollback: true}, true},
-		{"repeatable read", "commit", txSpec{reads: true, isolation: "repeatable read"}, true},
-		{"serializable", "commit", txSpec{reads: true, isolation: "serializable"}, false},
+		{"read", "commit", dbexec.Tx{Reads: true}, true},
+		{"write", "commit", dbexec.Tx{}, false},
+		{"read, rolled back", "rollback", dbexec.Tx{Reads: true, Rollback: true}, true},
+		{"read asking to commit", "rollback-allow-override", dbexec.Tx{Reads: true}, false},
+		{"read asking to roll back", "commit-allow-override", dbexec.Tx{Reads: true, Rollback: true}, true},
+		{"repeatable read", "commit", dbexec.Tx{Reads: true, Isolation: "repeatable read"}, true},
+		{"serializable", "commit", dbexec.Tx{Reads: true, Isolation: "serializable"}, false},
 	} {
 		s := &Server{cfg: &config.Config{DBTxEnd: c.txEnd}}
 		if got := s.replicaMayServe(&c.tx); got != c.want {
@@ -80,19 +81,19 @@ func TestReplicaRunChecksPosition(t *testing.T) {
 	} {
 		run := replicaRun{after: 0x20}
 		var got [][]byte
-		steps := run.wrap([]step{{query.Statement{SQL: "select 1"}, func(v [][]byte) error { got = v; return nil }}})
-		if len(steps) != 2 || steps[0].stmt.SQL != replayedSQL {
+		steps := run.wrap([]dbexec.Step{{Stmt: query.Statement{SQL: "select 1"}, Row: func(v [][]byte) error { got = v; return nil }}})
+		if len(steps) != 2 || steps[0].Stmt.SQL != replayedSQL {
 			t.Fatalf("%s: steps %v, want the check first", c.name, steps)
 		}
-		steps[0].row([][]byte{c.replayed})
-		steps[1].row([][]byte{[]byte("1")})
+		steps[0].Row([][]byte{c.replayed})
+		steps[1].Row([][]byte{[]byte("1")})
 		if run.behind != c.behind || (got != nil) == c.behind || run.rows != len(got) {
 			t.Errorf("%s: behind %v, rows handed on %v (%d counted); want behind %v", c.name, run.behind, got, run.rows, c.behind)
 		}
 	}
 	// Without a position, no check.
 	run := replicaRun{}
-	if steps := run.wrap([]step{{query.Statement{SQL: "select 1"}, noRows}}); len(steps) != 1 {
+	if steps := run.wrap([]dbexec.Step{{Stmt: query.Statement{SQL: "select 1"}, Row: noRows}}); len(steps) != 1 {
 		t.Errorf("%d steps without a position", len(steps))
 	}
 }

@@ -9,13 +9,14 @@ import (
 	"strings"
 
 	"github.com/svc-dev/svc/server/apierr"
+	"github.com/svc-dev/svc/server/dbexec"
 )
 
 const jsonType = "application/json; charset=utf-8"
 
 // writeError sends err as the SVC error body with its status.
 func writeError(w http.ResponseWriter, log *slog.Logger, err error) {
-	if errors.Is(err, errClientGone) {
+	if errors.Is(err, dbexec.ErrClientGone) {
 		log.Debug("request abandoned by the client")
 		return
 	}
@@ -54,10 +55,10 @@ func contentRange(offset, n int64, total *int64) string {
 // set_config: response.headers, a JSON array of one-key objects, and
 // response.status, which replaces status. Values that are neither are the
 // database developer's error: 500 SVC111 and SVC112.
-func applyResponseSettings(h http.Header, res *result, status int) (int, error) {
-	if res.headers != nil {
+func applyResponseSettings(h http.Header, res *dbexec.Result, status int) (int, error) {
+	if res.Headers != nil {
 		var list []map[string]string
-		if err := json.Unmarshal([]byte(*res.headers), &list); err != nil {
+		if err := json.Unmarshal([]byte(*res.Headers), &list); err != nil {
 			return 0, apierr.InvalidResponseHeaders()
 		}
 		for _, m := range list {
@@ -69,8 +70,8 @@ func applyResponseSettings(h http.Header, res *result, status int) (int, error) 
 			}
 		}
 	}
-	if res.status != nil {
-		n, err := strconv.Atoi(strings.TrimSpace(*res.status))
+	if res.Status != nil {
+		n, err := strconv.Atoi(strings.TrimSpace(*res.Status))
 		if err != nil || n < 100 || n > 599 {
 			return 0, apierr.InvalidResponseStatus()
 		}

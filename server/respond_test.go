@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/svc-dev/svc/server/apierr"
+	"github.com/svc-dev/svc/server/dbexec"
 )
 
 // TestConnectionErrorsDiscloseNothing: what the driver says when the
@@ -26,7 +27,7 @@ func TestConnectionErrorsDiscloseNothing(t *testing.T) {
 	broken := fmt.Errorf("failed to receive message: %w: user=authenticator database=payroll (db.internal)", &net.OpError{Op: "read", Net: "tcp",
 		Addr: &net.TCPAddr{IP: net.IPv4(10, 1, 2, 3), Port: 6432}, Err: syscall.ECONNRESET})
 	for _, e := range []*apierr.Error{apierr.ConnectionRefused(cause), apierr.ConnectionFailed(cause),
-		apierr.From(dbError(broken, false))} {
+		apierr.From(dbexec.APIError(broken, false))} {
 		var logged bytes.Buffer
 		w := httptest.NewRecorder()
 		writeError(w, slog.New(slog.NewTextHandler(&logged, nil)), e)

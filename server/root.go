@@ -18,8 +18,8 @@ const openAPIType = "application/openapi+json; charset=utf-8"
 
 // handleRoot answers GET and HEAD / with the OpenAPI description of the
 // selected schema, built from the snapshot for the requesting role: no
-// statement runs. With db-root-spec, that function's result is served
-// instead, called as GET /rpc/<function> would call it.
+// statement runs (answerRoot). With db-root-spec, that function's result
+// is served instead, called as GET /rpc/<function> would call it.
 func (s *Server) handleRoot(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		writeError(w, s.log, apierr.UnsupportedVerb(r.Method))
@@ -33,33 +33,28 @@ func (s *Server) handleRoot(w http.ResponseWriter, r *http.Request) {
 		writeError(w, s.log, apierr.OpenAPIDisabled())
 		return
 	}
-	snap := s.snapshots.Current()
-	req, err := s.parseRequest(r, request.KindRoot, "")
-	if err != nil {
-		writeError(w, s.log, err)
-		return
-	}
-	schema, err := plan.Schema(req, s.planOptions())
-	if err != nil {
-		writeError(w, s.log, err)
-		return
-	}
-	// The role decides the content, and a bad token is refused here as on
-	// every other route.
-	tx, err := s.txFor(r, snap)
-	if err != nil {
-		writeError(w, s.log, err)
-		return
-	}
-	if snap.Role(tx.role) == nil {
-		writeError(w, s.log, apierr.UndefinedRole(tx.role))
-		return
+	s.serve(w, r, &s.routes.root, "")
+}
+
+// checkRoot selects the schema the root describes, before the role is
+// known.
+func (s *Server) checkRoot(x *exchange, req *request.Request) (err error) {
+	x.schema, err = plan.Schema(req, s.planOptions())
+	return err
+}
+
+// answerRoot answers GET and HEAD / with the OpenAPI description of the
+// schema checkRoot selected, for the requesting role.
+func (s *Server) answerRoot(x *exchange, _ *request.Request) error {
+	snap, role, schema := x.snap, x.tx.Role, x.schema
+	if snap.Role(role) == nil {
+		return apierr.UndefinedRole(role)
 	}
 	scheme, host, basePath := s.cfg.OpenAPIServer()
 	body, err := openapi.Build(snap, openapi.Options{
 		Schema:           schema,
 		Version:          snapshot.SVCVersion,
-		Role:             tx.role,
+		Role:             role,
 		FollowPrivileges: s.cfg.OpenAPIMode != config.OpenAPIIgnorePrivileges,
 		Security:         s.cfg.OpenAPISecurityActive,
 		Scheme:           scheme,
@@ -68,19 +63,19 @@ func (s *Server) handleRoot(w http.ResponseWriter, r *http.Request) {
 		Vendor:           apierr.Names.Vendor,
 	})
 	if err != nil {
-		writeError(w, s.log, apierr.Internal(err))
-		return
+		return apierr.Internal(err)
 	}
-	h := w.Header()
+	h := x.w.Header()
 	if len(s.cfg.DBSchemas) > 1 {
 		h.Set("Content-Profile", schema)
 	}
 	h.Set("Content-Type", openAPIType)
 	h.Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(http.StatusOK)
-	if r.Method != http.MethodHead {
-		w.Write(body)
+	x.w.WriteHeader(http.StatusOK)
+	if x.r.Method != http.MethodHead {
+		x.w.Write(body)
 	}
+	return nil
 }
 
 // serveRootSpec answers / with the db-root-spec function's result. The
@@ -94,7 +89,7 @@ func (s *Server) serveRootSpec(w http.ResponseWriter, r *http.Request) {
 	}
 	call := r.Clone(r.Context())
 	call.Header.Set("Accept", "application/json")
-	s.callFunction(&rootSpecWriter{ResponseWriter: w}, call, s.cfg.DBRootSpec)
+	s.serve(&rootSpecWriter{ResponseWriter: w}, call, &s.routes.call, s.cfg.DBRootSpec)
 }
 
 // rootSpecWriter relabels a successful JSON answer as application/openapi+json.

@@ -15,6 +15,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/svc-dev/svc/server"
 	"github.com/svc-dev/svc/server/config"
+	"github.com/svc-dev/svc/server/dbexec"
+	"github.com/svc-dev/svc/server/reload"
 	"github.com/svc-dev/svc/snapshot"
 	"github.com/svc-dev/svc/sql/catalog"
 )
@@ -22,7 +24,7 @@ import (
 // startRuntime serves sources the way svc-serve does: configuration
 // resolved with the database's part, snapshot from the source it names,
 // a Runtime that reloads on `reload config` sent to channel.
-func startRuntime(t *testing.T, sources config.Sources, channel string) (*server.Runtime, string) {
+func startRuntime(t *testing.T, sources config.Sources, channel string) (*reload.Runtime, string) {
 	t.Helper()
 	rt, _, url := startRuntimeSnaps(t, sources, channel)
 	return rt, url
@@ -31,20 +33,20 @@ func startRuntime(t *testing.T, sources config.Sources, channel string) (*server
 // startRuntimeSnaps is startRuntime also returning the snapshots. Like
 // svc-serve, a server whose first snapshot cannot load answers 503 and
 // keeps trying.
-func startRuntimeSnaps(t *testing.T, sources config.Sources, channel string) (*server.Runtime, *server.Snapshots, string) {
+func startRuntimeSnaps(t *testing.T, sources config.Sources, channel string) (*reload.Runtime, *reload.Snapshots, string) {
 	t.Helper()
 	ctx := t.Context()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	cfg, err := server.ResolveConfig(ctx, sources, log)
+	cfg, err := reload.ResolveConfig(ctx, sources, log)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pool, err := server.NewPool(ctx, cfg)
+	pool, err := dbexec.NewPool(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
-	snaps := server.NewSnapshots(server.SourceFor(cfg, log), log)
+	snaps := reload.NewSnapshots(reload.SourceFor(cfg, log), log)
 	if snaps.Reload(ctx) != nil {
 		go snaps.LoadRetrying(ctx, 200*time.Millisecond)
 	}
@@ -64,7 +66,7 @@ func startRuntimeSnaps(t *testing.T, sources config.Sources, channel string) (*s
 		u.RawQuery = q.Encode()
 		lctx, cancel := context.WithCancel(context.Background())
 		t.Cleanup(cancel)
-		l := &server.Listener{URI: u.String(), Channel: channel, Snapshots: snaps, Log: log,
+		l := &reload.Listener{URI: u.String(), Channel: channel, Snapshots: snaps, Log: log,
 			OnConfigReload: func(ctx context.Context) { rt.ReloadConfig(ctx) }}
 		go l.Run(lctx)
 		(&reloadFixture{db: superConn(t)}).waitListening(t, channel)
@@ -185,7 +187,7 @@ func TestSnapshotMustCoverSchemas(t *testing.T) {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	snaps := server.NewSnapshots(server.SourceFor(cfg, log), log)
+	snaps := reload.NewSnapshots(reload.SourceFor(cfg, log), log)
 	if err := snaps.Reload(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +198,7 @@ func TestSnapshotMustCoverSchemas(t *testing.T) {
 	}
 	// A typo is not worth a dump, which would fail on it.
 	cfg.DBSchemas = []string{"tset"}
-	err = server.CheckSnapshotCovers(snap, cfg)
+	err = reload.CheckSnapshotCovers(snap, cfg)
 	want = `the snapshot covers schemas test but db-schemas also exposes tset; did you mean "test" for "tset"? ` +
 		"Correct db-schemas, or, if the schema is new, dump the snapshot again with svc-introspect dump --db-schemas tset"
 	if err == nil || err.Error() != want {

@@ -12,11 +12,14 @@ import (
 
 	"github.com/gorilla/mux"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/svc-dev/svc/server/admin"
 	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/auth"
 	"github.com/svc-dev/svc/server/config"
+	"github.com/svc-dev/svc/server/dbexec"
 	"github.com/svc-dev/svc/server/plan"
 	"github.com/svc-dev/svc/server/query"
+	"github.com/svc-dev/svc/server/reload"
 	"github.com/svc-dev/svc/server/replica"
 	"github.com/svc-dev/svc/server/request"
 )
@@ -25,7 +28,7 @@ import (
 type Server struct {
 	cfg       *config.Config
 	pool      *pgxpool.Pool
-	snapshots *Snapshots
+	snapshots *reload.Snapshots
 	log       *slog.Logger
 	// handler is the router behind the CORS middleware.
 	handler http.Handler
@@ -36,42 +39,51 @@ type Server struct {
 	// preRequest calls db-pre-request; nil when none is configured.
 	preRequest *query.Statement
 	// metrics counts requests; nil for none.
-	metrics *Metrics
+	metrics *admin.Metrics
 	// traceHeader is server-trace-header in canonical form, "" for none.
 	traceHeader string
 	// logQuery is log-query = main-query.
 	logQuery bool
 	// reads and calls keep the statements of read shapes seen before:
 	// reads of relations, and GET and HEAD calls.
-	reads shapeCache[readEntry]
-	calls shapeCache[callEntry]
+	readShapes, callShapes *shapeCache
+	// routes are the kinds of request the pipeline serves (pipeline.go).
+	routes struct{ read, write, call, root route }
 	// replicas serve the reads they may (replicas.go); nil for none.
 	replicas *replica.Set
+	// exec runs the requests' transactions.
+	exec *dbexec.Executor
 }
 
 // Option adds an optional part to a Server.
 type Option func(*Server)
 
 // WithMetrics counts the Server's requests in m.
-func WithMetrics(m *Metrics) Option { return func(s *Server) { s.metrics = m } }
+func WithMetrics(m *admin.Metrics) Option { return func(s *Server) { s.metrics = m } }
 
 // New returns a server; snapshots must have loaded before it serves. jwt
 // may be nil: requests carrying a token are then refused (SVC300).
-func New(cfg *config.Config, pool *pgxpool.Pool, snapshots *Snapshots, jwt *auth.Verifier, log *slog.Logger, opts ...Option) *Server {
+func New(cfg *config.Config, pool *pgxpool.Pool, snapshots *reload.Snapshots, jwt *auth.Verifier, log *slog.Logger, opts ...Option) *Server {
 	s := &Server{cfg: cfg, pool: pool, snapshots: snapshots, log: log, jwt: jwt,
 		appSettings: appSettingsOf(cfg), preRequest: preRequestCall(cfg.DBPreRequest),
-		logQuery: cfg.LogQuery == "main-query"}
+		logQuery:   cfg.LogQuery == "main-query",
+		readShapes: newShapeCache(cfg.ServerShapeCacheMaxEntries), callShapes: newShapeCache(cfg.ServerShapeCacheMaxEntries)}
 	if cfg.ServerTraceHeader != "" {
 		s.traceHeader = textproto.CanonicalMIMEHeaderKey(cfg.ServerTraceHeader)
 	}
 	for _, o := range opts {
 		o(s)
 	}
+	s.exec = &dbexec.Executor{Pool: pool, AcquireTimeout: cfg.DBPoolAcquisitionTimeout, Prepare: cfg.DBPreparedStatements}
+	s.routes.read = route{kind: request.KindRelation, shapes: s.readShapes, answer: s.answerRead}
+	s.routes.write = route{kind: request.KindRelation, answer: s.answerWrite}
+	s.routes.call = route{kind: request.KindFunction, shapes: s.callShapes, answer: s.answerCall}
+	s.routes.root = route{kind: request.KindRoot, precheck: s.checkRoot, answer: s.answerRoot}
 	r := mux.NewRouter()
 	// The router tries routes in order, a regular expression each, and no
 	// path matches two of these, so the most requested comes first.
-	r.HandleFunc("/{relation}", s.handleRelation)
-	r.HandleFunc("/rpc/{function}", s.handleFunction)
+	r.Handle("/{relation}", withVars(s.handleRelation))
+	r.Handle("/rpc/{function}", withVars(s.handleFunction))
 	r.Methods(http.MethodOptions).Path("/").HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Allow", "OPTIONS,GET,HEAD")
 		w.WriteHeader(http.StatusOK)
@@ -84,7 +96,7 @@ func New(cfg *config.Config, pool *pgxpool.Pool, snapshots *Snapshots, jwt *auth
 	if s.replicas != nil {
 		expose += ", " + CommitLSNHeader
 	}
-	s.handler = recoverPanics(log, cors(cfg.ServerCORSAllowedOrigins, expose, s.limitURL(r)))
+	s.handler = recoverPanics(log, cors(cfg.ServerCORSAllowedOrigins, expose, s.limitURL(router{r})))
 	return s
 }
 
@@ -101,13 +113,13 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request) {
 	s.handler.ServeHTTP(w, r)
 }
 
-func (s *Server) handleRelation(w http.ResponseWriter, r *http.Request) {
-	target := mux.Vars(r)["relation"]
+func (s *Server) handleRelation(w http.ResponseWriter, r *http.Request, vars map[string]string) {
+	target := vars["relation"]
 	switch r.Method {
 	case http.MethodGet, http.MethodHead:
-		s.handleRead(w, r, target)
+		s.serve(w, r, &s.routes.read, target)
 	case http.MethodPost, http.MethodPatch, http.MethodPut, http.MethodDelete:
-		s.handleWrite(w, r, target)
+		s.serve(w, r, &s.routes.write, target)
 	case http.MethodOptions:
 		s.handleOptions(w, r, request.KindRelation, target)
 	default:
@@ -130,14 +142,14 @@ func (s *Server) planOptions() plan.Options {
 // seconds): its error answers then, as in PostgREST. Any other name is
 // ignored, as SPEC.md has it, unless handling=strict: then PostgreSQL is
 // asked, and refuses an unknown zone with 400 (22023).
-func (s *Server) preferences(pr request.Preferences, tx *txSpec) (applied honoured, err error) {
+func (s *Server) preferences(pr request.Preferences, tx *dbexec.Tx) (applied appliedPrefs, err error) {
 	if tz := pr.Timezone; tz != "" && (knownZone(tz) || utcOffset.MatchString(tz) || pr.Handling == "strict") {
-		tx.timezone = tz
+		tx.Timezone = tz
 		applied.timezone = true
 	}
 	// tx is a known preference even where db-tx-end does not let it
 	// apply, so strict handling accepts it, as PostgREST does.
-	tx.rollback, applied.tx = s.cfg.TxRollback(pr.Tx)
+	tx.Rollback, applied.tx = s.cfg.TxRollback(pr.Tx)
 	return applied, nil
 }
 
@@ -151,8 +163,9 @@ func knownZone(tz string) bool {
 // from UTC: hours, optionally minutes and seconds, optionally signed.
 var utcOffset = regexp.MustCompile(`^[+-]?[0-9]{1,2}(:[0-9]{2}){0,2}$`)
 
-// honoured records which conditional preferences a request honoured.
-type honoured struct {
+// appliedPrefs records which conditional preferences a request had
+// applied, for Preference-Applied.
+type appliedPrefs struct {
 	timezone, tx bool
 	// write is set for writes, whose own preferences are then echoed.
 	write *plan.Write
@@ -160,7 +173,7 @@ type honoured struct {
 
 // preferenceApplied renders the Preference-Applied header in PostgREST's
 // fixed order; "" when nothing was applied.
-func preferenceApplied(pr request.Preferences, h honoured) string {
+func preferenceApplied(pr request.Preferences, h appliedPrefs) string {
 	var out []string
 	add := func(ok bool, name, value string) {
 		if ok && value != "" {

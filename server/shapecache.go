@@ -1,9 +1,12 @@
 package server
 
 import (
-	"net/http"
 	"sync"
+	"unsafe"
 
+	"github.com/hashicorp/golang-lru/v2/simplelru"
+
+	"github.com/svc-dev/svc/server/dbexec"
 	"github.com/svc-dev/svc/server/plan"
 	"github.com/svc-dev/svc/server/query"
 	"github.com/svc-dev/svc/server/request"
@@ -18,50 +21,129 @@ import (
 // statements, skipping all three. Entries belong to the snapshot they
 // were planned against: the first read after a swap empties the cache.
 
-// shapeCacheSize bounds the shapes kept. Shapes repeat, so a few hundred
-// cover a busy API; past the bound an arbitrary entry makes room.
-const shapeCacheSize = 1024
-
-// shapeCache holds the entries E of the shapes of the current snapshot.
-type shapeCache[E any] struct {
-	mu      sync.Mutex
-	snap    *snapshot.Snapshot
-	entries map[string]*E
+// shape is what the shape cache keeps of a request: its statements, with
+// the request's values taken out, and what answering it takes. The cache
+// binds another request's values into them (lookup), so a route only
+// says how a shape is kept and run.
+type shape interface {
+	// kept returns the shape fit to keep for other requests of it, or nil
+	// when its statements serve their own request only.
+	kept() shape
+	// bind returns the kept statements with the values of the request t
+	// is the template of, and false if they do not fit.
+	bind(t *request.Template) (bound, bool)
+	// run runs statements bound to the request x carries and answers it.
+	run(s *Server, x *exchange, b bound) error
 }
 
-// get returns the entry of key planned against snap, or nil.
-func (c *shapeCache[E]) get(snap *snapshot.Snapshot, key []byte) *E {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.snap != snap {
-		return nil
-	}
-	return c.entries[string(key)]
+// bound is a request's statements: bound to its values, or, in a kept
+// shape, with the values taken out.
+type bound struct {
+	main query.Statement
+	// count is the planner's estimate of the row count, when a read asks
+	// for one.
+	count *query.Statement
 }
 
-// put keeps e for key, planned against snap. A read still in flight
-// on an older snapshot may put after a swap; that empties the cache
-// once more and costs nothing else, as get checks the snapshot.
-func (c *shapeCache[E]) put(snap *snapshot.Snapshot, key []byte, e *E) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.snap != snap || c.entries == nil {
-		c.snap, c.entries = snap, make(map[string]*E)
+// shape returns b with the values taken out, and false when the
+// statements serve their own request only.
+func (b bound) shape() (bound, bool) {
+	main, ok := b.main.Shape()
+	if !ok {
+		return bound{}, false
 	}
-	if len(c.entries) >= shapeCacheSize {
-		for k := range c.entries {
-			delete(c.entries, k)
-			break
+	kept := bound{main: main}
+	if b.count != nil {
+		count, ok := b.count.Shape()
+		if !ok {
+			return bound{}, false
 		}
+		kept.count = &count
 	}
-	c.entries[string(key)] = e
+	return kept, true
+}
+
+// bind returns kept statements b with the values of the request t is the
+// template of, and false if they do not fit.
+func (b bound) bind(t *request.Template) (bound, bool) {
+	main, ok := b.main.Bind(t)
+	if !ok {
+		return bound{}, false
+	}
+	out := bound{main: main}
+	if b.count != nil {
+		count, ok := b.count.Bind(t)
+		if !ok {
+			return bound{}, false
+		}
+		out.count = &count
+	}
+	return out, true
+}
+
+// shapeCache holds the shapes of the current snapshot, at most a
+// configured number (server-shape-cache-max-entries); past it, the least
+// recently used shape makes room. Shapes repeat, so a few hundred cover a
+// busy API, and a client that sends ever new shapes only churns the cache.
+type shapeCache struct {
+	mu   sync.Mutex
+	size int // 0 keeps nothing
+	snap *snapshot.Snapshot
+	lru  *simplelru.LRU[string, shape]
+}
+
+// newShapeCache returns a cache keeping up to size shapes.
+func newShapeCache(size int) *shapeCache { return &shapeCache{size: size} }
+
+// lookup returns the shape of the request t is the template of, planned
+// against snap, with its statements bound to the request's values; false
+// when no such shape is kept or the values do not fit it.
+func (c *shapeCache) lookup(snap *snapshot.Snapshot, t *request.Template) (shape, bound, bool) {
+	c.mu.Lock()
+	var sh shape
+	if c.snap == snap && c.lru != nil && len(t.Key) > 0 {
+		// The LRU only reads the key to find it, so a string sharing
+		// the template's bytes spares copying them for every request.
+		sh, _ = c.lru.Get(unsafe.String(&t.Key[0], len(t.Key)))
+	}
+	c.mu.Unlock()
+	if sh == nil {
+		return nil, bound{}, false
+	}
+	b, ok := sh.bind(t)
+	return sh, b, ok
+}
+
+// keep keeps sh, made for a request of key planned against snap, for the
+// later requests of its shape, unless its statements serve that request
+// only. A request still in flight on an older snapshot may keep after a
+// swap; that empties the cache once more and costs nothing else, as
+// lookup checks the snapshot.
+func (c *shapeCache) keep(snap *snapshot.Snapshot, key []byte, sh shape) {
+	if c.size <= 0 {
+		return
+	}
+	kept := sh.kept()
+	if kept == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.snap != snap || c.lru == nil {
+		c.snap = snap
+		c.lru, _ = simplelru.NewLRU[string, shape](c.size, nil)
+	}
+	c.lru.Add(string(key), kept)
 }
 
 // len is the number of shapes kept.
-func (c *shapeCache[E]) len() int {
+func (c *shapeCache) len() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return len(c.entries)
+	if c.lru == nil {
+		return 0
+	}
+	return c.lru.Len()
 }
 
 // txShape is what a read's transaction takes from its shape: the
@@ -73,33 +155,30 @@ type txShape struct {
 }
 
 func (s *Server) newTxShape(pr request.Preferences, schema string) txShape {
-	return txShape{prefer: pr, schema: schema, searchPath: searchPath(schema, s.cfg.DBExtraSearchPath)}
+	return txShape{prefer: pr, schema: schema, searchPath: dbexec.SearchPath(schema, s.cfg.DBExtraSearchPath)}
 }
 
-// readyTx readies tx for a read of shape sh: its preferences and search
+// readyTx readies x's transaction for a read of shape sh: its preferences and search
 // path, and Content-Profile when several schemas are served.
-func (s *Server) readyTx(w http.ResponseWriter, tx *txSpec, sh *txShape) (honoured, error) {
-	applied, err := s.preferences(sh.prefer, tx)
+func (s *Server) readyTx(x *exchange, sh *txShape) (appliedPrefs, error) {
+	applied, err := s.preferences(sh.prefer, &x.tx)
 	if err != nil {
 		return applied, err
 	}
-	tx.searchPath = sh.searchPath
+	x.tx.SearchPath = sh.searchPath
 	if len(s.cfg.DBSchemas) > 1 {
-		w.Header().Set("Content-Profile", sh.schema)
+		x.w.Header().Set("Content-Profile", sh.schema)
 	}
 	return applied, nil
 }
 
 // readEntry is what a read of one shape runs and answers with. The one
-// kept for a shape (see shape) holds none of the operands of the request
+// kept for a shape (see kept) holds none of the operands of the request
 // it was made for.
 type readEntry struct {
 	txShape
 	reply rowsReply
-	read  query.Statement
-	// count is the planner's estimate of the row count, when the read
-	// asks for one.
-	count *query.Statement
+	stmts bound
 }
 
 // newReadEntry describes the read of plan p for req, without its
@@ -108,43 +187,22 @@ func (s *Server) newReadEntry(req *request.Request, p *plan.Read) *readEntry {
 	return &readEntry{txShape: s.newTxShape(req.Prefer, p.Relation.Schema), reply: newRowsReply(p)}
 }
 
-// shape returns e fit to keep for other reads of its shape, or nil when
-// its statements serve their own request only.
-func (e *readEntry) shape() *readEntry {
-	read, ok := e.read.Shape()
+func (e *readEntry) kept() shape {
+	stmts, ok := e.stmts.shape()
 	if !ok {
 		return nil
 	}
 	kept := *e
-	kept.read = read
-	if e.count != nil {
-		count, ok := e.count.Shape()
-		if !ok {
-			return nil
-		}
-		kept.count = &count
-	}
+	kept.stmts = stmts
 	return &kept
 }
 
-// bind returns e's statements with the values of the read t is the
-// template of, and false if they do not fit.
-func (e *readEntry) bind(t *request.Template) (read query.Statement, count *query.Statement, ok bool) {
-	if read, ok = e.read.Bind(t); !ok {
-		return read, nil, false
-	}
-	if e.count != nil {
-		c, ok := e.count.Bind(t)
-		if !ok {
-			return read, nil, false
-		}
-		count = &c
-	}
-	return read, count, true
-}
+func (e *readEntry) bind(t *request.Template) (bound, bool) { return e.stmts.bind(t) }
+
+func (e *readEntry) run(s *Server, x *exchange, b bound) error { return s.runRead(x, e, b) }
 
 // callEntry is what a GET or HEAD call of one shape runs and answers
-// with. The one kept for a shape (see shape) holds none of the values of
+// with. The one kept for a shape (see kept) holds none of the values of
 // the request it was made for.
 type callEntry struct {
 	txShape
@@ -154,7 +212,7 @@ type callEntry struct {
 	// single is set when the call must return exactly one row: a single
 	// object was asked for and the function returns something.
 	single bool
-	stmt   query.Statement
+	stmts  bound
 	// reads is set when the function is not VOLATILE: a GET of it only
 	// reads, and a replica may serve it.
 	reads bool
@@ -173,16 +231,23 @@ func (s *Server) newCallEntry(req *request.Request, c *plan.Call) *callEntry {
 	return e
 }
 
-// shape returns e fit to keep for other calls of its shape, or nil when
-// its statement serves its own request only.
-func (e *callEntry) shape() *callEntry {
-	stmt, ok := e.stmt.Shape()
+func (e *callEntry) kept() shape {
+	stmts, ok := e.stmts.shape()
 	if !ok {
 		return nil
 	}
 	kept := *e
-	kept.stmt = stmt
+	kept.stmts = stmts
 	return &kept
+}
+
+func (e *callEntry) bind(t *request.Template) (bound, bool) { return e.stmts.bind(t) }
+
+// run runs a GET or HEAD call of a kept shape: read only, on a replica
+// when the function only reads.
+func (e *callEntry) run(s *Server, x *exchange, b bound) error {
+	x.tx.ReadOnly, x.tx.Reads = true, e.reads
+	return s.runCall(x, e, b.main)
 }
 
 // templates recycles the templates reads are matched by.

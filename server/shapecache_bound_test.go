@@ -1,49 +1,129 @@
 package server
 
 import (
+	"slices"
 	"strconv"
 	"testing"
 
+	"github.com/svc-dev/svc/server/query"
+	"github.com/svc-dev/svc/server/request"
 	"github.com/svc-dev/svc/snapshot"
 )
+
+// numbered is a shape that binds to itself, told apart by its number.
+type numbered struct{ n int }
+
+func (s *numbered) kept() shape { return s }
+
+func (s *numbered) bind(*request.Template) (bound, bool) {
+	return bound{main: query.Statement{SQL: strconv.Itoa(s.n)}}, true
+}
+
+func (s *numbered) run(*Server, *exchange, bound) error { return nil }
+
+// found returns the number of the shape c binds key to, -1 for none.
+func found(c *shapeCache, snap *snapshot.Snapshot, key string) int {
+	_, b, ok := c.lookup(snap, &request.Template{Key: []byte(key)})
+	if !ok {
+		return -1
+	}
+	n, _ := strconv.Atoi(b.main.SQL)
+	return n
+}
 
 // Every request may bring a new shape; the cache must stay within its
 // bound however many arrive, keep the newest, and start over for a new
 // snapshot.
 func TestShapeCacheKeepsItsBound(t *testing.T) {
-	var c shapeCache[int]
+	const size = 64
+	c := newShapeCache(size)
 	snap := &snapshot.Snapshot{}
-	for i := range 3 * shapeCacheSize {
-		n := i
-		key := []byte("shape " + strconv.Itoa(i))
-		c.put(snap, key, &n)
-		if c.len() > shapeCacheSize {
-			t.Fatalf("after %d shapes the cache holds %d, more than %d", i+1, c.len(), shapeCacheSize)
+	for i := range 3 * size {
+		key := "shape " + strconv.Itoa(i)
+		c.keep(snap, []byte(key), &numbered{i})
+		if c.len() > size {
+			t.Fatalf("after %d shapes the cache holds %d, more than %d", i+1, c.len(), size)
 		}
-		if got := c.get(snap, key); got == nil || *got != i {
-			t.Fatalf("shape %d not kept right after put: %v", i, got)
-		}
-	}
-	if c.len() != shapeCacheSize {
-		t.Fatalf("the full cache holds %d shapes, want %d", c.len(), shapeCacheSize)
-	}
-	kept := 0
-	for i := range 3 * shapeCacheSize {
-		if c.get(snap, []byte("shape "+strconv.Itoa(i))) != nil {
-			kept++
+		if got := found(c, snap, key); got != i {
+			t.Fatalf("shape %d not kept right after keep: %d", i, got)
 		}
 	}
-	if kept != shapeCacheSize {
-		t.Fatalf("%d shapes found, want %d", kept, shapeCacheSize)
+	if c.len() != size {
+		t.Fatalf("the full cache holds %d shapes, want %d", c.len(), size)
+	}
+	for i := range 3 * size {
+		want := -1
+		if i >= 2*size {
+			want = i // the newest
+		}
+		if got := found(c, snap, "shape "+strconv.Itoa(i)); got != want {
+			t.Fatalf("shape %d: found %d, want %d", i, got, want)
+		}
 	}
 
 	next := &snapshot.Snapshot{}
-	if c.get(next, []byte("shape 0")) != nil || c.get(next, []byte("shape "+strconv.Itoa(3*shapeCacheSize-1))) != nil {
+	if found(c, next, "shape "+strconv.Itoa(3*size-1)) >= 0 {
 		t.Fatal("a shape planned against the old snapshot is served for the new one")
 	}
-	one := 1
-	c.put(next, []byte("new"), &one)
+	c.keep(next, []byte("new"), &numbered{1})
 	if c.len() != 1 {
-		t.Fatalf("after the first put for a new snapshot the cache holds %d shapes, want 1", c.len())
+		t.Fatalf("after the first keep for a new snapshot the cache holds %d shapes, want 1", c.len())
+	}
+}
+
+// A full cache evicts the shape least recently used, not one a request
+// has just used: a busy API's few hot shapes survive a stream of one-off
+// ones.
+func TestShapeCacheEvictsLeastRecentlyUsed(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		used    []int // looked up, in this order, once the cache is full
+		evicted []int // when shape 4 then 5 are kept next
+	}{
+		{"none used", nil, []int{0, 1}},
+		{"oldest used", []int{0}, []int{1, 2}},
+		{"all used, newest first", []int{3, 2, 1, 0}, []int{3, 2}},
+		{"one used twice", []int{1, 0, 1}, []int{2, 3}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newShapeCache(4)
+			snap := &snapshot.Snapshot{}
+			for i := range 4 {
+				c.keep(snap, []byte("shape "+strconv.Itoa(i)), &numbered{i})
+			}
+			for _, i := range tc.used {
+				if found(c, snap, "shape "+strconv.Itoa(i)) != i {
+					t.Fatalf("shape %d missing from a cache that is not full yet", i)
+				}
+			}
+			c.keep(snap, []byte("shape 4"), &numbered{4})
+			c.keep(snap, []byte("shape 5"), &numbered{5})
+			var evicted []int
+			for i := range 6 {
+				if found(c, snap, "shape "+strconv.Itoa(i)) < 0 {
+					evicted = append(evicted, i)
+				}
+			}
+			if !slices.Equal(evicted, sortedCopy(tc.evicted)) {
+				t.Errorf("evicted %v, want %v", evicted, sortedCopy(tc.evicted))
+			}
+		})
+	}
+}
+
+func sortedCopy(s []int) []int {
+	out := slices.Clone(s)
+	slices.Sort(out)
+	return out
+}
+
+// server-shape-cache-max-entries = 0 keeps no shape: every request is
+// parsed and planned.
+func TestShapeCacheOfSizeZeroKeepsNothing(t *testing.T) {
+	c := newShapeCache(0)
+	snap := &snapshot.Snapshot{}
+	c.keep(snap, []byte("shape"), &numbered{1})
+	if c.len() != 0 || found(c, snap, "shape") >= 0 {
+		t.Fatalf("a cache of size 0 kept a shape (len %d)", c.len())
 	}
 }

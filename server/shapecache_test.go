@@ -171,3 +171,27 @@ func TestSnapshotSwapRetiresReadShapes(t *testing.T) {
 		t.Errorf("after the swap\n got %+v\nwant %+v", got, want)
 	}
 }
+
+// server-shape-cache-max-entries bounds the shapes a server keeps, for
+// reads and for calls each; at 0 it keeps none, and answers the same.
+func TestShapeCacheMaxEntries(t *testing.T) {
+	for _, tc := range []struct{ max, want int }{{0, 0}, {1, 2}, {2, 4}} {
+		cfg := *fixture.cfg
+		cfg.ServerShapeCacheMaxEntries = tc.max
+		srv, _, err := startServer(context.Background(), &cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, path := range []string{"/books?id=eq.1&select=id", "/books?id=eq.2&select=title", "/authors?id=eq.1",
+			"/rpc/add?a=1&b=2", "/rpc/greet?name=x", "/rpc/add?a=3&b=4"} {
+			got := fetchAnswer(t, "GET", srv.URL+path, nil, "")
+			if got.status >= 500 {
+				t.Fatalf("max %d: GET %s: %+v", tc.max, path, got)
+			}
+		}
+		if n := server.ReadShapes(srv.handler.(*server.Server)); n != tc.want {
+			t.Errorf("with server-shape-cache-max-entries = %d the server keeps %d shapes, want %d", tc.max, n, tc.want)
+		}
+		srv.Close()
+	}
+}

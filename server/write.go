@@ -8,61 +8,44 @@ import (
 	"strings"
 
 	"github.com/svc-dev/svc/server/apierr"
+	"github.com/svc-dev/svc/server/dbexec"
 	"github.com/svc-dev/svc/server/plan"
 	"github.com/svc-dev/svc/server/query"
 	"github.com/svc-dev/svc/server/request"
 	"github.com/svc-dev/svc/snapshot"
 )
 
-// handleWrite serves POST, PATCH, PUT and DELETE on a relation.
-func (s *Server) handleWrite(w http.ResponseWriter, r *http.Request, target string) {
-	snap := s.snapshots.Current()
-	req, err := s.parseRequest(r, request.KindRelation, target)
-	if err != nil {
-		writeError(w, s.log, err)
-		return
-	}
-	if s.refusePlan(w, r, req) {
-		return
-	}
-	tx, err := s.txFor(r, snap)
-	if err != nil {
-		writeError(w, s.log, err)
-		return
-	}
+// answerWrite answers a write to a relation (POST, PATCH, PUT,
+// DELETE), parsed.
+func (s *Server) answerWrite(x *exchange, req *request.Request) error {
+	r, tx := x.r, &x.tx
 	var payload *request.Payload
 	if r.Method != http.MethodDelete {
-		if err := s.refuseWrite(req, snap, tx); err != nil {
-			writeError(w, s.log, err)
-			return
+		if err := s.refuseWrite(req, x.snap, *tx); err != nil {
+			return err
 		}
-		body, err := s.readBody(w, r)
+		body, err := s.readBody(x.w, r)
 		if err != nil {
-			writeError(w, s.log, err)
-			return
+			return err
 		}
 		if payload, err = request.ParsePayload(r.Header.Get("Content-Type"), body, req.Columns); err != nil {
-			writeError(w, s.log, err)
-			return
+			return err
 		}
 	}
-	p, err := plan.BuildWrite(req, payload, snap, s.planOptions())
+	p, err := plan.BuildWrite(req, payload, x.snap, s.planOptions())
 	if err != nil {
-		writeError(w, s.log, err)
-		return
+		return err
 	}
 	if r.Method == http.MethodPatch && payload.Rows > 1 {
-		writeError(w, s.log, apierr.InvalidBody("Empty or invalid json", "PATCH takes one JSON object"))
-		return
+		return apierr.InvalidBody("Empty or invalid json", "PATCH takes one JSON object")
 	}
-	tx.searchPath = searchPath(p.Relation.Schema, s.cfg.DBExtraSearchPath)
+	tx.SearchPath = dbexec.SearchPath(p.Relation.Schema, s.cfg.DBExtraSearchPath)
 	if len(s.cfg.DBSchemas) > 1 {
-		w.Header().Set("Content-Profile", p.Relation.Schema)
+		x.w.Header().Set("Content-Profile", p.Relation.Schema)
 	}
-	applied, err := s.preferences(req.Prefer, &tx)
+	applied, err := s.preferences(req.Prefer, tx)
 	if err != nil {
-		writeError(w, s.log, err)
-		return
+		return err
 	}
 	if req.Media.Kind == request.MediaPlan {
 		// The EXPLAIN of the write; only options=analyze runs it, and
@@ -71,31 +54,29 @@ func (s *Server) handleWrite(w http.ResponseWriter, r *http.Request, target stri
 		read := *p.Read
 		read.Media = request.Media{Kind: req.Media.PlanFor}
 		inner.Read = &read
-		s.writePlan(w, r, tx, query.Write(&inner), req.Media)
-		return
+		return s.writePlan(x, query.Write(&inner), req.Media)
 	}
 
-	var res result
-	defer res.release()
-	tx.check = writeChecks(req, p, &res)
-	if err := s.executeFor(w, r, tx, step{query.Write(p), scanResult(&res)}); err != nil {
-		writeError(w, s.log, err)
-		return
+	var res dbexec.Result
+	defer res.Release()
+	tx.Check = writeChecks(req, p, &res)
+	if err := s.executeFor(x, dbexec.Step{Stmt: query.Write(p), Row: dbexec.ScanResult(&res)}); err != nil {
+		return err
 	}
 	applied.write = p
-	s.respondWrite(w, r, req, p, &res, preferenceApplied(req.Prefer, applied))
+	return s.respondWrite(x, req, p, &res, preferenceApplied(req.Prefer, applied))
 }
 
 // refuseWrite answers, before the body is read, a write that cannot run:
 // to an unknown relation, or one the role may not write (plan.WriteRefused).
 // With db-pre-request configured the privilege is left to the database:
 // that function runs first and may answer, or change the role, itself.
-func (s *Server) refuseWrite(req *request.Request, snap *snapshot.Snapshot, tx txSpec) error {
+func (s *Server) refuseWrite(req *request.Request, snap *snapshot.Snapshot, tx dbexec.Tx) error {
 	rel, err := plan.WriteTarget(req, snap, s.planOptions())
 	if err != nil || s.preRequest != nil {
 		return err
 	}
-	return plan.WriteRefused(req.Method, rel, snap, tx.role, tx.authenticated)
+	return plan.WriteRefused(req.Method, rel, snap, tx.Role, tx.Authenticated)
 }
 
 // writeChecks returns what must hold before a write may commit, or nil:
@@ -104,7 +85,7 @@ func (s *Server) refuseWrite(req *request.Request, snap *snapshot.Snapshot, tx t
 // handling=strict; and a limited PATCH or DELETE changing no more than its
 // limit (on a view, rows are picked by the order's columns, which may not
 // be unique).
-func writeChecks(req *request.Request, p *plan.Write, res *result) func() error {
+func writeChecks(req *request.Request, p *plan.Write, res *dbexec.Result) func() error {
 	rows := p.Kind == plan.Update || p.Kind == plan.Delete
 	maxAffected := rows && req.Prefer.Handling == "strict" && req.Prefer.MaxAffected != nil
 	limited := rows && p.Limit != nil
@@ -113,14 +94,14 @@ func writeChecks(req *request.Request, p *plan.Write, res *result) func() error 
 		return nil
 	}
 	return func() error {
-		if single && res.pageCount != 1 {
-			return apierr.SingularityError(res.pageCount)
+		if single && res.PageCount != 1 {
+			return apierr.SingularityError(res.PageCount)
 		}
-		if maxAffected && res.pageCount > *req.Prefer.MaxAffected {
-			return apierr.MaxAffectedExceeded(res.pageCount)
+		if maxAffected && res.PageCount > *req.Prefer.MaxAffected {
+			return apierr.MaxAffectedExceeded(res.PageCount)
 		}
-		if limited && res.pageCount > *p.Limit {
-			return apierr.LimitExceeded(res.pageCount, *p.Limit)
+		if limited && res.PageCount > *p.Limit {
+			return apierr.LimitExceeded(res.PageCount, *p.Limit)
 		}
 		return nil
 	}
@@ -129,14 +110,15 @@ func writeChecks(req *request.Request, p *plan.Write, res *result) func() error 
 // respondWrite answers a write that committed (or rolled back on purpose):
 // 201 when rows were created, 200 with a representation or for an upsert
 // that only updated, 204 otherwise.
-func (s *Server) respondWrite(w http.ResponseWriter, r *http.Request, req *request.Request, p *plan.Write, res *result, applied string) {
+func (s *Server) respondWrite(x *exchange, req *request.Request, p *plan.Write, res *dbexec.Result, applied string) error {
+	w := x.w
 	h := w.Header()
 	var total *int64
 	if req.Prefer.Count == "exact" {
-		total = &res.pageCount
+		total = &res.PageCount
 	}
 	if p.Kind == plan.Update {
-		h.Set("Content-Range", contentRange(0, res.pageCount, total))
+		h.Set("Content-Range", contentRange(0, res.PageCount, total))
 	} else if p.Kind != plan.Put {
 		t := "*"
 		if total != nil {
@@ -148,12 +130,12 @@ func (s *Server) respondWrite(w http.ResponseWriter, r *http.Request, req *reque
 		h.Set("Preference-Applied", applied)
 	}
 	// Location names the one row created.
-	if p.Return == "headers-only" && p.Kind == plan.Insert && res.pageCount == 1 && len(p.Relation.PrimaryKey) > 0 {
-		if loc := location(r.URL.Path, p.Relation.PrimaryKey, res.body); loc != "" {
+	if p.Return == "headers-only" && p.Kind == plan.Insert && res.PageCount == 1 && len(p.Relation.PrimaryKey) > 0 {
+		if loc := location(x.r.URL.Path, p.Relation.PrimaryKey, res.Body); loc != "" {
 			h.Set("Location", loc)
 		}
 	}
-	inserted := res.total == nil || *res.total > 0
+	inserted := res.Total == nil || *res.Total > 0
 	representation := p.Return == "representation"
 	status := http.StatusNoContent
 	switch {
@@ -168,15 +150,15 @@ func (s *Server) respondWrite(w http.ResponseWriter, r *http.Request, req *reque
 	}
 	status, err := applyResponseSettings(h, res, status)
 	if err != nil {
-		writeError(w, s.log, err)
-		return
+		return err
 	}
 	if !representation {
 		w.WriteHeader(status)
-		return
+		return nil
 	}
 	h.Set("Content-Type", p.Read.Media.ContentType())
-	writeBody(w, status, csvHead(&p.Read.Node, p.Read.Media), res.body)
+	writeBody(w, status, csvHead(&p.Read.Node, p.Read.Media), res.Body)
+	return nil
 }
 
 // location renders /<relation>?<pk>=eq.<value>&... from the JSON array of

@@ -8,9 +8,9 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/svc-dev/svc/server"
 	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/config"
+	"github.com/svc-dev/svc/server/naming"
 	"github.com/svc-dev/svc/snapshot"
 	"github.com/svc-dev/svc/sql/connerr"
 	"github.com/svc-dev/svc/sql/snapstore"
@@ -54,7 +54,7 @@ func publishCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			channel := server.ListenChannel(cfg)
+			channel := naming.ListenChannel(cfg)
 			if c.IsSet("channel") {
 				channel = c.String("channel")
 			}

@@ -5,8 +5,8 @@ import (
 	"log/slog"
 	"net/http"
 
-	"github.com/svc-dev/svc/server"
 	"github.com/svc-dev/svc/server/config"
+	"github.com/svc-dev/svc/server/logging"
 )
 
 // startAdmin serves the admin handler on admin-server-host and
@@ -19,7 +19,7 @@ func startAdmin(ctx context.Context, cfg *config.Config, handler http.Handler, l
 		return nil, err
 	}
 	srv := cfg.HTTPServer(handler)
-	log.Log(ctx, server.LevelNotice, "admin server listening", "address", ln.Addr().String())
+	log.Log(ctx, logging.LevelNotice, "admin server listening", "address", ln.Addr().String())
 	go srv.Serve(ln)
 	return func(ctx context.Context) { srv.Shutdown(ctx) }, nil
 }

@@ -11,10 +11,15 @@ import (
 	"time"
 
 	"github.com/svc-dev/svc/server"
+	"github.com/svc-dev/svc/server/admin"
 	"github.com/svc-dev/svc/server/config"
+	"github.com/svc-dev/svc/server/dbexec"
 	"github.com/svc-dev/svc/server/gcheadroom"
 	"github.com/svc-dev/svc/server/http1"
+	"github.com/svc-dev/svc/server/logging"
+	"github.com/svc-dev/svc/server/naming"
 	"github.com/svc-dev/svc/server/procs"
+	"github.com/svc-dev/svc/server/reload"
 	"github.com/svc-dev/svc/server/schedbatch"
 	"github.com/svc-dev/svc/snapshot"
 	"github.com/svc-dev/svc/sql/snapstore"
@@ -27,14 +32,14 @@ import (
 func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log *slog.Logger, ready func(addr string)) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	log.Log(ctx, server.LevelNotice, "starting svc-serve", "version", snapshot.SVCVersion)
+	log.Log(ctx, logging.LevelNotice, "starting svc-serve", "version", snapshot.SVCVersion)
 	go gcheadroom.Run(ctx, gcheadroom.Default)
 	go procs.Run(ctx)
 	if cfg.ServerSchedBatch {
 		useSchedBatch(log)
 	}
 	// First: the naming decides which in-database settings are read.
-	if err := server.UseNaming(cfg); err != nil {
+	if err := naming.Use(cfg); err != nil {
 		return err
 	}
 
@@ -44,20 +49,20 @@ func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log 
 	if err := server.CheckJWTConfig(cfg); err != nil {
 		return err
 	}
-	cfg, err := server.ResolveConfig(ctx, sources, log)
+	cfg, err := reload.ResolveConfig(ctx, sources, log)
 	if err != nil {
 		return err
 	}
 
-	pool, err := server.NewPool(ctx, cfg)
+	pool, err := dbexec.NewPool(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer pool.Close()
-	server.AwaitDatabase(ctx, pool, log, 10*time.Second)
+	dbexec.AwaitDatabase(ctx, pool, log, 10*time.Second)
 
-	snaps := server.NewSnapshots(server.SourceFor(cfg, log), log)
-	metrics := server.NewMetrics(pool, snaps)
+	snaps := reload.NewSnapshots(reload.SourceFor(cfg, log), log)
+	metrics := admin.NewMetrics(pool, snaps)
 	snaps.OnReload(metrics.SnapshotReloaded)
 	// Replicas, when configured, are checked from now on; the first
 	// snapshot already waits for those found healthy.
@@ -74,7 +79,7 @@ func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log 
 	if cfg.AdminEnabled() {
 		// Up before the first snapshot loads: /live answers and /ready
 		// says 503 while it does.
-		stopAdmin, err := startAdmin(ctx, cfg, server.NewAdmin(pool, snaps, metrics, log), log)
+		stopAdmin, err := startAdmin(ctx, cfg, admin.New(pool, snaps, metrics, log), log)
 		if err != nil {
 			return err
 		}
@@ -87,7 +92,7 @@ func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log 
 	if err := snaps.Reload(ctx); err != nil {
 		// A missing file or nothing published is for an operator to fix,
 		// and the error says how; retrying would only hide it.
-		if _, file := snaps.Source().(server.FileSource); file || errors.Is(err, snapstore.ErrNotPublished) {
+		if _, file := snaps.Source().(reload.FileSource); file || errors.Is(err, snapstore.ErrNotPublished) {
 			return err
 		}
 		// The database is away: serve 503 (SVC002) until a snapshot loads,
@@ -101,7 +106,7 @@ func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log 
 	}
 	defer rt.Close()
 	if cfg.DBChannelEnabled {
-		l := &server.Listener{URI: cfg.DirectURI(), Channel: server.ListenChannel(cfg), Snapshots: snaps, Log: log,
+		l := &reload.Listener{URI: cfg.DirectURI(), Channel: naming.ListenChannel(cfg), Snapshots: snaps, Log: log,
 			OnConfigReload: func(ctx context.Context) { metrics.ConfigReloaded(rt.ReloadConfig(ctx)) },
 			OnConnected:    metrics.ListenerConnected}
 		go l.Run(ctx)
@@ -115,7 +120,7 @@ func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log 
 	// parser and limits without net/http's goroutine per request (see
 	// deploy/bench/RESULTS.md for what that saves).
 	httpServer := http1.New(cfg.HTTPServer(rt), log)
-	log.Log(ctx, server.LevelNotice, "listening", "address", ln.Addr().String())
+	log.Log(ctx, logging.LevelNotice, "listening", "address", ln.Addr().String())
 	if ready != nil {
 		ready(ln.Addr().String())
 	}
@@ -136,7 +141,7 @@ func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log 
 
 // newLogger logs to stderr at log-level, in log-format.
 func newLogger(level, format string) *slog.Logger {
-	return server.NewLogger(os.Stderr, level, format)
+	return logging.NewLogger(os.Stderr, level, format)
 }
 
 // useSchedBatch puts the server's threads under SCHED_BATCH

@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/svc-dev/svc/server"
 	"github.com/svc-dev/svc/server/config"
+	"github.com/svc-dev/svc/server/logging"
 	"github.com/svc-dev/svc/sql/pgtest"
 )
 
@@ -77,7 +77,7 @@ func startLogging(t *testing.T, flags map[string]string, w io.Writer) (addr stri
 	ready := make(chan string, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- serve(ctx, sources, cfg, server.NewLogger(w, cfg.LogLevel, cfg.LogFormat), func(a string) { ready <- a })
+		done <- serve(ctx, sources, cfg, logging.NewLogger(w, cfg.LogLevel, cfg.LogFormat), func(a string) { ready <- a })
 	}()
 	select {
 	case addr = <-ready:

@@ -16,8 +16,11 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/svc-dev/svc/server"
+	"github.com/svc-dev/svc/server/admin"
 	"github.com/svc-dev/svc/server/config"
+	"github.com/svc-dev/svc/server/dbexec"
 	"github.com/svc-dev/svc/server/http1"
+	"github.com/svc-dev/svc/server/reload"
 	"github.com/svc-dev/svc/server/replica"
 	"github.com/svc-dev/svc/sql/catalog"
 	"github.com/svc-dev/svc/sql/pgtest"
@@ -111,7 +114,7 @@ func testConfig() *config.Config {
 type testServer struct {
 	URL      string
 	Replicas *replica.Set // nil when it has none
-	Snaps    *server.Snapshots
+	Snaps    *reload.Snapshots
 	// Admin is the server's admin handler (/ready, /metrics).
 	Admin http.Handler
 	log   *logBuffer
@@ -122,10 +125,10 @@ type testServer struct {
 // every checkInterval. With
 // a nil source it introspects live. The server and its replicas stop
 // when the test ends.
-func startServer(t testing.TB, cfg *config.Config, source server.Source, standbys ...int) *testServer {
+func startServer(t testing.TB, cfg *config.Config, source reload.Source, standbys ...int) *testServer {
 	t.Helper()
 	ctx := context.Background()
-	pool, err := server.NewPool(ctx, cfg)
+	pool, err := dbexec.NewPool(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,10 +136,10 @@ func startServer(t testing.TB, cfg *config.Config, source server.Source, standby
 	ts := &testServer{log: &logBuffer{}}
 	log := slog.New(slog.NewTextHandler(io.MultiWriter(ts.log, verboseLog()), nil))
 	if source == nil {
-		source = server.LiveSource{URI: cfg.DBURI, Options: catalog.Options{Schemas: cfg.DBSchemas}}
+		source = reload.LiveSource{URI: cfg.DBURI, Options: catalog.Options{Schemas: cfg.DBSchemas}}
 	}
-	ts.Snaps = server.NewSnapshots(source, log)
-	metrics := server.NewMetrics(pool, ts.Snaps)
+	ts.Snaps = reload.NewSnapshots(source, log)
+	metrics := admin.NewMetrics(pool, ts.Snaps)
 	for _, i := range standbys {
 		cfg.DBReplicaURIs = append(cfg.DBReplicaURIs, fixture.replicas[i])
 	}
@@ -159,7 +162,7 @@ func startServer(t testing.TB, cfg *config.Config, source server.Source, standby
 		t.Fatal(err)
 	}
 	h := server.New(cfg, pool, ts.Snaps, jwt, log, server.WithReplicas(ts.Replicas), server.WithMetrics(metrics))
-	ts.Admin = server.NewAdmin(pool, ts.Snaps, metrics, log)
+	ts.Admin = admin.New(pool, ts.Snaps, metrics, log)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/svc-dev/svc/server"
+	"github.com/svc-dev/svc/server/reload"
 	"github.com/svc-dev/svc/sql/catalog"
 	"github.com/svc-dev/svc/sql/snapstore"
 )
@@ -18,7 +18,7 @@ import (
 func publish(t *testing.T) {
 	t.Helper()
 	ctx := context.Background()
-	snap, err := server.LiveSource{URI: fixture.superURI, Options: catalog.Options{Schemas: []string{"api"}}}.Load(ctx)
+	snap, err := reload.LiveSource{URI: fixture.superURI, Options: catalog.Options{Schemas: []string{"api"}}}.Load(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func TestSnapshotWaitsForReplicas(t *testing.T) {
 	// keeps it from serving reads. The reload that would wait this long
 	// for it is given less.
 	cfg.DBReplicaMaxLag = time.Minute
-	ts := startServer(t, cfg, server.DBSource{URI: fixture.authURI, Schema: snapstore.DefaultSchema}, 0)
+	ts := startServer(t, cfg, reload.DBSource{URI: fixture.authURI, Schema: snapstore.DefaultSchema}, 0)
 	ts.awaitHealthy(t)
 	rep := ts.Replicas.Replicas()[0]
 	ctx := context.Background()

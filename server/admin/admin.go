@@ -1,4 +1,4 @@
-package server
+package admin
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/svc-dev/svc/server/apierr"
+	"github.com/svc-dev/svc/server/reload"
 )
 
 // readyTimeout bounds /ready's database ping: a probe must answer well
@@ -30,15 +31,15 @@ const readyTimeout = 800 * time.Millisecond
 // the API is not.
 type Admin struct {
 	pool    *pgxpool.Pool
-	snaps   *Snapshots
+	snaps   *reload.Snapshots
 	metrics *Metrics
 	log     *slog.Logger
 	mux     *http.ServeMux
 }
 
-// NewAdmin returns the admin handler over the request pool, the snapshot
+// New returns the admin handler over the request pool, the snapshot
 // holder and the metrics the main server counts in.
-func NewAdmin(pool *pgxpool.Pool, snaps *Snapshots, metrics *Metrics, log *slog.Logger) *Admin {
+func New(pool *pgxpool.Pool, snaps *reload.Snapshots, metrics *Metrics, log *slog.Logger) *Admin {
 	a := &Admin{pool: pool, snaps: snaps, metrics: metrics, log: log, mux: http.NewServeMux()}
 	a.mux.HandleFunc("GET /live", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
 	a.mux.HandleFunc("GET /ready", a.ready)
@@ -100,7 +101,26 @@ func (a *Admin) snapshot(w http.ResponseWriter, _ *http.Request) {
 		writeError(w, a.log, apierr.Internal(err))
 		return
 	}
-	w.Header().Set("Content-Type", jsonType)
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(http.StatusOK)
 	w.Write(body)
+}
+
+// writeError sends e as the API sends its errors (the server's
+// writeError), logging a 5xx.
+func writeError(w http.ResponseWriter, log *slog.Logger, e *apierr.Error) {
+	if e.Status >= 500 {
+		attrs := []any{"code", e.Code, "status", e.Status, "message", e.Message}
+		if e.Cause != nil {
+			attrs = append(attrs, "cause", e.Cause.Error())
+		}
+		log.Error("request failed", attrs...)
+	}
+	h := w.Header()
+	for k, v := range e.Headers {
+		h.Set(k, v)
+	}
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(e.Status)
+	w.Write(e.JSON())
 }

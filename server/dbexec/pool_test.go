@@ -1,4 +1,4 @@
-package server_test
+package dbexec_test
 
 import (
 	"context"
@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgproto3"
-	"github.com/svc-dev/svc/server"
+	"github.com/svc-dev/svc/server/dbexec"
 )
 
 // TestAbandonedStatementRollsBack: a request connection closed while its
@@ -17,7 +17,7 @@ import (
 func TestAbandonedStatementRollsBack(t *testing.T) {
 	cfg := *fixture.cfg
 	cfg.DBURI = fixture.superURI
-	pool, err := server.NewPool(context.Background(), &cfg)
+	pool, err := dbexec.NewPool(context.Background(), &cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

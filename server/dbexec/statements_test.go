@@ -1,4 +1,4 @@
-package server_test
+package dbexec_test
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/svc-dev/svc/server"
+	"github.com/svc-dev/svc/server/dbexec"
 )
 
 // statementConn opens a connection as the authenticator, as the pool does.
@@ -27,7 +27,7 @@ func statementConn(t *testing.T) *pgconn.PgConn {
 func preparedCount(t *testing.T, pc *pgconn.PgConn, sql string) int {
 	t.Helper()
 	var n int
-	err := server.RunStatement(context.Background(), pc, "web_anon",
+	err := dbexec.RunStatement(context.Background(), pc, "web_anon",
 		"select pg_catalog.count(*) from pg_catalog.pg_prepared_statements where statement = $1", []any{sql},
 		func(v [][]byte) (err error) { n, err = strconv.Atoi(string(v[0])); return })
 	if err != nil {
@@ -42,7 +42,7 @@ func TestStatementPreparedOncePerConnection(t *testing.T) {
 	const sql = "select pg_catalog.count(*) from test.authors where id > $1"
 	var counts []string
 	for range 3 {
-		err := server.RunStatement(ctx, pc, "web_anon", sql, []any{"0"},
+		err := dbexec.RunStatement(ctx, pc, "web_anon", sql, []any{"0"},
 			func(v [][]byte) error { counts = append(counts, string(v[0])); return nil })
 		if err != nil {
 			t.Fatal(err)
@@ -74,10 +74,10 @@ func TestStatementNotSharedAcrossRoles(t *testing.T) {
 	pc := statementConn(t)
 	const sql = "select pg_catalog.count(*) from test.authors"
 	ignore := func([][]byte) error { return nil }
-	if err := server.RunStatement(ctx, pc, "web_anon", sql, nil, ignore); err != nil {
+	if err := dbexec.RunStatement(ctx, pc, "web_anon", sql, nil, ignore); err != nil {
 		t.Fatal(err)
 	}
-	err = server.RunStatement(ctx, pc, "stmt_no_usage", sql, nil, ignore)
+	err = dbexec.RunStatement(ctx, pc, "stmt_no_usage", sql, nil, ignore)
 	var pgErr *pgconn.PgError
 	if !errors.As(err, &pgErr) || pgErr.Code != "42501" {
 		t.Fatalf("second role ran a statement in a schema it has no USAGE on: err = %v, want SQLSTATE 42501", err)
@@ -94,17 +94,17 @@ func TestStatementAfterFailure(t *testing.T) {
 	keep := func(v [][]byte) error { got = string(v[0]); return nil }
 
 	// The role switch fails, so the statement is never prepared.
-	if err := server.RunStatement(ctx, pc, "no_such_role", sql, []any{"2"}, keep); err == nil {
+	if err := dbexec.RunStatement(ctx, pc, "no_such_role", sql, []any{"2"}, keep); err == nil {
 		t.Fatal("unknown role: want an error")
 	}
 	rollback(t, pc)
 	// Prepared, then fails while executing.
 	var pgErr *pgconn.PgError
-	if err := server.RunStatement(ctx, pc, "web_anon", sql, []any{"0"}, keep); !errors.As(err, &pgErr) || pgErr.Code != "22012" {
+	if err := dbexec.RunStatement(ctx, pc, "web_anon", sql, []any{"0"}, keep); !errors.As(err, &pgErr) || pgErr.Code != "22012" {
 		t.Fatalf("division by zero: err = %v, want SQLSTATE 22012", err)
 	}
 	rollback(t, pc)
-	if err := server.RunStatement(ctx, pc, "web_anon", sql, []any{"2"}, keep); err != nil {
+	if err := dbexec.RunStatement(ctx, pc, "web_anon", sql, []any{"2"}, keep); err != nil {
 		t.Fatal(err)
 	}
 	if got != "5" {
@@ -130,20 +130,20 @@ func TestStatementCacheBounded(t *testing.T) {
 	pc := statementConn(t)
 	ctx := context.Background()
 	ignore := func([][]byte) error { return nil }
-	for i := range server.StmtCacheSize + 20 {
-		if err := server.RunStatement(ctx, pc, "web_anon", fmt.Sprintf("select %d", i), nil, ignore); err != nil {
+	for i := range dbexec.StmtCacheSize + 20 {
+		if err := dbexec.RunStatement(ctx, pc, "web_anon", fmt.Sprintf("select %d", i), nil, ignore); err != nil {
 			t.Fatal(err)
 		}
 	}
 	var n int
-	err := server.RunStatement(ctx, pc, "web_anon", "select pg_catalog.count(*) from pg_catalog.pg_prepared_statements", nil,
+	err := dbexec.RunStatement(ctx, pc, "web_anon", "select pg_catalog.count(*) from pg_catalog.pg_prepared_statements", nil,
 		func(v [][]byte) (err error) { n, err = strconv.Atoi(string(v[0])); return })
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The cache's statements, all alive, plus the counting statement itself,
 	// prepared in this pipeline before its eviction victim is deallocated.
-	if want := server.StmtCacheSize + 1; n != want {
+	if want := dbexec.StmtCacheSize + 1; n != want {
 		t.Errorf("%d statements prepared on the connection, want %d", n, want)
 	}
 }

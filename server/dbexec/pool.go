@@ -1,4 +1,4 @@
-package server
+package dbexec
 
 import (
 	"bufio"
@@ -25,7 +25,7 @@ import (
 // (a rollback after a failure) uses exec mode, one round trip and nothing
 // prepared.
 func NewPool(ctx context.Context, cfg *config.Config) (*pgxpool.Pool, error) {
-	pool, err := newPool(ctx, cfg, cfg.DBURI, cfg.DBPool)
+	pool, err := OpenPool(ctx, cfg, cfg.DBURI, cfg.DBPool)
 	if err != nil {
 		return nil, fmt.Errorf("db-uri: %w", err)
 	}
@@ -34,7 +34,7 @@ func NewPool(ctx context.Context, cfg *config.Config) (*pgxpool.Pool, error) {
 
 // newPool opens a request pool of size connections to uri, with cfg's
 // lifetimes: the primary's, or a replica's.
-func newPool(ctx context.Context, cfg *config.Config, uri string, size int) (*pgxpool.Pool, error) {
+func OpenPool(ctx context.Context, cfg *config.Config, uri string, size int) (*pgxpool.Pool, error) {
 	poolCfg, err := pgxpool.ParseConfig(uri)
 	if err != nil {
 		return nil, err
@@ -105,16 +105,16 @@ func implicitReadCommitted(conn *pgconn.PgConn) bool {
 	return ok
 }
 
-// handBack returns conn to the pool and then yields, so that a request
-// waiting for a connection sends its statements before this one writes its
-// response. Releasing readies the waiter's goroutine in this goroutine's
+// releaseAndYield returns conn to the pool and then yields, so that a
+// request waiting for a connection sends its statements before this one
+// writes its response. Releasing readies the waiter's goroutine in this goroutine's
 // own run slot, where it would otherwise sit until this one blocks, after
 // writing the whole response, while the connection's backend idles and has
 // to be woken again. Yielding keeps the backends fed: with more requests
 // than connections, page's CPU per request fell by 9 us in SVC and 6 us in
 // PostgreSQL (deploy/bench/RESULTS.md, twelfth session). With no request
 // waiting it costs a pass through the scheduler.
-func handBack(conn *pgxpool.Conn) {
+func releaseAndYield(conn *pgxpool.Conn) {
 	conn.Release()
 	runtime.Gosched()
 }

@@ -1,4 +1,4 @@
-package server
+package reload
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/svc-dev/svc/server/dbexec"
+	"github.com/svc-dev/svc/server/logging"
 	"github.com/svc-dev/svc/server/suggest"
 	"github.com/svc-dev/svc/snapshot"
 	"github.com/svc-dev/svc/sql/catalog"
@@ -45,7 +47,7 @@ type LiveSource struct {
 }
 
 // Load introspects over a connection of its own rather than a pooled one:
-// pooled connections run in the request execution mode (see NewPool), and
+// pooled connections run in the request execution mode (see dbexec.NewPool), and
 // introspection is rare enough that a fresh connection costs nothing.
 //
 // Exposed schemas that do not exist are logged (unless Options says
@@ -53,7 +55,7 @@ type LiveSource struct {
 // the missing ones are answered as for an empty schema (404), where
 // failing the load would answer every request 503.
 func (l LiveSource) Load(ctx context.Context) (*snapshot.Snapshot, error) {
-	conn, err := connect(ctx, l.URI)
+	conn, err := dbexec.Connect(ctx, l.URI)
 	if err != nil {
 		return nil, err
 	}
@@ -62,7 +64,7 @@ func (l LiveSource) Load(ctx context.Context) (*snapshot.Snapshot, error) {
 	if opts.MissingSchemas == nil {
 		opts.MissingSchemas = func(missing, existing []string) error {
 			if l.Log != nil {
-				l.Log.Log(ctx, LevelNotice, MissingSchemasMessage(missing, existing))
+				l.Log.Log(ctx, logging.LevelNotice, MissingSchemasMessage(missing, existing))
 			}
 			return nil
 		}
@@ -200,7 +202,7 @@ func (s *Snapshots) Reload(ctx context.Context) error {
 	if old != nil && old.Header.Fingerprint == h.Fingerprint {
 		attrs = append(attrs, "changed", false)
 	}
-	s.log.Log(ctx, LevelNotice, fmt.Sprintf("schema snapshot loaded in %d ms", time.Since(start).Milliseconds()), attrs...)
+	s.log.Log(ctx, logging.LevelNotice, fmt.Sprintf("schema snapshot loaded in %d ms", time.Since(start).Milliseconds()), attrs...)
 	return nil
 }
 

@@ -1,4 +1,4 @@
-package server
+package reload
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/config"
+	"github.com/svc-dev/svc/server/dbexec"
 	"github.com/svc-dev/svc/server/suggest"
 	"github.com/svc-dev/svc/snapshot"
 )
@@ -20,7 +21,7 @@ import (
 // whatever that function sets with set_config. The result maps keys
 // ("db-schemas") to values, for config.Sources.Database.
 func ReadDatabaseConfig(ctx context.Context, uri, preConfig string) (map[string]string, error) {
-	conn, err := connect(ctx, uri)
+	conn, err := dbexec.Connect(ctx, uri)
 	if err != nil {
 		return nil, err
 	}
@@ -33,7 +34,7 @@ func ReadDatabaseConfig(ctx context.Context, uri, preConfig string) (map[string]
 	// also undoes what the pre-config function set.
 	defer tx.Rollback(context.WithoutCancel(ctx))
 	if preConfig != "" {
-		if _, err := tx.Exec(ctx, callSQL(preConfig)); err != nil {
+		if _, err := tx.Exec(ctx, dbexec.CallSQL(preConfig)); err != nil {
 			return nil, fmt.Errorf("db-pre-config %s: %w", preConfig, err)
 		}
 	}

@@ -1,4 +1,4 @@
-package server
+package reload
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/svc-dev/svc/server/dbexec"
+	"github.com/svc-dev/svc/server/logging"
 )
 
 // Listener keeps a dedicated LISTEN connection on the configured channel
@@ -54,7 +56,7 @@ func (l *Listener) Run(ctx context.Context) {
 			continue
 		}
 		backoff = 100 * time.Millisecond
-		l.Log.Log(ctx, LevelNotice, "listening for notifications", "channel", l.Channel)
+		l.Log.Log(ctx, logging.LevelNotice, "listening for notifications", "channel", l.Channel)
 		l.connected(true)
 		if !first {
 			// Notifications sent while away are lost: reload both.
@@ -77,7 +79,7 @@ func (l *Listener) connected(up bool) {
 }
 
 func (l *Listener) connect(ctx context.Context) (*pgx.Conn, error) {
-	conn, err := connect(ctx, l.URI)
+	conn, err := dbexec.Connect(ctx, l.URI)
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,9 @@
-package server
+// Package naming puts in force the names a client and the database see
+// (error codes, media types, the NOTIFY channel, the settings prefix), as
+// compat-names chooses, and names the channel a configuration's servers
+// listen on. It is small on purpose: svc-introspect publish needs the
+// channel, and must not link the HTTP server for it.
+package naming
 
 import (
 	"fmt"
@@ -7,13 +12,13 @@ import (
 	"github.com/svc-dev/svc/server/config"
 )
 
-// UseNaming puts in force the naming cfg's compat-names chooses
+// Use puts in force the naming cfg's compat-names chooses
 // (apierr.Names: error codes, vendor media types, the default channel, the
 // raised-error SQLSTATE and the in-database settings prefix). svc-serve
 // calls it once at start, before reading in-database settings or serving:
 // the naming is process-wide and read without locking, which is why a
-// reload cannot change it (see checkNamingUnchanged).
-func UseNaming(cfg *config.Config) error { return apierr.Use(cfg.CompatNames) }
+// reload cannot change it (see CheckUnchanged).
+func Use(cfg *config.Config) error { return apierr.Use(cfg.CompatNames) }
 
 // ListenChannel is the NOTIFY channel of cfg's servers: db-channel, or
 // when it is unset the channel of its naming (svc, or pgrst under
@@ -26,10 +31,10 @@ func ListenChannel(cfg *config.Config) string {
 	return apierr.Namings[cfg.CompatNames].Channel
 }
 
-// checkNamingUnchanged refuses a reloaded configuration whose compat-names
+// CheckUnchanged refuses a reloaded configuration whose compat-names
 // differs from the one in force: the channel is already listened to and
 // clients already use the names, so switching takes a restart.
-func checkNamingUnchanged(old, cfg *config.Config) error {
+func CheckUnchanged(old, cfg *config.Config) error {
 	if old.CompatNames == cfg.CompatNames {
 		return nil
 	}

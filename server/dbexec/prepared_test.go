@@ -1,4 +1,4 @@
-package server_test
+package dbexec_test
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/svc-dev/svc/server"
+	"github.com/svc-dev/svc/server/dbexec"
 )
 
 // runPrepared runs sql on the path for prepared statements, preparing it
@@ -17,10 +17,10 @@ import (
 func runPrepared(t *testing.T, ctx context.Context, pc *pgconn.PgConn, sql string, prepareArgs, args []any, row func([][]byte) error) error {
 	t.Helper()
 	ignore := func([][]byte) error { return nil }
-	if err := server.RunStatement(context.Background(), pc, "web_anon", sql, prepareArgs, ignore); err != nil {
+	if err := dbexec.RunStatement(context.Background(), pc, "web_anon", sql, prepareArgs, ignore); err != nil {
 		t.Fatalf("preparing %q: %v", sql, err)
 	}
-	ok, err := server.RunPrepared(ctx, pc, "web_anon", sql, args, row)
+	ok, err := dbexec.RunPrepared(ctx, pc, "web_anon", sql, args, row)
 	if !ok {
 		t.Fatalf("%q: the prepared path was not taken (err %v)", sql, err)
 	}
@@ -175,11 +175,11 @@ func TestErrorAtCommitOnBothPaths(t *testing.T) {
 	const sql = "insert into public.deferred_at_commit values ($1)"
 	ignore := func([][]byte) error { return nil }
 	var pgErr *pgconn.PgError
-	if err := server.RunWrite(t.Context(), pc, "web_anon", sql, []any{"a"}, ignore); !errors.As(err, &pgErr) || pgErr.Code != "23505" {
+	if err := dbexec.RunWrite(t.Context(), pc, "web_anon", sql, []any{"a"}, ignore); !errors.As(err, &pgErr) || pgErr.Code != "23505" {
 		t.Fatalf("pipeline: err = %v, want 23505 at commit", err)
 	}
 	assertIdle(t, pc)
-	ok, err := server.RunPreparedWrite(t.Context(), pc, "web_anon", sql, []any{"a"}, ignore)
+	ok, err := dbexec.RunPreparedWrite(t.Context(), pc, "web_anon", sql, []any{"a"}, ignore)
 	if !ok {
 		t.Fatalf("the prepared path was not taken (err %v)", err)
 	}
@@ -187,7 +187,7 @@ func TestErrorAtCommitOnBothPaths(t *testing.T) {
 		t.Fatalf("prepared path: err = %v, want 23505 at commit", err)
 	}
 	assertIdle(t, pc)
-	if ok, err := server.RunPreparedWrite(t.Context(), pc, "web_anon", sql, []any{"b"}, ignore); !ok || err != nil {
+	if ok, err := dbexec.RunPreparedWrite(t.Context(), pc, "web_anon", sql, []any{"b"}, ignore); !ok || err != nil {
 		t.Fatalf("a row breaking nothing: taken %v, err %v; want it written", ok, err)
 	}
 }

@@ -1,4 +1,4 @@
-package server_test
+package dbexec_test
 
 import (
 	"context"
@@ -9,14 +9,14 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/svc-dev/svc/server"
+	"github.com/svc-dev/svc/server/dbexec"
 )
 
 // poolConn returns a connection of a new request pool, given back and
 // the pool closed when the test ends.
 func poolConn(t *testing.T) *pgconn.PgConn {
 	t.Helper()
-	pool, err := server.NewPool(t.Context(), fixture.cfg)
+	pool, err := dbexec.NewPool(t.Context(), fixture.cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,14 +34,14 @@ func poolConn(t *testing.T) *pgconn.PgConn {
 // server still owes would leave the read waiting until the deadline.
 func TestLargeResultsArriveWhole(t *testing.T) {
 	pc := poolConn(t)
-	if !server.HoldsLargeMessages(pc) {
+	if !dbexec.HoldsLargeMessages(pc) {
 		t.Fatal("the pool's connection over TCP does not hold large messages back")
 	}
 	sizes := []int{0, 1, 8 << 10, 16<<10 - 1, 16 << 10, 16<<10 + 1, 100_000, 256<<10 - 1, 256 << 10, 256<<10 + 1, 3_000_000}
 	for _, size := range sizes {
 		ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 		var got []byte
-		err := server.RunStatement(ctx, pc, "web_anon", "select pg_catalog.repeat('x', $1::int)", []any{size},
+		err := dbexec.RunStatement(ctx, pc, "web_anon", "select pg_catalog.repeat('x', $1::int)", []any{size},
 			func(v [][]byte) error { got = append(got, v[0]...); return nil })
 		cancel()
 		if err != nil {
@@ -55,7 +55,7 @@ func TestLargeResultsArriveWhole(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
 	rows, total := 0, 0
-	err := server.RunStatement(ctx, pc, "web_anon",
+	err := dbexec.RunStatement(ctx, pc, "web_anon",
 		"select pg_catalog.repeat('y', 20000 + n) from pg_catalog.generate_series(1, 60) n", nil,
 		func(v [][]byte) error { rows++; total += len(v[0]); return nil })
 	if err != nil {
@@ -71,14 +71,14 @@ func TestLargeResultsArriveWhole(t *testing.T) {
 // room part way.
 func TestLargeArgumentsLeaveWhole(t *testing.T) {
 	pc := poolConn(t)
-	if !server.ReadsAndWritesRaw(pc) {
+	if !dbexec.ReadsAndWritesRaw(pc) {
 		t.Fatal("the pool's connection over TCP does not read and write with raw system calls")
 	}
 	for _, size := range []int{0, 1, 100_000, 5_000_000} {
 		arg := strings.Repeat("ab", size/2) + strings.Repeat("c", size%2)
 		ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 		var got string
-		err := server.RunStatement(ctx, pc, "web_anon",
+		err := dbexec.RunStatement(ctx, pc, "web_anon",
 			"select pg_catalog.md5($1::text) || ' ' || pg_catalog.length($1::text)", []any{arg},
 			func(v [][]byte) error { got = string(v[0]); return nil })
 		cancel()

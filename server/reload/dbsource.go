@@ -1,10 +1,11 @@
-package server
+package reload
 
 import (
 	"context"
 	"errors"
 	"strings"
 
+	"github.com/svc-dev/svc/server/dbexec"
 	"github.com/svc-dev/svc/snapshot"
 	"github.com/svc-dev/svc/sql/snapstore"
 )
@@ -26,7 +27,7 @@ func (d DBSource) Load(ctx context.Context) (*snapshot.Snapshot, error) {
 	if d.Schema == "" {
 		return nil, errors.New(`snapshot = "db:" names no schema; use "db" (schema ` + snapstore.DefaultSchema + `) or "db:<schema>"`)
 	}
-	conn, err := connect(ctx, d.URI)
+	conn, err := dbexec.Connect(ctx, d.URI)
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package server
+package admin
 
 import (
 	"net/http"
@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/svc-dev/svc/server/reload"
 	"github.com/svc-dev/svc/snapshot"
 )
 
@@ -65,7 +66,7 @@ var latencyBuckets = []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25
 // pool whose statistics are exported; snaps is the snapshot holder whose
 // fingerprint is. Call snaps.OnReload(m.SnapshotReloaded) before the first
 // load so that load times and reload outcomes are counted from the start.
-func NewMetrics(pool *pgxpool.Pool, snaps *Snapshots) *Metrics {
+func NewMetrics(pool *pgxpool.Pool, snaps *reload.Snapshots) *Metrics {
 	m := &Metrics{registry: prometheus.NewRegistry()}
 	requests := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "svc_http_requests_total",
@@ -129,9 +130,9 @@ func (m *Metrics) Handler() http.Handler {
 	return promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{})
 }
 
-// observe counts one request. path decides the route kind the way the
+// Observe counts one request. path decides the route kind the way the
 // router does, without running it again.
-func (m *Metrics) observe(path, method string, status int, d time.Duration) {
+func (m *Metrics) Observe(path, method string, status int, d time.Duration) {
 	k := kindOf(path)
 	mi := methodSlot(method)
 	c := status/100 - 1
@@ -161,7 +162,7 @@ func methodSlot(method string) int {
 	return methodSlots - 1
 }
 
-// SnapshotReloaded records a snapshot load; pass it to Snapshots.OnReload.
+// SnapshotReloaded records a snapshot load; pass it to reload.Snapshots.OnReload.
 func (m *Metrics) SnapshotReloaded(snap *snapshot.Snapshot, took time.Duration, err error) {
 	if err != nil {
 		m.snapshotReloads.WithLabelValues("failure").Inc()
@@ -174,7 +175,7 @@ func (m *Metrics) SnapshotReloaded(snap *snapshot.Snapshot, took time.Duration, 
 	m.snapshotLoadSecs.Set(took.Seconds())
 }
 
-// ConfigReloaded records the outcome of Runtime.ReloadConfig.
+// ConfigReloaded records the outcome of reload.Runtime.ReloadConfig.
 func (m *Metrics) ConfigReloaded(err error) {
 	if err != nil {
 		m.configReloads.WithLabelValues("failure").Inc()
@@ -186,7 +187,7 @@ func (m *Metrics) ConfigReloaded(err error) {
 }
 
 // ListenerConnected records the LISTEN connection's state; pass it to
-// Listener.OnConnected.
+// reload.Listener.OnConnected.
 func (m *Metrics) ListenerConnected(up bool) {
 	if up {
 		m.listenerConnected.Set(1)
@@ -209,7 +210,7 @@ func (m *Metrics) LoadedAt() time.Time {
 // snapshot in force.
 type stateCollector struct {
 	pool     *pgxpool.Pool
-	snaps    *Snapshots
+	snaps    *reload.Snapshots
 	loadedAt *atomic.Int64
 }
 

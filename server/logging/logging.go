@@ -1,4 +1,7 @@
-package server
+// Package logging builds svc-serve's logger: PostgREST's level names, SVC's own
+// levels (crit, and notice for what the server says about its own life),
+// text or JSON lines.
+package logging
 
 import (
 	"io"

@@ -1,4 +1,4 @@
-package server
+package dbexec
 
 import (
 	"context"
@@ -6,11 +6,12 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/svc-dev/svc/server/logging"
 	"github.com/svc-dev/svc/sql/connerr"
 )
 
 // AwaitDatabase reports whether the pool reaches the database, as
-// PostgREST does at start: one attempt now, logged at LevelNotice when it
+// PostgREST does at start: one attempt now, logged at logging.LevelNotice when it
 // succeeds (with the server's version) and as an error, with its cause,
 // when it fails. After a failure it goes on trying in the background, with
 // backoff up to maxBackoff, logging each attempt, until one succeeds or
@@ -57,7 +58,7 @@ func tryDatabase(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger, next
 	defer conn.Release()
 	pc := conn.Conn().PgConn()
 	cfg := conn.Conn().Config()
-	log.Log(ctx, LevelNotice, "connected to the database", "server", "PostgreSQL "+pc.ParameterStatus("server_version"),
+	log.Log(ctx, logging.LevelNotice, "connected to the database", "server", "PostgreSQL "+pc.ParameterStatus("server_version"),
 		"database", cfg.Database, "role", cfg.User, "address", pc.Conn().RemoteAddr().String())
 	return true
 }

@@ -1,4 +1,4 @@
-package server
+package dbexec
 
 import (
 	"bytes"
@@ -10,103 +10,105 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/query"
 	"github.com/svc-dev/svc/server/replica"
 	"github.com/svc-dev/svc/sql/connerr"
 )
 
-// txSpec is the per-request transaction context.
-type txSpec struct {
-	readOnly   bool
-	role       string
-	searchPath string
-	method     string
-	path       string
-	// claims, headers and cookies are JSON objects for request.jwt.claims,
+// Tx is the per-request transaction context.
+type Tx struct {
+	ReadOnly   bool
+	Role       string
+	SearchPath string
+	Method     string
+	Path       string
+	// Claims, Headers and Cookies are JSON objects for request.jwt.claims,
 	// request.headers and request.cookies.
-	claims, headers, cookies string
-	// settings are set_config name/value pairs applied after the role
+	Claims, Headers, Cookies string
+	// Settings are set_config name/value pairs applied after the role
 	// switch: the role's own settings, then app.settings.*.
-	settings [][2]string
-	// isolation is the role's default_transaction_isolation, or "" for
+	Settings [][2]string
+	// Isolation is the role's default_transaction_isolation, or "" for
 	// read committed.
-	isolation string
-	// preRequest is db-pre-request's call, run before the steps; nil for none.
-	preRequest *query.Statement
-	// authenticated decides 401 versus 403 for privilege errors.
-	authenticated bool
-	// rollback ends the transaction with a rollback (db-tx-end, Prefer: tx).
-	rollback bool
-	// timezone is the Prefer: timezone to set for the transaction, or "".
-	timezone string
-	// check, when set, runs on the results before the transaction ends;
+	Isolation string
+	// PreRequest is db-pre-request's call, run before the steps; nil for none.
+	PreRequest *query.Statement
+	// Authenticated decides 401 versus 403 for privilege errors.
+	Authenticated bool
+	// Rollback ends the transaction with a rollback (db-tx-end, Prefer: tx).
+	Rollback bool
+	// Timezone is the Prefer: timezone to set for the transaction, or "".
+	Timezone string
+	// Check, when set, runs on the results before the transaction ends;
 	// an error rolls back and is the request's answer. The transaction's
 	// end then takes a second round trip.
-	check func() error
-	// reads marks a request that only reads, which a replica may serve;
-	// replica is the one it runs on, nil for the primary (replicas.go).
-	reads   bool
-	replica *replica.Replica
-	// mark, when set, reads the primary's WAL position after the commit,
-	// in the round trip that commits (replicas.go): the transaction is
-	// explicit, and its steps end with the commit and the mark unless
-	// check must see the results first.
-	mark *step
+	Check func() error
+	// Reads marks a request that only reads, which a replica may serve;
+	// Replica is the one it runs on, nil for the primary.
+	Reads   bool
+	Replica *replica.Replica
+	// Mark, when set, reads the primary's WAL position after the commit,
+	// in the round trip that commits: the transaction is explicit, and
+	// its steps end with the commit and the mark unless Check must see
+	// the results first.
+	Mark *Step
 }
 
-// result is what every main statement returns (see query's result columns).
-type result struct {
-	total     *int64
-	pageCount int64
-	// body is nil for NULL; it lives in buf, a pooled buffer the request
-	// gives back with release once the body is written.
-	body    []byte
+// Result is what every main statement returns (see query's result columns).
+type Result struct {
+	Total     *int64
+	PageCount int64
+	// Body is nil for NULL; it lives in buf, a pooled buffer the request
+	// gives back with Release once the body is written.
+	Body    []byte
 	buf     *[]byte
-	headers *string
-	status  *string
+	Headers *string
+	Status  *string
 }
 
-// release gives the body's buffer back to the pool; res.body is then gone.
-func (res *result) release() {
+// Release gives the body's buffer back to the pool; res.Body is then gone.
+func (res *Result) Release() {
 	giveBody(res.buf)
-	res.buf, res.body = nil, nil
+	res.buf, res.Body = nil, nil
 }
 
-// step is one statement of a request transaction and what to do with each
+// Step is one statement of a request transaction and what to do with each
 // row it returns.
-type step struct {
-	stmt query.Statement
-	row  rowFunc
+type Step struct {
+	Stmt query.Statement
+	Row  RowFunc
 }
 
-// rowFunc receives one result row, each value in PostgreSQL's text format
+// RowFunc receives one result row, each value in PostgreSQL's text format
 // and nil for NULL. The values are only valid during the call.
-type rowFunc func(values [][]byte) error
+type RowFunc func(values [][]byte) error
 
-// scanResult reads the main statement's single row into res, the body
-// into a pooled buffer (see release).
-func scanResult(res *result) rowFunc {
-	scan := scanOne(&res.total, &res.pageCount, nil, &res.headers, &res.status)
+// ScanResult reads the main statement's single row into res, the body
+// into a pooled buffer (see Release).
+func ScanResult(res *Result) RowFunc {
+	scan := ScanOne(&res.Total, &res.PageCount, nil, &res.Headers, &res.Status)
 	return func(values [][]byte) error {
 		if len(values) == 5 && values[2] != nil {
 			if res.buf == nil {
 				res.buf = takeBody()
 			}
 			*res.buf = append((*res.buf)[:0], values[2]...)
-			res.body = *res.buf
+			res.Body = *res.buf
 		}
 		return scan(values)
 	}
 }
 
-// scanOne reads a one-row result into dest: *int64, **int64, *string,
+// ScanOne reads a one-row result into dest: *int64, **int64, *string,
 // **string or *[]byte (copied, as the row's memory is reused); a nil dest
 // skips its column.
-func scanOne(dest ...any) rowFunc {
+func ScanOne(dest ...any) RowFunc {
 	return func(values [][]byte) error {
 		if len(values) != len(dest) {
 			return fmt.Errorf("result has %d columns, expected %d", len(values), len(dest))
@@ -173,56 +175,56 @@ const (
 	// only BEGIN can choose, read-only may be switched on at any point.
 	setupReadOnly = ", pg_catalog.set_config('transaction_read_only', 'on', true)"
 	// timezoneSQL applies Prefer: timezone; a statement of its own keeps
-	// the set-up one shape for the requests that do not ask.
+	// the set-up one variant for the requests that do not ask.
 	timezoneSQL = "select pg_catalog.set_config('timezone', $1, true)"
 )
 
-// setupShape is what the set-up statement's text depends on.
-type setupShape struct {
+// setupVariant is what the set-up statement's text depends on.
+type setupVariant struct {
 	settings int  // extra name/value settings
 	readOnly bool // the transaction is implicit and read only
 }
 
-// setupStatements caches the set-up statement by its shape, so its text is
-// built once per shape and prepared once per connection and shape.
-var setupStatements sync.Map // setupShape -> string
+// setupStatements caches the set-up statement by its variant, so its text
+// is built once per variant and prepared once per connection and variant.
+var setupStatements sync.Map // setupVariant -> string
 
-// setupSQL returns the set-up statement of a shape.
-func setupSQL(shape setupShape) string {
-	if sql, ok := setupStatements.Load(shape); ok {
+// setupSQL returns the set-up statement of a variant.
+func setupSQL(v setupVariant) string {
+	if sql, ok := setupStatements.Load(v); ok {
 		return sql.(string)
 	}
 	var b strings.Builder
 	b.WriteString(setupRole)
 	b.WriteString(setupFixed)
-	for i := range shape.settings {
+	for i := range v.settings {
 		p := setupFixedArgs + 2*i + 1
 		fmt.Fprintf(&b, ", pg_catalog.set_config($%d, $%d, true)", p, p+1)
 	}
-	if shape.readOnly {
+	if v.readOnly {
 		b.WriteString(setupReadOnly)
 	}
-	sql, _ := setupStatements.LoadOrStore(shape, b.String())
+	sql, _ := setupStatements.LoadOrStore(v, b.String())
 	return sql.(string)
 }
 
 // setupArgs are setupSQL's bind values for tx, copied into one buffer:
 // two allocations a request rather than one per value.
-func setupArgs(tx *txSpec) [][]byte {
-	fixed := [setupFixedArgs]string{tx.role, tx.searchPath, tx.method, tx.path, tx.headers, tx.cookies, tx.claims}
+func setupArgs(tx *Tx) [][]byte {
+	fixed := [setupFixedArgs]string{tx.Role, tx.SearchPath, tx.Method, tx.Path, tx.Headers, tx.Cookies, tx.Claims}
 	size := 0
 	for _, v := range fixed {
 		size += len(v)
 	}
-	for _, kv := range tx.settings {
+	for _, kv := range tx.Settings {
 		size += len(kv[0]) + len(kv[1])
 	}
 	buf := make([]byte, 0, size)
-	args := make([][]byte, 0, setupFixedArgs+2*len(tx.settings))
+	args := make([][]byte, 0, setupFixedArgs+2*len(tx.Settings))
 	for _, v := range fixed {
 		buf, args = appendArg(buf, args, v)
 	}
-	for _, kv := range tx.settings {
+	for _, kv := range tx.Settings {
 		buf, args = appendArg(buf, args, kv[0])
 		buf, args = appendArg(buf, args, kv[1])
 	}
@@ -239,47 +241,60 @@ func appendArg(buf []byte, args [][]byte, v string) ([]byte, [][]byte) {
 }
 
 // beginSQL opens the request transaction.
-func beginSQL(tx *txSpec) string {
-	level := tx.isolation
+func beginSQL(tx *Tx) string {
+	level := tx.Isolation
 	if level == "" {
 		level = "read committed"
 	}
-	if tx.readOnly {
+	if tx.ReadOnly {
 		return "begin isolation level " + level + " read only"
 	}
 	return "begin isolation level " + level
 }
 
-// execute runs steps inside the request transaction in one round trip:
+// Executor runs request transactions over a pool.
+type Executor struct {
+	// Pool is the primary's; a transaction on a replica (Tx.Replica)
+	// runs on the replica's.
+	Pool *pgxpool.Pool
+	// AcquireTimeout bounds the wait for a connection
+	// (db-pool-acquisition-timeout).
+	AcquireTimeout time.Duration
+	// Prepare prepares statements on each connection
+	// (db-prepared-statements).
+	Prepare bool
+}
+
+// Execute runs steps inside the request transaction in one round trip:
 // begin, context set-up, the steps and commit (or rollback) are pipelined
 // together, each statement prepared on the connection the first time it is
 // seen there. A second round trip ends the transaction only when a
-// statement fails or tx.check must see the results first.
-func (s *Server) execute(ctx context.Context, tx txSpec, steps ...step) error {
-	acquireCtx, cancel := context.WithTimeout(ctx, s.cfg.DBPoolAcquisitionTimeout)
-	conn, err := s.poolFor(&tx).Acquire(acquireCtx)
+// statement fails or tx.Check must see the results first.
+func (e *Executor) Execute(ctx context.Context, tx Tx, steps ...Step) error {
+	acquireCtx, cancel := context.WithTimeout(ctx, e.AcquireTimeout)
+	conn, err := e.poolFor(&tx).Acquire(acquireCtx)
 	cancel()
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
 			return apierr.PoolTimeout()
 		}
 		if ctx.Err() != nil {
-			return errClientGone
+			return ErrClientGone
 		}
 		return apierr.ConnectionRefused(connerr.Explain(err))
 	}
-	defer handBack(conn)
+	defer releaseAndYield(conn)
 
 	pc := conn.Conn().PgConn()
-	err = runPipeline(ctx, pc, tx, steps, s.cfg.DBPreparedStatements)
+	err = runPipeline(ctx, pc, tx, steps, e.Prepare)
 	var checkErr error
-	if err == nil && tx.check != nil {
+	if err == nil && tx.Check != nil {
 		// A rollback's deferred checks ran in the pipeline (requestCalls).
 		end := "commit"
-		if checkErr = tx.check(); checkErr != nil || tx.rollback {
+		if checkErr = tx.Check(); checkErr != nil || tx.Rollback {
 			end = "rollback"
 		}
-		err = endTransaction(ctx, conn, end, tx.mark)
+		err = endTransaction(ctx, conn, end, tx.Mark)
 	}
 	if !pc.IsClosed() && pc.TxStatus() != 'I' {
 		// The failed statement left the transaction open; roll back here so
@@ -290,9 +305,9 @@ func (s *Server) execute(ctx context.Context, tx txSpec, steps ...step) error {
 	}
 	if err != nil {
 		if ctx.Err() != nil {
-			return errClientGone
+			return ErrClientGone
 		}
-		return dbError(err, tx.authenticated)
+		return APIError(err, tx.Authenticated)
 	}
 	return checkErr
 }
@@ -301,7 +316,7 @@ func (s *Server) execute(ctx context.Context, tx txSpec, steps ...step) error {
 // results in order. Without prepare (db-prepared-statements off, for a
 // transaction pooler that cannot keep named statements) every statement
 // is parsed each time as an unnamed one.
-func runPipeline(ctx context.Context, pc *pgconn.PgConn, tx txSpec, steps []step, prepare bool) error {
+func runPipeline(ctx context.Context, pc *pgconn.PgConn, tx Tx, steps []Step, prepare bool) error {
 	// Everything up to the pipeline's Sync runs in one transaction: an
 	// implicit one that the Sync commits, or that a failed statement rolls
 	// back, unless the request needs BEGIN (an isolation level other than
@@ -361,7 +376,7 @@ func runPipeline(ctx context.Context, pc *pgconn.PgConn, tx txSpec, steps []step
 			prepared = prepared[1:]
 		case *pgconn.ResultReader:
 			if i := reader - setups; i >= 0 && i < len(steps) {
-				if err := readRows(res, steps[i].row); err != nil {
+				if err := readRows(res, steps[i].Row); err != nil {
 					pl.Close()
 					return err
 				}
@@ -378,8 +393,8 @@ func runPipeline(ctx context.Context, pc *pgconn.PgConn, tx txSpec, steps []step
 
 // needsBegin reports whether tx needs an explicit transaction on pc
 // rather than the pipeline's implicit one (see runPipeline).
-func needsBegin(tx *txSpec, pc *pgconn.PgConn) bool {
-	return tx.check != nil || tx.rollback || tx.isolation != "" || tx.mark != nil || !implicitReadCommitted(pc)
+func needsBegin(tx *Tx, pc *pgconn.PgConn) bool {
+	return tx.Check != nil || tx.Rollback || tx.Isolation != "" || tx.Mark != nil || !implicitReadCommitted(pc)
 }
 
 // call is one statement of the request transaction as sent: what the
@@ -399,38 +414,38 @@ type call struct {
 // COMMIT are prepared like the rest: transaction control resolves no
 // names, so one statement serves every role, and the server then skips
 // parsing them on each request.
-func requestCalls(calls []call, tx *txSpec, steps []step, explicit bool) (_ []call, setups int, err error) {
+func requestCalls(calls []call, tx *Tx, steps []Step, explicit bool) (_ []call, setups int, err error) {
 	if explicit {
 		calls = append(calls, call{key: stmtKey{sql: beginSQL(tx)}})
 	}
-	calls = append(calls, call{key: stmtKey{sql: setupSQL(setupShape{len(tx.settings), tx.readOnly && !explicit})}, args: setupArgs(tx)})
-	if tx.timezone != "" {
-		calls = append(calls, call{key: stmtKey{sql: timezoneSQL}, args: [][]byte{[]byte(tx.timezone)}})
+	calls = append(calls, call{key: stmtKey{sql: setupSQL(setupVariant{len(tx.Settings), tx.ReadOnly && !explicit})}, args: setupArgs(tx)})
+	if tx.Timezone != "" {
+		calls = append(calls, call{key: stmtKey{sql: timezoneSQL}, args: [][]byte{[]byte(tx.Timezone)}})
 	}
-	if pr := tx.preRequest; pr != nil {
-		calls = append(calls, call{key: stmtKey{tx.role, tx.searchPath, pr.SQL}})
+	if pr := tx.PreRequest; pr != nil {
+		calls = append(calls, call{key: stmtKey{tx.Role, tx.SearchPath, pr.SQL}})
 	}
 	setups = len(calls)
 	for _, st := range steps {
-		args, err := textArgs(st.stmt.Args)
+		args, err := textArgs(st.Stmt.Args)
 		if err != nil {
 			return nil, 0, err
 		}
-		calls = append(calls, call{key: stmtKey{tx.role, tx.searchPath, st.stmt.SQL}, args: args})
+		calls = append(calls, call{key: stmtKey{tx.Role, tx.SearchPath, st.Stmt.SQL}, args: args})
 	}
 	switch {
 	case !explicit:
 		// The Sync commits.
-	case tx.rollback:
+	case tx.Rollback:
 		// Deferred constraints and triggers are checked first, so the
 		// client sees the error a commit would have given (PostgREST
 		// does the same); when the caller ends the transaction once it
 		// has seen the results, they are checked in this round trip too.
 		calls = append(calls, call{key: stmtKey{sql: checkDeferredSQL}})
-		if tx.check == nil {
+		if tx.Check == nil {
 			calls = append(calls, call{key: stmtKey{sql: "rollback"}})
 		}
-	case tx.check == nil && tx.mark == nil:
+	case tx.Check == nil && tx.Mark == nil:
 		// Otherwise the caller ends the transaction once it has seen the
 		// results, or the steps end it (a mark).
 		calls = append(calls, call{key: stmtKey{sql: "commit"}})
@@ -450,7 +465,7 @@ type pendingStmt struct {
 }
 
 // readRows hands each row of rr to row and returns the first error.
-func readRows(rr *pgconn.ResultReader, row rowFunc) error {
+func readRows(rr *pgconn.ResultReader, row RowFunc) error {
 	var err error
 	for rr.NextRow() {
 		if err == nil {
@@ -500,12 +515,12 @@ func textArgs(args []any) ([][]byte, error) {
 	return out, nil
 }
 
-// errClientGone reports a request abandoned by its client mid-query: there
+// ErrClientGone reports a request abandoned by its client mid-query: there
 // is no one to answer and nothing went wrong on our side.
-var errClientGone = errors.New("client closed the request")
+var ErrClientGone = errors.New("client closed the request")
 
-// dbError turns a database or driver error into the caller's error.
-func dbError(err error, authenticated bool) error {
+// APIError turns a database or driver error into the caller's error.
+func APIError(err error, authenticated bool) error {
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
 		return apierr.FromPG(pgErr, authenticated)
@@ -528,9 +543,9 @@ func isConnectionError(err error) bool {
 		strings.Contains(err.Error(), "conn closed")
 }
 
-// searchPath renders the request's search_path: the selected schema first,
+// SearchPath renders the request's search_path: the selected schema first,
 // then db-extra-search-path, each quoted.
-func searchPath(schema string, extra []string) string {
+func SearchPath(schema string, extra []string) string {
 	parts := make([]string, 0, 1+len(extra))
 	parts = append(parts, pgx.Identifier{schema}.Sanitize())
 	for _, e := range extra {
@@ -539,4 +554,30 @@ func searchPath(schema string, extra []string) string {
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// poolFor is the pool tx runs on: its replica's, or the primary's.
+func (e *Executor) poolFor(tx *Tx) *pgxpool.Pool {
+	if tx.Replica != nil {
+		return tx.Replica.Pool
+	}
+	return e.Pool
+}
+
+// endTransaction ends a transaction whose results a check had to see
+// first: with end, and, when a mark asks for it after a commit, the
+// primary's position read in the same round trip.
+func endTransaction(ctx context.Context, conn *pgxpool.Conn, end string, mark *Step) error {
+	if mark == nil || end != "commit" {
+		_, err := conn.Exec(ctx, end)
+		return err
+	}
+	results, err := conn.Conn().PgConn().Exec(ctx, "commit; "+mark.Stmt.SQL).ReadAll()
+	if err != nil {
+		return err
+	}
+	if len(results) == 2 && len(results[1].Rows) == 1 {
+		return mark.Row(results[1].Rows[0])
+	}
+	return errors.New("the WAL position after the commit was not returned")
 }

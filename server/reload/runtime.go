@@ -1,4 +1,4 @@
-package server
+package reload
 
 import (
 	"context"
@@ -10,29 +10,45 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/config"
+	"github.com/svc-dev/svc/server/logging"
+	"github.com/svc-dev/svc/server/naming"
 	"github.com/svc-dev/svc/snapshot"
 	"github.com/svc-dev/svc/sql/catalog"
 )
 
 // Runtime serves requests with the configuration in force and swaps in a
 // new one on `reload config`, the way snapshots are swapped: the new
-// Server is built completely beside the old, then replaces it atomically;
-// a request keeps the Server it started with. A reload that fails keeps
+// Handler is built completely beside the old, then replaces it atomically;
+// a request keeps the Handler it started with. A reload that fails keeps
 // the old configuration and says why. The pool is shared, so db-uri and
 // db-pool changes need a restart.
 type Runtime struct {
 	sources config.Sources
-	pool    *pgxpool.Pool
 	snaps   *Snapshots
 	log     *slog.Logger
-	// opts are applied to every Server built.
-	opts []Option
+	// build makes the Handler of a configuration.
+	build Build
 	// reloading serialises configuration reloads.
 	reloading sync.Mutex
-	current   atomic.Pointer[Server]
+	current   atomic.Pointer[served]
+}
+
+// Handler is what a Runtime serves with: the API of one configuration.
+type Handler interface {
+	http.Handler
+	// Close stops what the handler runs in the background.
+	Close()
+}
+
+// Build makes the Handler for cfg, over the snapshots the Runtime holds.
+type Build func(ctx context.Context, cfg *config.Config) (Handler, error)
+
+// served is a Handler and the configuration it was built for.
+type served struct {
+	h   Handler
+	cfg *config.Config
 }
 
 // ResolveConfig loads the configuration from sources and, when db-config
@@ -87,12 +103,11 @@ func SourceFor(cfg *config.Config, log *slog.Logger) Source {
 	return LiveSource{URI: cfg.DirectURI(), Options: catalog.Options{Schemas: cfg.DBSchemas, ExtraSearchPath: cfg.DBExtraSearchPath}, Log: log}
 }
 
-// NewRuntime builds the first Server for cfg, which sources (re-read on
-// every reload) produced. snaps must have loaded. opts apply to every
-// Server the Runtime builds.
-func NewRuntime(ctx context.Context, sources config.Sources, cfg *config.Config, pool *pgxpool.Pool, snaps *Snapshots, log *slog.Logger, opts ...Option) (*Runtime, error) {
-	rt := &Runtime{sources: sources, pool: pool, snaps: snaps, log: log, opts: opts}
-	srv, err := rt.build(ctx, cfg)
+// NewRuntime builds, with build, the first Handler for cfg, which sources
+// (re-read on every reload) produced. snaps must have loaded.
+func NewRuntime(ctx context.Context, sources config.Sources, cfg *config.Config, snaps *Snapshots, log *slog.Logger, build Build) (*Runtime, error) {
+	rt := &Runtime{sources: sources, snaps: snaps, log: log, build: build}
+	srv, err := rt.buildFor(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -109,16 +124,19 @@ func covering(cfg *config.Config) func(*snapshot.Snapshot) error {
 	return func(snap *snapshot.Snapshot) error { return CheckSnapshotCovers(snap, cfg) }
 }
 
-// ServeHTTP serves with the Server in force.
+// ServeHTTP serves with the Handler in force.
 func (rt *Runtime) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	rt.current.Load().ServeHTTP(w, r)
+	rt.current.Load().h.ServeHTTP(w, r)
 }
 
 // Config returns the configuration in force.
 func (rt *Runtime) Config() *config.Config { return rt.current.Load().cfg }
 
-// Close stops what the Server in force runs in the background.
-func (rt *Runtime) Close() { rt.current.Load().jwt.Close() }
+// Handler returns the Handler in force.
+func (rt *Runtime) Handler() Handler { return rt.current.Load().h }
+
+// Close stops what the Handler in force runs in the background.
+func (rt *Runtime) Close() { rt.current.Load().h.Close() }
 
 // ReloadConfig re-reads the configuration (file, environment, database,
 // flags) and swaps it in; when any of them cannot be read, the current
@@ -133,7 +151,7 @@ func (rt *Runtime) ReloadConfig(ctx context.Context) error {
 		rt.log.Error("configuration reload failed; keeping the current configuration", "error", err)
 		return err
 	}
-	rt.log.Log(ctx, LevelNotice, "configuration reloaded")
+	rt.log.Log(ctx, logging.LevelNotice, "configuration reloaded")
 	return nil
 }
 
@@ -143,7 +161,7 @@ func (rt *Runtime) reload(ctx context.Context) error {
 		return err
 	}
 	old := rt.current.Load()
-	if err := checkNamingUnchanged(old.cfg, cfg); err != nil {
+	if err := naming.CheckUnchanged(old.cfg, cfg); err != nil {
 		return err
 	}
 	if sourceChanged(old.cfg, cfg) {
@@ -156,31 +174,32 @@ func (rt *Runtime) reload(ctx context.Context) error {
 			return err
 		}
 	}
-	srv, err := rt.build(ctx, cfg)
+	srv, err := rt.buildFor(ctx, cfg)
 	if err != nil {
 		rt.snaps.Require(covering(old.cfg))
 		return err
 	}
 	rt.snaps.Require(covering(cfg))
 	rt.current.Store(srv)
-	// In-flight requests may still verify with the old verifier; closing
-	// only stops its JWKS refresh.
-	old.jwt.Close()
+	// In-flight requests may still use the old handler; closing only
+	// stops what it runs in the background (a JWKS refresh).
+	old.h.Close()
 	return nil
 }
 
-// build makes a Server for cfg over the shared pool and snapshots.
-func (rt *Runtime) build(ctx context.Context, cfg *config.Config) (*Server, error) {
+// buildFor makes the Handler for cfg, once the snapshot in force is
+// known to cover what cfg exposes.
+func (rt *Runtime) buildFor(ctx context.Context, cfg *config.Config) (*served, error) {
 	if dumped(rt.snaps.Source()) && rt.snaps.Current() != nil {
 		if err := CheckSnapshotCovers(rt.snaps.Current(), cfg); err != nil {
 			return nil, err
 		}
 	}
-	jwt, err := NewVerifier(ctx, cfg)
+	h, err := rt.build(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
-	return New(cfg, rt.pool, rt.snaps, jwt, rt.log, rt.opts...), nil
+	return &served{h: h, cfg: cfg}, nil
 }
 
 // dumped reports whether src serves snapshots dumped for a fixed list of

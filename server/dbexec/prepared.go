@@ -1,4 +1,4 @@
-package server
+package dbexec
 
 import (
 	"context"
@@ -30,7 +30,7 @@ const preparedMaxBytes = 32 << 10
 //
 // calls are named by allPrepared; the results of the calls from setups on
 // are the steps', in order.
-func runPrepared(ctx context.Context, pc *pgconn.PgConn, calls []call, steps []step, setups int) error {
+func runPrepared(ctx context.Context, pc *pgconn.PgConn, calls []call, steps []Step, setups int) error {
 	if ctx.Done() != nil {
 		// As pgx does by default: a cancelled request's reads and writes
 		// fail at once, and the connection, its protocol state lost, is
@@ -74,7 +74,7 @@ func runPrepared(ctx context.Context, pc *pgconn.PgConn, calls []call, steps []s
 		case *pgproto3.BindComplete:
 		case *pgproto3.DataRow:
 			if i := result - setups; i >= 0 && i < len(steps) && rowErr == nil {
-				rowErr = steps[i].row(msg.Values)
+				rowErr = steps[i].Row(msg.Values)
 			}
 		case *pgproto3.CommandComplete, *pgproto3.EmptyQueryResponse:
 			result++

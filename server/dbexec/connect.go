@@ -1,7 +1,8 @@
-package server
+package dbexec
 
 import (
 	"context"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/svc-dev/svc/sql/connerr"
@@ -22,7 +23,7 @@ func nameSession(params map[string]string) {
 
 // connect opens one connection to uri, a session of its own, named as
 // nameSession says. A failure is worded by its cause (connerr).
-func connect(ctx context.Context, uri string) (*pgx.Conn, error) {
+func Connect(ctx context.Context, uri string) (*pgx.Conn, error) {
 	cfg, err := pgx.ParseConfig(uri)
 	if err != nil {
 		return nil, err
@@ -30,4 +31,10 @@ func connect(ctx context.Context, uri string) (*pgx.Conn, error) {
 	nameSession(cfg.RuntimeParams)
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	return conn, connerr.Explain(err)
+}
+
+// CallSQL calls the function a configuration key names, "schema.name" or
+// "name", without arguments.
+func CallSQL(name string) string {
+	return "select " + pgx.Identifier(strings.SplitN(name, ".", 2)).Sanitize() + "()"
 }

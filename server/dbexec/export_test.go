@@ -1,0 +1,75 @@
+package dbexec
+
+import (
+	"context"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/svc-dev/svc/server/query"
+	"github.com/svc-dev/svc/server/rawsock"
+)
+
+// StmtCacheSize exposes the per-connection statement cache bound to tests.
+const StmtCacheSize = stmtCacheSize
+
+// RunStatement runs one statement on pc the way a request does (begin,
+// context set-up as role, the statement, commit in one pipeline), handing
+// each row's text values to row. The search_path is public, which every
+// role may use, so a role's effective search_path never differs from
+// another's (a difference would make PostgreSQL re-parse by itself).
+func RunStatement(ctx context.Context, pc *pgconn.PgConn, role, sql string, args []any, row func([][]byte) error) error {
+	return runPipeline(ctx, pc, testTx(role, true), []Step{{query.Statement{SQL: sql, Args: args}, row}}, true)
+}
+
+// RunWrite is RunStatement in a transaction that may write.
+func RunWrite(ctx context.Context, pc *pgconn.PgConn, role, sql string, args []any, row func([][]byte) error) error {
+	return runPipeline(ctx, pc, testTx(role, false), []Step{{query.Statement{SQL: sql, Args: args}, row}}, true)
+}
+
+// testTx is the transaction of RunStatement and its kin.
+func testTx(role string, readOnly bool) Tx {
+	method := "GET"
+	if !readOnly {
+		method = "POST"
+	}
+	return Tx{ReadOnly: readOnly, Role: role, SearchPath: `"public"`, Method: method, Path: "/"}
+}
+
+// RunPrepared runs one statement as RunStatement does, but only on the
+// path for statements already prepared on pc: ok is false, and nothing is
+// sent, when a statement of the request is not prepared there or pc's
+// requests need BEGIN.
+func RunPrepared(ctx context.Context, pc *pgconn.PgConn, role, sql string, args []any, row func([][]byte) error) (ok bool, err error) {
+	return runPreparedAs(ctx, pc, testTx(role, true), sql, args, row)
+}
+
+// RunPreparedWrite is RunPrepared in a transaction that may write.
+func RunPreparedWrite(ctx context.Context, pc *pgconn.PgConn, role, sql string, args []any, row func([][]byte) error) (ok bool, err error) {
+	return runPreparedAs(ctx, pc, testTx(role, false), sql, args, row)
+}
+
+func runPreparedAs(ctx context.Context, pc *pgconn.PgConn, tx Tx, sql string, args []any, row func([][]byte) error) (ok bool, err error) {
+	steps := []Step{{query.Statement{SQL: sql, Args: args}, row}}
+	explicit := needsBegin(&tx, pc)
+	calls, setups, err := requestCalls(nil, &tx, steps, explicit)
+	if err != nil || explicit || !preparedPathTakes(pc, calls) {
+		return false, err
+	}
+	return true, runPrepared(ctx, pc, calls, steps, setups)
+}
+
+// ReadsAndWritesRaw reports whether pc reads and writes with raw system
+// calls.
+func ReadsAndWritesRaw(pc *pgconn.PgConn) bool {
+	c, ok := pc.Conn().(*lowatConn)
+	if !ok {
+		return false
+	}
+	_, ok = c.Conn.(*rawsock.Conn)
+	return ok
+}
+
+// HoldsLargeMessages reports whether pc reads through a lowatConn.
+func HoldsLargeMessages(pc *pgconn.PgConn) bool {
+	_, ok := pc.Conn().(*lowatConn)
+	return ok
+}

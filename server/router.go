@@ -1,0 +1,64 @@
+package server
+
+import (
+	"net/http"
+	"path"
+
+	"github.com/gorilla/mux"
+)
+
+// router serves the API's routes from a gorilla/mux route table. It does
+// what mux.Router.ServeHTTP does (clean the path, redirecting to the
+// clean one; match; answer 404 or 405), except that a route's handler is
+// given the route's variables as an argument rather than in a copy of
+// the request with a new context: mux makes two such copies per request.
+type router struct {
+	*mux.Router
+}
+
+// withVars is a route handler taking the route's variables.
+type withVars func(w http.ResponseWriter, r *http.Request, vars map[string]string)
+
+// ServeHTTP only lets withVars stand where mux expects a handler; router
+// calls it with the variables.
+func (h withVars) ServeHTTP(w http.ResponseWriter, r *http.Request) { h(w, r, nil) }
+
+func (rt router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if p := cleanPath(r.URL.Path); p != r.URL.Path {
+		u := *r.URL
+		u.Path = p
+		w.Header().Set("Location", u.String())
+		w.WriteHeader(http.StatusMovedPermanently)
+		return
+	}
+	var m mux.RouteMatch
+	if !rt.Match(r, &m) {
+		if m.MatchErr == mux.ErrMethodMismatch {
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			return
+		}
+		http.NotFound(w, r)
+		return
+	}
+	if h, ok := m.Handler.(withVars); ok {
+		h(w, r, m.Vars)
+		return
+	}
+	m.Handler.ServeHTTP(w, r)
+}
+
+// cleanPath is mux's: the canonical form of path p, a trailing slash
+// kept.
+func cleanPath(p string) string {
+	if p == "" {
+		return "/"
+	}
+	if p[0] != '/' {
+		p = "/" + p
+	}
+	np := path.Clean(p)
+	if p[len(p)-1] == '/' && np != "/" {
+		np += "/"
+	}
+	return np
+}
