@@ -100,11 +100,12 @@ func (p *payload) number(claim string) (float64, bool, *apierr.Error) {
 	return f, true, nil // out of range is ±Inf: never / always expired, as the number says
 }
 
-// checkAudience accepts a token without aud, as PostgREST does. With one,
-// the type is always checked; membership only when jwt-aud is set.
+// checkAudience accepts a token without aud, or with a null one, as
+// PostgREST does: both name no audience. With one, the type is always
+// checked; membership only when jwt-aud is set.
 func (p *payload) checkAudience(audience string) *apierr.Error {
 	v, ok := p.members["aud"]
-	if !ok {
+	if !ok || string(v) == "null" {
 		return nil
 	}
 	var auds []string

@@ -220,6 +220,8 @@ func TestClaimsAccepted(t *testing.T) {
 		{"aud equal", "svc", map[string]any{"aud": "svc"}},
 		{"aud in array", "svc", map[string]any{"aud": []string{"x", "svc"}}},
 		{"any aud, no audience set", "", map[string]any{"aud": []string{"x"}}},
+		{"null aud, audience set", "svc", map[string]any{"aud": nil}},
+		{"null aud, no audience set", "", map[string]any{"aud": nil}},
 		{"fractional times", "", map[string]any{"exp": float64(now) + 0.5, "nbf": float64(now) - 0.5}},
 	}
 	for _, c := range cases {
