@@ -29,5 +29,6 @@ func (s *Server) handleOptions(w http.ResponseWriter, r *http.Request, kind requ
 		return
 	}
 	w.Header().Set("Allow", allow)
+	s.allowInfoOrigin(w.Header())
 	w.WriteHeader(http.StatusOK)
 }
