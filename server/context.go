@@ -38,14 +38,14 @@ func verifierOptions(cfg *config.Config) auth.Options {
 // verified token's role claim, else db-anon-role), the role's own settings
 // from the snapshot, and what PostgREST hands to SQL about the request.
 func (s *Server) txFor(r *http.Request, snap *snapshot.Snapshot) (txSpec, error) {
-	tx := txSpec{method: r.Method, path: r.URL.Path, claims: "{}"}
+	tx := txSpec{method: r.Method, path: r.URL.Path}
+	var id auth.Identity
 	if token, ok := auth.BearerToken(r.Header.Get("Authorization")); ok {
 		// Verify on a nil verifier (no key configured) answers SVC300.
-		id, err := s.jwt.Verify(token)
-		if err != nil {
+		var err error
+		if id, err = s.jwt.Verify(token); err != nil {
 			return txSpec{}, err
 		}
-		tx.claims = string(id.Claims)
 		tx.role = id.Role
 		// As in PostgREST, only a role named by the token counts as
 		// authenticated: a privilege error is then 403, not 401.
@@ -57,6 +57,7 @@ func (s *Server) txFor(r *http.Request, snap *snapshot.Snapshot) (txSpec, error)
 		}
 		tx.role = s.cfg.DBAnonRole
 	}
+	tx.claims = id.ClaimsAs(tx.role)
 	if role := snap.Role(tx.role); role != nil {
 		tx.settings, tx.isolation = roleSettings(role.Settings)
 	}

@@ -80,7 +80,29 @@ func (p *payload) check(now time.Time, audience string, role ClaimPath) (Identit
 			return Identity{}, reject(msgRoleType)
 		}
 	}
+	var top string
+	if v, ok := p.members["role"]; ok && id.Role != "" && json.Unmarshal(v, &top) == nil {
+		id.roleClaimed = top == id.Role
+	}
 	return id, nil
+}
+
+// ClaimsAs returns the claims SQL reads in request.jwt.claims for a
+// request that runs as role: the token's claims (none without a token)
+// with "role" set to role, as PostgREST hands them over. A policy can then
+// read the role from the claims whether it came from the token, from
+// another claim (jwt-role-claim-key) or from db-anon-role.
+func (id Identity) ClaimsAs(role string) string {
+	if id.roleClaimed && id.Role == role {
+		return string(id.Claims) // the usual token: nothing to change
+	}
+	members := map[string]json.RawMessage{}
+	if len(id.Claims) > 0 && json.Unmarshal(id.Claims, &members) != nil {
+		members = map[string]json.RawMessage{} // verified claims are an object; never reached
+	}
+	members["role"], _ = json.Marshal(role)
+	out, _ := json.Marshal(members)
+	return string(out)
 }
 
 // number reads a NumericDate claim: seconds since the epoch, possibly
