@@ -200,7 +200,7 @@ func (s *Server) respondValue(w http.ResponseWriter, r *http.Request, pr request
 	}
 	h := w.Header()
 	if v := preferenceApplied(pr, applied); v != "" {
-		h.Set("Preference-Applied", v)
+		setDefault(h, "Preference-Applied", v)
 	}
 	if status == http.StatusNoContent {
 		w.WriteHeader(status)
@@ -210,8 +210,8 @@ func (s *Server) respondValue(w http.ResponseWriter, r *http.Request, pr request
 	if pr.Count == "exact" {
 		total = &res.pageCount
 	}
-	h.Set("Content-Range", contentRange(0, res.pageCount, total))
-	h.Set("Content-Type", jsonType)
+	setDefault(h, "Content-Range", contentRange(0, res.pageCount, total))
+	setDefault(h, "Content-Type", jsonType)
 	if r.Method == http.MethodHead {
 		w.WriteHeader(status)
 		return

@@ -39,16 +39,42 @@ var recorders = sync.Pool{New: func() any { return new(recorder) }}
 // statusClientClosed is nginx's status for a request its client abandoned.
 const statusClientClosed = 499
 
-// WriteHeader records the status and adds Server-Timing.
+// WriteHeader records the status and adds Server-Timing and the default
+// Vary.
 func (rec *recorder) WriteHeader(code int) {
 	if !rec.wroteHeader {
 		rec.wroteHeader = true
 		rec.status = code
+		h := rec.Header()
 		if rec.timing {
-			rec.Header().Set("Server-Timing", rec.serverTiming(time.Now()))
+			h.Set("Server-Timing", rec.serverTiming(time.Now()))
 		}
+		addDefaultVary(h)
 	}
 	rec.ResponseWriter.WriteHeader(code)
+}
+
+// defaultVary is what an answer depends on besides its URL, as PostgREST
+// declares it, so that a cache keeps a CSV answer apart from a JSON one
+// and a counted or ranged page apart from the whole.
+var defaultVary = []string{"Accept, Prefer, Range"}
+
+// addDefaultVary declares defaultVary on an answer that is not an error
+// (errors carry Proxy-Status; PostgREST's carry no Vary) and whose Vary no
+// function has set through response.headers. The CORS middleware's
+// "Vary: Origin" is kept beside it.
+func addDefaultVary(h http.Header) {
+	if h.Get("Proxy-Status") != "" {
+		return
+	}
+	vary := h["Vary"]
+	if len(vary) == 0 {
+		h["Vary"] = defaultVary
+		return
+	}
+	if len(vary) == 1 && vary[0] == "Origin" {
+		h["Vary"] = []string{"Origin", defaultVary[0]}
+	}
 }
 
 // Write counts the body's bytes.

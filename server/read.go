@@ -110,10 +110,13 @@ func (s *Server) runRead(w http.ResponseWriter, r *http.Request, tx txSpec, e *r
 // rowsReply is what answering a read of rows takes from its plan. A kept
 // read shape holds one, so it holds none of the request's values.
 type rowsReply struct {
-	offset  int64
-	count   string // plan.Read.Count
-	maxRows int64
-	media   request.Media
+	// location is the path of the relation read, for Content-Location;
+	// "" for a function's rows.
+	location string
+	offset   int64
+	count    string // plan.Read.Count
+	maxRows  int64
+	media    request.Media
 	// head is the CSV header line, newline included, for CSV bodies.
 	head []byte
 }
@@ -139,11 +142,14 @@ func (s *Server) respondRows(w http.ResponseWriter, r *http.Request, pr request.
 		return
 	}
 	h := w.Header()
-	h.Set("Content-Type", rep.media.ContentType())
-	h.Set("Range-Unit", "items")
-	h.Set("Content-Range", contentRange(rep.offset, res.pageCount, total))
+	setDefault(h, "Content-Type", rep.media.ContentType())
+	setDefault(h, "Range-Unit", "items")
+	setDefault(h, "Content-Range", contentRange(rep.offset, res.pageCount, total))
+	if rep.location != "" {
+		setDefault(h, "Content-Location", contentLocation(rep.location, r.URL.RawQuery))
+	}
 	if v := preferenceApplied(pr, applied); v != "" {
-		h.Set("Preference-Applied", v)
+		setDefault(h, "Preference-Applied", v)
 	}
 	if r.Method == http.MethodHead {
 		w.WriteHeader(status)

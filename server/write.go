@@ -175,7 +175,7 @@ func (s *Server) respondWrite(w http.ResponseWriter, r *http.Request, req *reque
 		w.WriteHeader(status)
 		return
 	}
-	h.Set("Content-Type", p.Read.Media.ContentType())
+	setDefault(h, "Content-Type", p.Read.Media.ContentType())
 	writeBody(w, status, csvHead(&p.Read.Node, p.Read.Media), res.body)
 }
 

@@ -1,0 +1,52 @@
+package request
+
+import (
+	"slices"
+	"strings"
+)
+
+// CanonicalQuery renders a query string the way PostgREST writes it in
+// Content-Location: the pairs decoded, sorted by name (the order among
+// equal names kept), the values of one name joined by commas under a
+// single name, and each name and value percent-encoded again, every byte
+// but ASCII letters, digits and -_.~ escaped. Two URLs that ask for the
+// same thing in a different order then have one canonical form. A query
+// string Parse refuses has none: "".
+func CanonicalQuery(raw string) string {
+	pairs, err := appendPairs(nil, raw)
+	if err != nil || len(pairs) == 0 {
+		return ""
+	}
+	slices.SortStableFunc(pairs, func(a, b Pair) int { return strings.Compare(a.Key, b.Key) })
+	var b strings.Builder
+	for i := 0; i < len(pairs); {
+		if i > 0 {
+			b.WriteByte('&')
+		}
+		key := pairs[i].Key
+		appendEscaped(&b, key)
+		b.WriteByte('=')
+		appendEscaped(&b, pairs[i].Value)
+		for i++; i < len(pairs) && pairs[i].Key == key; i++ {
+			b.WriteByte(',')
+			appendEscaped(&b, pairs[i].Value)
+		}
+	}
+	return b.String()
+}
+
+// appendEscaped writes s percent-encoded, as Haskell's urlEncode does:
+// upper-case hex for every byte outside the unreserved set.
+func appendEscaped(b *strings.Builder, s string) {
+	const hex = "0123456789ABCDEF"
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.' || c == '~' {
+			b.WriteByte(c)
+			continue
+		}
+		b.WriteByte('%')
+		b.WriteByte(hex[c>>4])
+		b.WriteByte(hex[c&15])
+	}
+}
