@@ -38,7 +38,7 @@ func (s *Server) callFunction(w http.ResponseWriter, r *http.Request, name strin
 		if shaped = t.Read(r, request.KindFunction, name); shaped {
 			if e := s.calls.get(snap, t.Key); e != nil {
 				if stmt, ok := e.stmt.Bind(t); ok {
-					tx, err := s.txFor(r, snap)
+					tx, err := s.txFor(w, r, snap)
 					if err != nil {
 						writeError(w, s.log, err)
 						return
@@ -51,7 +51,7 @@ func (s *Server) callFunction(w http.ResponseWriter, r *http.Request, name strin
 		}
 	}
 
-	req, err := s.parseRequest(r, request.KindFunction, name)
+	req, err := s.parseRequest(w, r, request.KindFunction, name)
 	if err != nil {
 		writeError(w, s.log, err)
 		return
@@ -59,7 +59,7 @@ func (s *Server) callFunction(w http.ResponseWriter, r *http.Request, name strin
 	if s.refusePlan(w, r, req) {
 		return
 	}
-	tx, err := s.txFor(r, snap)
+	tx, err := s.txFor(w, r, snap)
 	if err != nil {
 		writeError(w, s.log, err)
 		return

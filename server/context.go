@@ -37,13 +37,17 @@ func verifierOptions(cfg *config.Config) auth.Options {
 // txFor builds the request's transaction context: the role (from a
 // verified token's role claim, else db-anon-role), the role's own settings
 // from the snapshot, and what PostgREST hands to SQL about the request.
-func (s *Server) txFor(r *http.Request, snap *snapshot.Snapshot) (txSpec, error) {
+// The token's verification is Server-Timing's jwt figure, noted through w.
+func (s *Server) txFor(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot) (txSpec, error) {
 	tx := txSpec{method: r.Method, path: r.URL.Path}
 	var id auth.Identity
 	if token, ok := auth.BearerToken(r.Header.Get("Authorization")); ok {
 		// Verify on a nil verifier (no key configured) answers SVC300.
+		rec, t0 := stageStart(w)
 		var err error
-		if id, err = s.jwt.Verify(token); err != nil {
+		id, err = s.jwt.Verify(token)
+		rec.jwtDone(t0)
+		if err != nil {
 			return txSpec{}, err
 		}
 		tx.role = id.Role

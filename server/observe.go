@@ -27,6 +27,9 @@ type recorder struct {
 	// beyond the request's start.
 	timing bool
 	start  time.Time
+	// jwt and parse are the time spent verifying the token and parsing
+	// the request, parts of the time before the database.
+	jwt, parse time.Duration
 	// dbStart and dbEnd bound the database round trip(s); zero when the
 	// request did not reach the database.
 	dbStart, dbEnd time.Time
@@ -90,19 +93,23 @@ func (rec *recorder) Write(b []byte) (int, error) {
 // Unwrap lets http.ResponseController reach the connection's writer.
 func (rec *recorder) Unwrap() http.ResponseWriter { return rec.ResponseWriter }
 
-// serverTiming renders the Server-Timing value at now, in milliseconds as
-// PostgREST writes them: plan is the time before the database (parsing,
-// JWT, planning, building SQL), transaction the database round trip(s),
-// response the time from the database's answer to the header. The body's
-// own write comes after the header and cannot be in it. A request that
-// never reached the database has only plan.
+// serverTiming renders the Server-Timing value at now, in milliseconds,
+// under PostgREST's names: jwt the token's verification, parse the
+// request's, plan the rest of the time before the database (planning,
+// building SQL), transaction the database round trip(s), response the
+// time from the database's answer to the header. The body's own write
+// comes after the header and cannot be in it. A request that never
+// reached the database has no transaction or response.
 func (rec *recorder) serverTiming(now time.Time) string {
-	var buf [96]byte
-	b := buf[:0]
+	var buf [128]byte
+	b := appendTiming(buf[:0], "jwt", rec.jwt)
+	b = append(b, ", "...)
+	b = appendTiming(b, "parse", rec.parse)
+	b = append(b, ", "...)
 	if rec.dbStart.IsZero() {
-		return string(appendTiming(b, "plan", now.Sub(rec.start)))
+		return string(appendTiming(b, "plan", now.Sub(rec.start)-rec.jwt-rec.parse))
 	}
-	b = appendTiming(b, "plan", rec.dbStart.Sub(rec.start))
+	b = appendTiming(b, "plan", rec.dbStart.Sub(rec.start)-rec.jwt-rec.parse)
 	b = append(b, ", "...)
 	b = appendTiming(b, "transaction", rec.dbEnd.Sub(rec.dbStart))
 	b = append(b, ", "...)
@@ -114,6 +121,29 @@ func appendTiming(b []byte, name string, d time.Duration) []byte {
 	b = append(b, name...)
 	b = append(b, ";dur="...)
 	return strconv.AppendFloat(b, float64(d.Microseconds())/1000, 'f', 1, 64)
+}
+
+// stageStart begins timing a stage before the database when w records
+// Server-Timing: rec is nil otherwise, and no clock is read.
+func stageStart(w http.ResponseWriter) (rec *recorder, t0 time.Time) {
+	if rec, _ = w.(*recorder); rec == nil || !rec.timing {
+		return nil, time.Time{}
+	}
+	return rec, time.Now()
+}
+
+// jwtDone and parseDone add the time since t0 to the jwt or the parse
+// figure of rec; a nil rec (no Server-Timing) notes nothing.
+func (rec *recorder) jwtDone(t0 time.Time) {
+	if rec != nil {
+		rec.jwt += time.Since(t0)
+	}
+}
+
+func (rec *recorder) parseDone(t0 time.Time) {
+	if rec != nil {
+		rec.parse += time.Since(t0)
+	}
 }
 
 // executeFor is execute for a request answered through w: it notes the

@@ -28,7 +28,7 @@ func (s *Server) handleRead(w http.ResponseWriter, r *http.Request, target strin
 	if shaped {
 		if e := s.reads.get(snap, t.Key); e != nil {
 			if read, count, ok := e.bind(t); ok {
-				tx, err := s.txFor(r, snap)
+				tx, err := s.txFor(w, r, snap)
 				if err != nil {
 					writeError(w, s.log, err)
 					return
@@ -39,7 +39,7 @@ func (s *Server) handleRead(w http.ResponseWriter, r *http.Request, target strin
 		}
 	}
 
-	req, err := s.parseRequest(r, request.KindRelation, target)
+	req, err := s.parseRequest(w, r, request.KindRelation, target)
 	if err != nil {
 		writeError(w, s.log, err)
 		return
@@ -47,7 +47,7 @@ func (s *Server) handleRead(w http.ResponseWriter, r *http.Request, target strin
 	if s.refusePlan(w, r, req) {
 		return
 	}
-	tx, err := s.txFor(r, snap)
+	tx, err := s.txFor(w, r, snap)
 	if err != nil {
 		writeError(w, s.log, err)
 		return

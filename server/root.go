@@ -34,7 +34,7 @@ func (s *Server) handleRoot(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	snap := s.snapshots.Current()
-	req, err := s.parseRequest(r, request.KindRoot, "")
+	req, err := s.parseRequest(w, r, request.KindRoot, "")
 	if err != nil {
 		writeError(w, s.log, err)
 		return
@@ -46,7 +46,7 @@ func (s *Server) handleRoot(w http.ResponseWriter, r *http.Request) {
 	}
 	// The role decides the content, and a bad token is refused here as on
 	// every other route.
-	tx, err := s.txFor(r, snap)
+	tx, err := s.txFor(w, r, snap)
 	if err != nil {
 		writeError(w, s.log, err)
 		return

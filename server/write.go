@@ -17,7 +17,7 @@ import (
 // handleWrite serves POST, PATCH, PUT and DELETE on a relation.
 func (s *Server) handleWrite(w http.ResponseWriter, r *http.Request, target string) {
 	snap := s.snapshots.Current()
-	req, err := s.parseRequest(r, request.KindRelation, target)
+	req, err := s.parseRequest(w, r, request.KindRelation, target)
 	if err != nil {
 		writeError(w, s.log, err)
 		return
@@ -25,7 +25,7 @@ func (s *Server) handleWrite(w http.ResponseWriter, r *http.Request, target stri
 	if s.refusePlan(w, r, req) {
 		return
 	}
-	tx, err := s.txFor(r, snap)
+	tx, err := s.txFor(w, r, snap)
 	if err != nil {
 		writeError(w, s.log, err)
 		return
