@@ -898,3 +898,8 @@ create domain test.gr_top_row as test.gr_top;
 create function test.gr_tops() returns setof test.gr_top_row
   stable language sql as $$ select t::test.gr_top_row from test.gr_top t where t.id <= 2 $$;
 grant execute on function test.gr_tops() to web_anon;
+
+-- EXPLAIN VERBOSE shows a query identifier only where the server computes
+-- one (compute_query_id, or pg_stat_statements loaded); plan_options.case
+-- shows that the verbose plan option passes it on.
+do $$ begin execute format('alter database %I set compute_query_id = on', current_database()); end $$;
