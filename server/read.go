@@ -146,7 +146,7 @@ func (s *Server) respondRows(w http.ResponseWriter, r *http.Request, pr request.
 	setDefault(h, "Range-Unit", "items")
 	setDefault(h, "Content-Range", contentRange(rep.offset, res.pageCount, total))
 	if rep.location != "" {
-		setDefault(h, "Content-Location", contentLocation(rep.location, r.URL.RawQuery))
+		setDefault(h, "Content-Location", request.CanonicalURL(rep.location, r.URL.RawQuery))
 	}
 	if v := preferenceApplied(pr, applied); v != "" {
 		setDefault(h, "Preference-Applied", v)

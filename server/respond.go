@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/svc-dev/svc/server/apierr"
-	"github.com/svc-dev/svc/server/request"
 )
 
 const jsonType = "application/json; charset=utf-8"
@@ -100,14 +99,4 @@ func setDefault(h http.Header, key, value string) {
 	if _, ok := h[key]; !ok {
 		h[key] = []string{value}
 	}
-}
-
-// contentLocation is the Content-Location of a read of the relation at
-// path: the path and the canonical form of the query string, as PostgREST
-// answers it.
-func contentLocation(path, rawQuery string) string {
-	if q := request.CanonicalQuery(rawQuery); q != "" {
-		return path + "?" + q
-	}
-	return path
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
@@ -96,6 +97,9 @@ func (id Identity) ClaimsAs(role string) string {
 	if id.roleClaimed && id.Role == role {
 		return string(id.Claims) // the usual token: nothing to change
 	}
+	if len(id.Claims) == 0 {
+		return anonymousClaims(role)
+	}
 	members := map[string]json.RawMessage{}
 	if len(id.Claims) > 0 && json.Unmarshal(id.Claims, &members) != nil {
 		members = map[string]json.RawMessage{} // verified claims are an object; never reached
@@ -178,4 +182,19 @@ func timeOf(seconds float64) time.Time {
 	}
 	whole, frac := math.Modf(seconds)
 	return time.Unix(int64(whole), int64(frac*1e9)).UTC()
+}
+
+// lastAnonymous holds the claims of the last role requests without a token
+// ran as: db-anon-role, the same for every such request until a reload
+// changes it, so they share one string.
+var lastAnonymous atomic.Pointer[[2]string]
+
+// anonymousClaims is {"role": role}.
+func anonymousClaims(role string) string {
+	if last := lastAnonymous.Load(); last != nil && last[0] == role {
+		return last[1]
+	}
+	b, _ := json.Marshal(map[string]string{"role": role})
+	lastAnonymous.Store(&[2]string{role, string(b)})
+	return string(b)
 }

@@ -363,6 +363,7 @@ func TestClaimsAs(t *testing.T) {
 		want    string
 	}{
 		{"no token", "", nil, "web_anon", `{"role":"web_anon"}`},
+		{"no token, another anonymous role", "", nil, "guest", `{"role":"guest"}`},
 		{"role claim", "", map[string]any{"role": "web_user", "sub": "u1"}, "web_user", `{"role":"web_user","sub":"u1"}`},
 		{"no role claim", "", map[string]any{"sub": "u1"}, "web_anon", `{"role":"web_anon","sub":"u1"}`},
 		{"role from another claim", ".app.role", map[string]any{"app": map[string]any{"role": "web_user"}, "role": "other"}, "web_user",

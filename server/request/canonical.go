@@ -5,20 +5,24 @@ import (
 	"strings"
 )
 
-// CanonicalQuery renders a query string the way PostgREST writes it in
-// Content-Location: the pairs decoded, sorted by name (the order among
-// equal names kept), the values of one name joined by commas under a
+// CanonicalURL renders path and a query string the way PostgREST writes
+// them in Content-Location: the pairs decoded, sorted by name (the order
+// among equal names kept), the values of one name joined by commas under a
 // single name, and each name and value percent-encoded again, every byte
 // but ASCII letters, digits and -_.~ escaped. Two URLs that ask for the
-// same thing in a different order then have one canonical form. A query
-// string Parse refuses has none: "".
-func CanonicalQuery(raw string) string {
-	pairs, err := appendPairs(nil, raw)
+// same thing in a different order then have one canonical form. Without
+// pairs, or with a query string Parse refuses, it is path alone.
+func CanonicalURL(path, raw string) string {
+	var stack [16]Pair // most reads have a few parameters: no allocation for them
+	pairs, err := appendPairs(stack[:0], raw)
 	if err != nil || len(pairs) == 0 {
-		return ""
+		return path
 	}
 	slices.SortStableFunc(pairs, func(a, b Pair) int { return strings.Compare(a.Key, b.Key) })
 	var b strings.Builder
+	b.Grow(len(path) + 1 + len(raw) + len(raw)/2)
+	b.WriteString(path)
+	b.WriteByte('?')
 	for i := 0; i < len(pairs); {
 		if i > 0 {
 			b.WriteByte('&')
