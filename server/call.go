@@ -149,7 +149,7 @@ func (s *Server) respondValue(x *exchange, pr request.Preferences, returns snaps
 	}
 	h := w.Header()
 	if v := preferenceApplied(pr, applied); v != "" {
-		h.Set("Preference-Applied", v)
+		setDefault(h, "Preference-Applied", v)
 	}
 	if status == http.StatusNoContent {
 		w.WriteHeader(status)
@@ -159,8 +159,8 @@ func (s *Server) respondValue(x *exchange, pr request.Preferences, returns snaps
 	if pr.Count == "exact" {
 		total = &res.PageCount
 	}
-	h.Set("Content-Range", contentRange(0, res.PageCount, total))
-	h.Set("Content-Type", jsonType)
+	setDefault(h, "Content-Range", contentRange(0, res.PageCount, total))
+	setDefault(h, "Content-Type", jsonType)
 	if x.r.Method == http.MethodHead {
 		w.WriteHeader(status)
 		return nil

@@ -25,7 +25,8 @@ import (
 //
 // Spaces in the request target are sent as %20, so values read naturally.
 // Cases in one file are separated by a line holding only "---" and run in
-// order. Listed response headers must match exactly; a JSON body is
+// order. Listed response headers must match exactly (a header listed more
+// than once must have exactly those values, in order); a JSON body is
 // compared semantically, anything else byte for byte after trimming. A body
 // written as "~ <regexp>" must match that regular expression instead, for
 // output whose numbers vary from run to run (query plans).

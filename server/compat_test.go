@@ -84,7 +84,8 @@ func TestNamingTable(t *testing.T) {
 	if !slices.Equal(modes, slices.Sorted(slices.Values(config.NamingModes))) || config.NamingModes[0] != "svc" {
 		t.Errorf("apierr.Namings %v, config.NamingModes %v", modes, config.NamingModes)
 	}
-	want := apierr.Naming{CodePrefix: "PGRST", Vendor: "pgrst", Channel: "pgrst", RaiseState: "PGRST", SettingPrefix: "pgrst."}
+	want := apierr.Naming{CodePrefix: "PGRST", Vendor: "pgrst", Channel: "pgrst", RaiseState: "PGRST", SettingPrefix: "pgrst.",
+		Product: "PostgREST"}
 	if apierr.Namings[config.CompatPostgREST] != want {
 		t.Errorf("postgrest naming = %+v", apierr.Namings[config.CompatPostgREST])
 	}

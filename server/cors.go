@@ -8,13 +8,19 @@ import (
 
 // CORS as PostgREST answers it: any origin unless server-cors-allowed-origins
 // lists some, preflights answered before routing, and the response headers
-// a browser script needs (Content-Range, Location, ...) exposed.
+// a browser script needs (Content-Range, Location, ...) exposed. The lists
+// are PostgREST's, word for word, so a page written against it sees the
+// same answers.
 const (
-	corsAllowMethods  = "GET, POST, PATCH, PUT, DELETE, OPTIONS"
+	corsAllowMethods  = "GET, POST, PATCH, PUT, DELETE, OPTIONS, HEAD"
 	corsExposeHeaders = "Content-Encoding, Content-Location, Content-Range, Content-Type, Date, Location, " +
-		"Server, Transfer-Encoding, Range-Unit, Preference-Applied, Content-Profile"
+		"Server, Transfer-Encoding, Range-Unit"
 	corsMaxAge = "86400" // a day, so a page does not preflight every request
 )
+
+// corsSimpleHeaders are the request headers the CORS standard lets any page
+// send; a preflight answer names them after the requested ones.
+var corsSimpleHeaders = []string{"Accept", "Accept-Language", "Content-Language"}
 
 // cors wraps next with CORS handling. allowed is the configured origin
 // list; empty allows any origin. expose lists the response headers
@@ -53,17 +59,34 @@ func cors(allowed []string, expose string, next http.Handler) http.Handler {
 	})
 }
 
-// preflightHeaders allows Authorization plus whatever headers the page
-// asked for: SVC reads its own headers (Prefer, Accept-Profile, ...) and
-// ignores the rest, so refusing any would only break clients.
+// preflightHeaders allows Authorization, whatever headers the page asked
+// for, then the simple headers not among them: SVC reads its own headers
+// (Prefer, Accept-Profile, ...) and ignores the rest, so refusing any would
+// only break clients.
 func preflightHeaders(requested []string) string {
 	out := []string{"Authorization"}
-	for _, list := range requested {
-		for _, name := range strings.Split(list, ",") {
-			if name = strings.TrimSpace(name); name != "" && !strings.EqualFold(name, "Authorization") {
-				out = append(out, name)
-			}
+	add := func(name string) {
+		if name != "" && !slices.ContainsFunc(out, func(o string) bool { return strings.EqualFold(o, name) }) {
+			out = append(out, name)
 		}
 	}
+	for _, list := range requested {
+		for _, name := range strings.Split(list, ",") {
+			add(strings.TrimSpace(name))
+		}
+	}
+	for _, name := range corsSimpleHeaders {
+		add(name)
+	}
 	return strings.Join(out, ", ")
+}
+
+// allowInfoOrigin lets any page read an answer to OPTIONS, as PostgREST's
+// answers to OPTIONS all say, preflight or not. With
+// server-cors-allowed-origins set the CORS middleware alone decides, so an
+// unlisted origin still learns nothing.
+func (s *Server) allowInfoOrigin(h http.Header) {
+	if len(s.cfg.ServerCORSAllowedOrigins) == 0 && h.Get("Access-Control-Allow-Origin") == "" {
+		h.Set("Access-Control-Allow-Origin", "*")
+	}
 }

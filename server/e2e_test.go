@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -140,7 +141,22 @@ func runCase(t *testing.T, baseURL string, c testCase, jwtSecret string) bool {
 		t.Errorf("%s: status %d, want %d; body: %s", where, resp.StatusCode, c.status, got)
 		ok = false
 	}
+	// A header listed once must have that first value; listed more than
+	// once, exactly those values in that order.
+	listed := map[string][]string{}
 	for _, h := range c.respHeader {
+		k := http.CanonicalHeaderKey(h[0])
+		listed[k] = append(listed[k], h[1])
+	}
+	for _, h := range c.respHeader {
+		k := http.CanonicalHeaderKey(h[0])
+		if want := listed[k]; len(want) > 1 {
+			if got := resp.Header.Values(k); !slices.Equal(got, want) {
+				t.Errorf("%s: header %s = %q, want %q", where, k, got, want)
+				ok = false
+			}
+			continue
+		}
 		if v := resp.Header.Get(h[0]); v != h[1] {
 			t.Errorf("%s: header %s = %q, want %q", where, h[0], v, h[1])
 			ok = false

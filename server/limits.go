@@ -26,9 +26,12 @@ func (s *Server) limitURL(next http.Handler) http.Handler {
 // parseRequest is request.Parse followed by the configured size limits
 // (request-max-filters, -select-items, -embed-depth, -embeds,
 // -json-path-depth, -logic-depth), so every route refuses an oversized
-// request before planning it.
-func (s *Server) parseRequest(r *http.Request, kind request.Kind, target string) (*request.Request, error) {
+// request before planning it. Parsing is Server-Timing's parse figure,
+// noted in obs.
+func (s *Server) parseRequest(obs *observation, r *http.Request, kind request.Kind, target string) (*request.Request, error) {
+	t0 := obs.stageStart()
 	req, err := request.Parse(r, kind, target)
+	obs.parseDone(t0)
 	if err != nil {
 		return nil, err
 	}

@@ -37,6 +37,9 @@ type observation struct {
 	// timing is server-timing-enabled; when false no clock is read
 	// beyond the request's start.
 	timing bool
+	// jwt and parse are the time spent verifying the token and parsing
+	// the request, parts of the time before the database.
+	jwt, parse time.Duration
 	// dbStart and dbEnd bound the database round trip(s); zero when the
 	// request did not reach the database.
 	dbStart, dbEnd time.Time
@@ -59,16 +62,42 @@ var recorders = sync.Pool{New: func() any { return new(recorder) }}
 // statusClientClosed is nginx's status for a request its client abandoned.
 const statusClientClosed = 499
 
-// WriteHeader records the status and adds Server-Timing.
+// WriteHeader records the status and adds Server-Timing and the default
+// Vary.
 func (rec *recorder) WriteHeader(code int) {
 	if !rec.wroteHeader {
 		rec.wroteHeader = true
 		rec.status = code
+		h := rec.Header()
 		if rec.obs.timing {
-			rec.Header().Set("Server-Timing", rec.serverTiming(time.Now()))
+			h.Set("Server-Timing", rec.serverTiming(time.Now()))
 		}
+		addDefaultVary(h)
 	}
 	rec.ResponseWriter.WriteHeader(code)
+}
+
+// defaultVary is what an answer depends on besides its URL, as PostgREST
+// declares it, so that a cache keeps a CSV answer apart from a JSON one
+// and a counted or ranged page apart from the whole.
+var defaultVary = []string{"Accept, Prefer, Range"}
+
+// addDefaultVary declares defaultVary on an answer that is not an error
+// (errors carry Proxy-Status; PostgREST's carry no Vary) and whose Vary no
+// function has set through response.headers. The CORS middleware's
+// "Vary: Origin" is kept beside it.
+func addDefaultVary(h http.Header) {
+	if h.Get("Proxy-Status") != "" {
+		return
+	}
+	vary := h["Vary"]
+	if len(vary) == 0 {
+		h["Vary"] = defaultVary
+		return
+	}
+	if len(vary) == 1 && vary[0] == "Origin" {
+		h["Vary"] = []string{"Origin", defaultVary[0]}
+	}
 }
 
 // Write counts the body's bytes.
@@ -84,20 +113,24 @@ func (rec *recorder) Write(b []byte) (int, error) {
 // Unwrap lets http.ResponseController reach the connection's writer.
 func (rec *recorder) Unwrap() http.ResponseWriter { return rec.ResponseWriter }
 
-// serverTiming renders the Server-Timing value at now, in milliseconds as
-// PostgREST writes them: plan is the time before the database (parsing,
-// JWT, planning, building SQL), transaction the database round trip(s),
-// response the time from the database's answer to the header. The body's
-// own write comes after the header and cannot be in it. A request that
-// never reached the database has only plan.
+// serverTiming renders the Server-Timing value at now, in milliseconds,
+// under PostgREST's names: jwt the token's verification, parse the
+// request's, plan the rest of the time before the database (planning,
+// building SQL), transaction the database round trip(s), response the
+// time from the database's answer to the header. The body's own write
+// comes after the header and cannot be in it. A request that never
+// reached the database has no transaction or response.
 func (rec *recorder) serverTiming(now time.Time) string {
-	var buf [96]byte
-	b := buf[:0]
+	var buf [128]byte
 	obs := &rec.obs
+	b := appendTiming(buf[:0], "jwt", obs.jwt)
+	b = append(b, ", "...)
+	b = appendTiming(b, "parse", obs.parse)
+	b = append(b, ", "...)
 	if obs.dbStart.IsZero() {
-		return string(appendTiming(b, "plan", now.Sub(rec.start)))
+		return string(appendTiming(b, "plan", now.Sub(rec.start)-obs.jwt-obs.parse))
 	}
-	b = appendTiming(b, "plan", obs.dbStart.Sub(rec.start))
+	b = appendTiming(b, "plan", obs.dbStart.Sub(rec.start)-obs.jwt-obs.parse)
 	b = append(b, ", "...)
 	b = appendTiming(b, "transaction", obs.dbEnd.Sub(obs.dbStart))
 	b = append(b, ", "...)
@@ -109,6 +142,29 @@ func appendTiming(b []byte, name string, d time.Duration) []byte {
 	b = append(b, name...)
 	b = append(b, ";dur="...)
 	return strconv.AppendFloat(b, float64(d.Microseconds())/1000, 'f', 1, 64)
+}
+
+// stageStart begins timing a stage before the database when obs records
+// Server-Timing; otherwise it reads no clock and returns the zero time.
+func (obs *observation) stageStart() time.Time {
+	if obs == nil || !obs.timing {
+		return time.Time{}
+	}
+	return time.Now()
+}
+
+// jwtDone and parseDone add the time since t0 (from stageStart) to the
+// jwt or the parse figure; after a zero t0 they note nothing.
+func (obs *observation) jwtDone(t0 time.Time) {
+	if !t0.IsZero() {
+		obs.jwt += time.Since(t0)
+	}
+}
+
+func (obs *observation) parseDone(t0 time.Time) {
+	if !t0.IsZero() {
+		obs.parse += time.Since(t0)
+	}
 }
 
 // executeFor is execute for the request x carries: it notes the main

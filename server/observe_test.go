@@ -93,11 +93,13 @@ func (o *observed) lines(msg string) []string {
 	return out
 }
 
-var timingRE = regexp.MustCompile(`^plan;dur=\d+\.\d, transaction;dur=\d+\.\d, response;dur=\d+\.\d$`)
+var timingRE = regexp.MustCompile(`^jwt;dur=\d+\.\d, parse;dur=\d+\.\d, plan;dur=\d+\.\d, transaction;dur=\d+\.\d, response;dur=\d+\.\d$`)
 
-// TestServerTiming adds Server-Timing only under server-timing-enabled:
-// the time before the database, the transaction and the response; a
-// request refused before the database has only the first.
+// TestServerTiming adds Server-Timing only under server-timing-enabled,
+// with PostgREST's figures: the token's verification, parsing, the rest of
+// the time before the database, the transaction and the response, for
+// every method; a request refused before the database has only the first
+// three.
 func TestServerTiming(t *testing.T) {
 	plain := newObserved(t, nil)
 	if w := do(plain.srv, "GET", "/books?id=eq.1"); w.Code != 200 || w.Header().Get("Server-Timing") != "" {
@@ -105,14 +107,29 @@ func TestServerTiming(t *testing.T) {
 	}
 
 	timed := newObserved(t, map[string]string{"server-timing-enabled": "true"})
-	for _, target := range []string{"/books?id=eq.1", "/rpc/add?a=1&b=2"} {
-		w := do(timed.srv, "GET", target)
-		if got := w.Header().Get("Server-Timing"); w.Code != 200 || !timingRE.MatchString(got) {
-			t.Errorf("GET %s: %d, Server-Timing %q", target, w.Code, got)
+	requests := []struct {
+		method, target, body string
+		status               int
+	}{
+		{"GET", "/books?id=eq.1", "", 200},
+		{"GET", "/rpc/add?a=1&b=2", "", 200},
+		{"PUT", "/w_items?id=eq.-77", `{"id":-77,"name":"timed"}`, 204},
+		{"PATCH", "/w_items?id=eq.-77", `{"qty":2}`, 204},
+		{"DELETE", "/w_items?id=eq.-77", "", 204},
+	}
+	for _, c := range requests {
+		req := httptest.NewRequest(c.method, c.target, strings.NewReader(c.body))
+		if c.body != "" {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		w := httptest.NewRecorder()
+		timed.srv.ServeHTTP(w, req)
+		if got := w.Header().Get("Server-Timing"); w.Code != c.status || !timingRE.MatchString(got) {
+			t.Errorf("%s %s: %d, Server-Timing %q; body %s", c.method, c.target, w.Code, got, w.Body)
 		}
 	}
 	w := do(timed.srv, "GET", "/books?select=nope(")
-	if got := w.Header().Get("Server-Timing"); w.Code != 400 || !regexp.MustCompile(`^plan;dur=\d+\.\d$`).MatchString(got) {
+	if got := w.Header().Get("Server-Timing"); w.Code != 400 || !regexp.MustCompile(`^jwt;dur=\d+\.\d, parse;dur=\d+\.\d, plan;dur=\d+\.\d$`).MatchString(got) {
 		t.Errorf("refused request: %d, Server-Timing %q", w.Code, got)
 	}
 }

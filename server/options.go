@@ -11,7 +11,7 @@ import (
 // methods it allows, from the snapshot alone. CORS preflights never get
 // here: the CORS middleware answers them.
 func (s *Server) handleOptions(w http.ResponseWriter, r *http.Request, kind request.Kind, target string) {
-	req, err := s.parseRequest(r, kind, target)
+	req, err := s.parseRequest(observationOf(r.Context()), r, kind, target)
 	if err != nil {
 		writeError(w, s.log, err)
 		return
@@ -29,5 +29,6 @@ func (s *Server) handleOptions(w http.ResponseWriter, r *http.Request, kind requ
 		return
 	}
 	w.Header().Set("Allow", allow)
+	s.allowInfoOrigin(w.Header())
 	w.WriteHeader(http.StatusOK)
 }

@@ -76,7 +76,7 @@ func (s *Server) pipeline(x *exchange, rt *route, target string) error {
 		if t.Read(x.r, rt.kind, target) {
 			if kept, b, ok := rt.shapes.lookup(x.snap, t); ok {
 				var err error
-				if x.tx, err = s.txFor(x.r, x.snap); err != nil {
+				if x.tx, err = s.txFor(x.obs, x.r, x.snap); err != nil {
 					return err
 				}
 				return kept.run(s, x, b)
@@ -84,7 +84,7 @@ func (s *Server) pipeline(x *exchange, rt *route, target string) error {
 			x.shapes, x.template = rt.shapes, t
 		}
 	}
-	req, err := s.parseRequest(x.r, rt.kind, target)
+	req, err := s.parseRequest(x.obs, x.r, rt.kind, target)
 	if err != nil {
 		return err
 	}
@@ -96,7 +96,7 @@ func (s *Server) pipeline(x *exchange, rt *route, target string) error {
 			return err
 		}
 	}
-	if x.tx, err = s.txFor(x.r, x.snap); err != nil {
+	if x.tx, err = s.txFor(x.obs, x.r, x.snap); err != nil {
 		return err
 	}
 	return rt.answer(x, req)

@@ -70,10 +70,13 @@ func (s *Server) runRead(x *exchange, e *readEntry, b bound) error {
 // rowsReply is what answering a read of rows takes from its plan. A kept
 // read shape holds one, so it holds none of the request's values.
 type rowsReply struct {
-	offset  int64
-	count   string // plan.Read.Count
-	maxRows int64
-	media   request.Media
+	// location is the path of the relation read, for Content-Location;
+	// "" for a function's rows.
+	location string
+	offset   int64
+	count    string // plan.Read.Count
+	maxRows  int64
+	media    request.Media
 	// head is the CSV header line, newline included, for CSV bodies.
 	head []byte
 }
@@ -99,11 +102,14 @@ func (s *Server) respondRows(x *exchange, pr request.Preferences, rep *rowsReply
 		return err
 	}
 	h := w.Header()
-	h.Set("Content-Type", rep.media.ContentType())
-	h.Set("Range-Unit", "items")
-	h.Set("Content-Range", contentRange(rep.offset, res.PageCount, total))
+	setDefault(h, "Content-Type", rep.media.ContentType())
+	setDefault(h, "Range-Unit", "items")
+	setDefault(h, "Content-Range", contentRange(rep.offset, res.PageCount, total))
+	if rep.location != "" {
+		setDefault(h, "Content-Location", request.CanonicalURL(rep.location, x.r.URL.RawQuery))
+	}
 	if v := preferenceApplied(pr, applied); v != "" {
-		h.Set("Preference-Applied", v)
+		setDefault(h, "Preference-Applied", v)
 	}
 	if x.r.Method == http.MethodHead {
 		w.WriteHeader(status)

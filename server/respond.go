@@ -29,6 +29,9 @@ func writeError(w http.ResponseWriter, log *slog.Logger, err error) {
 		log.Error("request failed", attrs...)
 	}
 	h := w.Header()
+	// Proxy-Status names the error's code where only headers are read: a
+	// HEAD, a proxy's log.
+	h.Set("Proxy-Status", apierr.Names.Product+"; error="+e.Code)
 	for k, v := range e.Headers {
 		h.Set(k, v)
 	}
@@ -54,7 +57,9 @@ func contentRange(offset, n int64, total *int64) string {
 // applyResponseSettings applies what functions in the statement set with
 // set_config: response.headers, a JSON array of one-key objects, and
 // response.status, which replaces status. Values that are neither are the
-// database developer's error: 500 SVC111 and SVC112.
+// database developer's error: 500 SVC111 and SVC112. The headers SVC sets
+// after it go through setDefault, so that a function's value wins, as in
+// PostgREST.
 func applyResponseSettings(h http.Header, res *dbexec.Result, status int) (int, error) {
 	if res.Headers != nil {
 		var list []map[string]string
@@ -65,8 +70,17 @@ func applyResponseSettings(h http.Header, res *dbexec.Result, status int) (int, 
 			if len(m) != 1 {
 				return 0, apierr.InvalidResponseHeaders()
 			}
+		}
+		// A name set here replaces SVC's own value of that header; set
+		// twice (two Set-Cookie) it is sent twice.
+		for _, m := range list {
+			for k := range m {
+				h.Del(k)
+			}
+		}
+		for _, m := range list {
 			for k, v := range m {
-				h.Set(k, v)
+				h.Add(k, v)
 			}
 		}
 	}
@@ -78,4 +92,12 @@ func applyResponseSettings(h http.Header, res *dbexec.Result, status int) (int, 
 		status = n
 	}
 	return status, nil
+}
+
+// setDefault sets a header SVC decides unless a function already set it
+// through response.headers. key is in canonical form.
+func setDefault(h http.Header, key, value string) {
+	if _, ok := h[key]; !ok {
+		h[key] = []string{value}
+	}
 }

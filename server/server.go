@@ -86,6 +86,7 @@ func New(cfg *config.Config, pool *pgxpool.Pool, snapshots *reload.Snapshots, jw
 	r.Handle("/rpc/{function}", withVars(s.handleFunction))
 	r.Methods(http.MethodOptions).Path("/").HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Allow", "OPTIONS,GET,HEAD")
+		s.allowInfoOrigin(w.Header())
 		w.WriteHeader(http.StatusOK)
 	})
 	r.HandleFunc("/", s.handleRoot)

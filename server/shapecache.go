@@ -184,7 +184,9 @@ type readEntry struct {
 // newReadEntry describes the read of plan p for req, without its
 // statements, which the caller adds.
 func (s *Server) newReadEntry(req *request.Request, p *plan.Read) *readEntry {
-	return &readEntry{txShape: s.newTxShape(req.Prefer, p.Relation.Schema), reply: newRowsReply(p)}
+	e := &readEntry{txShape: s.newTxShape(req.Prefer, p.Relation.Schema), reply: newRowsReply(p)}
+	e.reply.location = "/" + p.Relation.Name
+	return e
 }
 
 func (e *readEntry) kept() shape {

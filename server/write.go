@@ -156,7 +156,7 @@ func (s *Server) respondWrite(x *exchange, req *request.Request, p *plan.Write, 
 		w.WriteHeader(status)
 		return nil
 	}
-	h.Set("Content-Type", p.Read.Media.ContentType())
+	setDefault(h, "Content-Type", p.Read.Media.ContentType())
 	writeBody(w, status, csvHead(&p.Read.Node, p.Read.Media), res.Body)
 	return nil
 }

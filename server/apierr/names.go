@@ -25,14 +25,18 @@ type Naming struct {
 	// SettingPrefix starts the in-database configuration settings of the
 	// authenticator role ("svc." -> ALTER ROLE ... SET svc.db_schemas).
 	SettingPrefix string
+	// Product names the server in the Proxy-Status header of error
+	// answers ("SVC" -> Proxy-Status: SVC; error=SVC205).
+	Product string
 }
 
 // SVCNaming is the default naming, exactly as SPEC.md writes it.
-var SVCNaming = Naming{CodePrefix: "SVC", Vendor: "svc", Channel: "svc", RaiseState: "SVC", SettingPrefix: "svc."}
+var SVCNaming = Naming{CodePrefix: "SVC", Vendor: "svc", Channel: "svc", RaiseState: "SVC", SettingPrefix: "svc.", Product: "SVC"}
 
 // PostgRESTNaming is PostgREST's own naming (compat-names = postgrest): the
 // names its clients, databases and operators already use.
-var PostgRESTNaming = Naming{CodePrefix: "PGRST", Vendor: "pgrst", Channel: "pgrst", RaiseState: "PGRST", SettingPrefix: "pgrst."}
+var PostgRESTNaming = Naming{CodePrefix: "PGRST", Vendor: "pgrst", Channel: "pgrst", RaiseState: "PGRST", SettingPrefix: "pgrst.",
+	Product: "PostgREST"}
 
 // Namings are the namings by the values of the compat-names key.
 var Namings = map[string]Naming{"svc": SVCNaming, "postgrest": PostgRESTNaming}

@@ -22,6 +22,9 @@ func TestStatusForSQLState(t *testing.T) {
 		{"P0002", false, 500}, {"XX000", false, 500}, {"42883", false, 404}, {"42P01", false, 404},
 		{"42P17", false, 500}, {"42501", false, 401}, {"42501", true, 403}, {"22P02", false, 400},
 		{"42703", false, 400},
+		// pg-safeupdate refuses a full-table UPDATE or DELETE with 21000:
+		// the client's request, so 400 ("any other"), as in PostgREST 12.1+.
+		{"21000", false, 400},
 	}
 	for _, c := range cases {
 		if got := StatusForSQLState(c.state, c.auth); got != c.want {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
@@ -80,7 +81,32 @@ func (p *payload) check(now time.Time, audience string, role ClaimPath) (Identit
 			return Identity{}, reject(msgRoleType)
 		}
 	}
+	var top string
+	if v, ok := p.members["role"]; ok && id.Role != "" && json.Unmarshal(v, &top) == nil {
+		id.roleClaimed = top == id.Role
+	}
 	return id, nil
+}
+
+// ClaimsAs returns the claims SQL reads in request.jwt.claims for a
+// request that runs as role: the token's claims (none without a token)
+// with "role" set to role, as PostgREST hands them over. A policy can then
+// read the role from the claims whether it came from the token, from
+// another claim (jwt-role-claim-key) or from db-anon-role.
+func (id Identity) ClaimsAs(role string) string {
+	if id.roleClaimed && id.Role == role {
+		return string(id.Claims) // the usual token: nothing to change
+	}
+	if len(id.Claims) == 0 {
+		return anonymousClaims(role)
+	}
+	members := map[string]json.RawMessage{}
+	if len(id.Claims) > 0 && json.Unmarshal(id.Claims, &members) != nil {
+		members = map[string]json.RawMessage{} // verified claims are an object; never reached
+	}
+	members["role"], _ = json.Marshal(role)
+	out, _ := json.Marshal(members)
+	return string(out)
 }
 
 // number reads a NumericDate claim: seconds since the epoch, possibly
@@ -100,11 +126,12 @@ func (p *payload) number(claim string) (float64, bool, *apierr.Error) {
 	return f, true, nil // out of range is ±Inf: never / always expired, as the number says
 }
 
-// checkAudience accepts a token without aud, as PostgREST does. With one,
-// the type is always checked; membership only when jwt-aud is set.
+// checkAudience accepts a token without aud, or with a null one, as
+// PostgREST does: both name no audience. With one, the type is always
+// checked; membership only when jwt-aud is set.
 func (p *payload) checkAudience(audience string) *apierr.Error {
 	v, ok := p.members["aud"]
-	if !ok {
+	if !ok || string(v) == "null" {
 		return nil
 	}
 	var auds []string
@@ -155,4 +182,19 @@ func timeOf(seconds float64) time.Time {
 	}
 	whole, frac := math.Modf(seconds)
 	return time.Unix(int64(whole), int64(frac*1e9)).UTC()
+}
+
+// lastAnonymous holds the claims of the last role requests without a token
+// ran as: db-anon-role, the same for every such request until a reload
+// changes it, so they share one string.
+var lastAnonymous atomic.Pointer[[2]string]
+
+// anonymousClaims is {"role": role}.
+func anonymousClaims(role string) string {
+	if last := lastAnonymous.Load(); last != nil && last[0] == role {
+		return last[1]
+	}
+	b, _ := json.Marshal(map[string]string{"role": role})
+	lastAnonymous.Store(&[2]string{role, string(b)})
+	return string(b)
 }

@@ -47,6 +47,9 @@ type Identity struct {
 	Claims []byte
 	// Expires is the token's exp; zero when it has none.
 	Expires time.Time
+	// roleClaimed is whether Claims hold Role as their top-level "role",
+	// so that ClaimsAs can hand them over as they are.
+	roleClaimed bool
 }
 
 // Verifier checks bearer tokens against the configured keys and claims

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -220,6 +221,8 @@ func TestClaimsAccepted(t *testing.T) {
 		{"aud equal", "svc", map[string]any{"aud": "svc"}},
 		{"aud in array", "svc", map[string]any{"aud": []string{"x", "svc"}}},
 		{"any aud, no audience set", "", map[string]any{"aud": []string{"x"}}},
+		{"null aud, audience set", "svc", map[string]any{"aud": nil}},
+		{"null aud, no audience set", "", map[string]any{"aud": nil}},
 		{"fractional times", "", map[string]any{"exp": float64(now) + 0.5, "nbf": float64(now) - 0.5}},
 	}
 	for _, c := range cases {
@@ -345,5 +348,46 @@ func TestCritRefused(t *testing.T) {
 	for range 2 {
 		_, err := cached.Verify(tok)
 		wantRejection(t, err, msgCrit, []any{"b64"})
+	}
+}
+
+// TestClaimsAs covers the claims SQL sees: the token's, with "role" set
+// to the role the request runs as, whichever way that role was chosen.
+func TestClaimsAs(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name    string
+		roleKey string
+		claims  map[string]any // nil: no token
+		role    string
+		want    string
+	}{
+		{"no token", "", nil, "web_anon", `{"role":"web_anon"}`},
+		{"no token, another anonymous role", "", nil, "guest", `{"role":"guest"}`},
+		{"role claim", "", map[string]any{"role": "web_user", "sub": "u1"}, "web_user", `{"role":"web_user","sub":"u1"}`},
+		{"no role claim", "", map[string]any{"sub": "u1"}, "web_anon", `{"role":"web_anon","sub":"u1"}`},
+		{"role from another claim", ".app.role", map[string]any{"app": map[string]any{"role": "web_user"}, "role": "other"}, "web_user",
+			`{"app":{"role":"web_user"},"role":"web_user"}`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			var id Identity
+			if c.claims != nil {
+				v := newVerifier(t, Options{Secret: hsSecret, RoleClaimKey: c.roleKey})
+				var err error
+				if id, err = v.Verify(sign(t, hsSigner, nil, c.claims)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var got, want any
+			if err := json.Unmarshal([]byte(id.ClaimsAs(c.role)), &got); err != nil {
+				t.Fatal(err)
+			}
+			json.Unmarshal([]byte(c.want), &want)
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("ClaimsAs(%q) = %v, want %v", c.role, got, want)
+			}
+		})
 	}
 }

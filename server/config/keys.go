@@ -187,7 +187,7 @@ var keys = []key{
 		doc: "main-query logs each request's main SQL statement beside its access log line; disabled does not",
 		set: oneOf([]string{"disabled", "main-query"}, func(c *Config) *string { return &c.LogQuery })},
 	{name: "server-timing-enabled", def: "false",
-		doc: "whether responses carry a Server-Timing header: plan (before the database), transaction and response",
+		doc: "whether responses carry a Server-Timing header: jwt, parse and plan (before the database), transaction and response",
 		set: boolean(func(c *Config) *bool { return &c.ServerTimingEnabled })},
 	{name: "server-trace-header", def: "",
 		doc: "request header (e.g. X-Request-Id) echoed in the response and the access log; empty for none",

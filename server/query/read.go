@@ -46,12 +46,16 @@ func Read(p *plan.Read) Statement {
 // top returns a fresh scope each call, as a count needs its own.
 func readRows(b *builder, p *plan.Read, top func() *scope) {
 	b.write("select ")
-	switch p.Count {
-	case "exact":
+	switch {
+	case p.Count == "exact" && p.Limit == nil && p.Offset == 0 && !p.Aggregates():
+		// The page is every row read, so its own count is the total: one
+		// aggregate over one scan, as in PostgREST's plan.
+		b.write("pg_catalog.count(_svc_row)")
+	case p.Count == "exact":
 		b.write("(select pg_catalog.count(*) from ")
 		countedRows(b, top())
 		b.write(")")
-	case "estimated":
+	case p.Count == "estimated":
 		// Exact up to db-max-rows; past it the server uses the planner's
 		// estimate (PlanCount), so counting stops at max-rows + 1.
 		b.write("(select pg_catalog.count(*) from (select 1 from ")

@@ -57,7 +57,13 @@ func (m Media) ContentType() string {
 		}
 		inner := Media{Kind: m.PlanFor}.ContentType()
 		inner, _, _ = strings.Cut(inner, ";")
-		return "application/vnd." + v + ".plan+" + format + `; for="` + inner + `"; charset=utf-8`
+		var opts string
+		if len(m.PlanOptions) > 0 {
+			// The options are echoed as asked, so a client can tell which
+			// EXPLAIN options the plan it holds was made with.
+			opts = "; options=" + strings.Join(m.PlanOptions, "|")
+		}
+		return "application/vnd." + v + ".plan+" + format + `; for="` + inner + `"` + opts + "; charset=utf-8"
 	case MediaGeoJSON:
 		return "application/geo+json; charset=utf-8"
 	case MediaOpenAPI:

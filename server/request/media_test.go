@@ -54,6 +54,11 @@ func TestNegotiateRelation(t *testing.T) {
 		{"application/vnd.svc.array+json; nulls=stripped", "application/vnd.svc.array+json;nulls=stripped; charset=utf-8"},
 		{"application/vnd.svc.object;nulls=stripped", "application/vnd.svc.object+json;nulls=stripped; charset=utf-8"},
 		{"application/vnd.svc.array", "application/json; charset=utf-8"},
+		// A plan names the options it was made with, in the order asked.
+		{`application/vnd.svc.plan+json; options=analyze|wal`, `application/vnd.svc.plan+json; for="application/json"; options=analyze|wal; charset=utf-8`},
+		{`application/vnd.svc.plan; for="text/csv"; options=buffers|settings|verbose`,
+			`application/vnd.svc.plan+text; for="text/csv"; options=buffers|settings|verbose; charset=utf-8`},
+		{`application/vnd.svc.plan+json`, `application/vnd.svc.plan+json; for="application/json"; charset=utf-8`},
 	} {
 		if m, _ := NegotiateRelation(c.accept); m.ContentType() != c.contentType {
 			t.Errorf("Content-Type for %q = %q, want %q", c.accept, m.ContentType(), c.contentType)

@@ -555,6 +555,21 @@ begin
   end if;
 end $$;
 grant execute on function test.whoami(), test.request_context(), test.check_request() to web_anon, web_user;
+-- Headers a function sets through response.headers (cases/response_headers.case):
+-- the same name twice is sent twice; a name SVC also sets (Content-Type,
+-- Vary) replaces SVC's value. typed_response is that file's db-pre-request.
+create function test.set_cookie_twice() returns void stable language plpgsql as $$
+begin
+  perform set_config('response.headers',
+    '[{"Set-Cookie":"sessionid=38afes7a8; HttpOnly; Path=/"},{"Set-Cookie":"theme=dark; Secure"}]', true);
+end $$;
+create function test.typed_response() returns void stable language plpgsql as $$
+begin
+  if current_setting('request.headers', true)::json->>'x-typed' = 'yes' then
+    perform set_config('response.headers', '[{"Content-Type":"application/custom+json"},{"Vary":"X-Typed"}]', true);
+  end if;
+end $$;
+grant execute on function test.set_cookie_twice(), test.typed_response() to web_anon, web_user;
 -- transaction_context shows the transaction a request ran in
 -- (transaction_test.go): its isolation level, whether it is read only, and
 -- the session's application_name.
@@ -883,3 +898,8 @@ create domain test.gr_top_row as test.gr_top;
 create function test.gr_tops() returns setof test.gr_top_row
   stable language sql as $$ select t::test.gr_top_row from test.gr_top t where t.id <= 2 $$;
 grant execute on function test.gr_tops() to web_anon;
+
+-- EXPLAIN VERBOSE shows a query identifier only where the server computes
+-- one (compute_query_id, or pg_stat_statements loaded); plan_options.case
+-- shows that the verbose plan option passes it on.
+do $$ begin execute format('alter database %I set compute_query_id = on', current_database()); end $$;

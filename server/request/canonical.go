@@ -1,0 +1,56 @@
+package request
+
+import (
+	"slices"
+	"strings"
+)
+
+// CanonicalURL renders path and a query string the way PostgREST writes
+// them in Content-Location: the pairs decoded, sorted by name (the order
+// among equal names kept), the values of one name joined by commas under a
+// single name, and each name and value percent-encoded again, every byte
+// but ASCII letters, digits and -_.~ escaped. Two URLs that ask for the
+// same thing in a different order then have one canonical form. Without
+// pairs, or with a query string Parse refuses, it is path alone.
+func CanonicalURL(path, raw string) string {
+	var stack [16]Pair // most reads have a few parameters: no allocation for them
+	pairs, err := appendPairs(stack[:0], raw)
+	if err != nil || len(pairs) == 0 {
+		return path
+	}
+	slices.SortStableFunc(pairs, func(a, b Pair) int { return strings.Compare(a.Key, b.Key) })
+	var b strings.Builder
+	b.Grow(len(path) + 1 + len(raw) + len(raw)/2)
+	b.WriteString(path)
+	b.WriteByte('?')
+	for i := 0; i < len(pairs); {
+		if i > 0 {
+			b.WriteByte('&')
+		}
+		key := pairs[i].Key
+		appendEscaped(&b, key)
+		b.WriteByte('=')
+		appendEscaped(&b, pairs[i].Value)
+		for i++; i < len(pairs) && pairs[i].Key == key; i++ {
+			b.WriteByte(',')
+			appendEscaped(&b, pairs[i].Value)
+		}
+	}
+	return b.String()
+}
+
+// appendEscaped writes s percent-encoded, as Haskell's urlEncode does:
+// upper-case hex for every byte outside the unreserved set.
+func appendEscaped(b *strings.Builder, s string) {
+	const hex = "0123456789ABCDEF"
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.' || c == '~' {
+			b.WriteByte(c)
+			continue
+		}
+		b.WriteByte('%')
+		b.WriteByte(hex[c>>4])
+		b.WriteByte(hex[c&15])
+	}
+}

@@ -1,0 +1,32 @@
+package request
+
+import "testing"
+
+func TestCanonicalURL(t *testing.T) {
+	t.Parallel()
+	cases := []struct{ name, raw, want string }{
+		{"empty", "", "/t"},
+		{"sorted by name", "id=eq.1&a=1&select=id,name", "a=1&id=eq.1&select=id%2Cname"},
+		{"a name without value", "a=1&c=3&b=2&d", "a=1&b=2&c=3&d="},
+		{"one name twice, order kept", "id=gt.1&b=1&id=lt.5", "b=1&id=gt.1,lt.5"},
+		{"decoded then encoded again", "name=eq.A%20b+c&x=%2a", "name=eq.A%20b%20c&x=%2A"},
+		{"unreserved kept", "a=-_.~", "a=-_.~"},
+		{"multibyte", "name=eq.%C3%A9", "name=eq.%C3%A9"},
+		{"empty pairs skipped", "&&a=1&", "a=1"},
+		{"more pairs than the stack holds", "q=1&p=1&o=1&n=1&m=1&l=1&k=1&j=1&i=1&h=1&g=1&f=1&e=1&d=1&c=1&b=1&a=1",
+			"a=1&b=1&c=1&d=1&e=1&f=1&g=1&h=1&i=1&j=1&k=1&l=1&m=1&n=1&o=1&p=1&q=1"},
+		{"unreadable", "a=%FF", "/t"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			want := c.want
+			if want != "/t" {
+				want = "/t?" + want
+			}
+			if got := CanonicalURL("/t", c.raw); got != want {
+				t.Errorf("CanonicalURL(/t, %q) = %q, want %q", c.raw, got, want)
+			}
+		})
+	}
+}
