@@ -14,7 +14,6 @@ import (
 	"github.com/svc-dev/svc/server/config"
 	"github.com/svc-dev/svc/server/gcheadroom"
 	"github.com/svc-dev/svc/server/http1"
-	"github.com/svc-dev/svc/server/procs"
 	"github.com/svc-dev/svc/server/schedbatch"
 	"github.com/svc-dev/svc/snapshot"
 	"github.com/svc-dev/svc/sql/snapstore"
@@ -29,7 +28,6 @@ func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log 
 	defer stop()
 	log.Log(ctx, server.LevelNotice, "starting svc-serve", "version", snapshot.SVCVersion)
 	go gcheadroom.Run(ctx, gcheadroom.Default)
-	go procs.Run(ctx)
 	if cfg.ServerSchedBatch {
 		useSchedBatch(log)
 	}
