@@ -221,7 +221,9 @@ func (c *conn) closeWriteAndWait() {
 
 // refuse answers a request that could not be read, as net/http does:
 // nothing for a connection that broke or timed out, 431 for headers
-// over the limit, 501 for a transfer coding it does not know, else 400.
+// over the limit, 501 for a transfer coding it does not know or for more
+// than one Transfer-Encoding line (net/http's errors for both are
+// unexported, so their text tells them), else 400.
 func (c *conn) refuse(err error) {
 	switch {
 	case c.r.remain <= 0:
@@ -229,7 +231,8 @@ func (c *conn) refuse(err error) {
 		c.writeRaw(line, line)
 		c.closeWriteAndWait()
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), isReadError(err):
-	case strings.HasPrefix(err.Error(), "unsupported transfer encoding"):
+	case strings.HasPrefix(err.Error(), "unsupported transfer encoding"),
+		strings.HasPrefix(err.Error(), "too many transfer encodings"):
 		c.writeRaw("501 Not Implemented", "Unsupported transfer encoding")
 	default:
 		const line = "400 Bad Request"
