@@ -13,7 +13,6 @@ import (
 	"github.com/svc-dev/svc/server"
 	"github.com/svc-dev/svc/server/config"
 	"github.com/svc-dev/svc/server/gcheadroom"
-	"github.com/svc-dev/svc/server/http1"
 	"github.com/svc-dev/svc/server/schedbatch"
 	"github.com/svc-dev/svc/snapshot"
 	"github.com/svc-dev/svc/sql/snapstore"
@@ -109,10 +108,7 @@ func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log 
 	if err != nil {
 		return err
 	}
-	// The API is served by http1 rather than net/http's server: the same
-	// parser and limits without net/http's goroutine per request (see
-	// deploy/bench/RESULTS.md for what that saves).
-	httpServer := http1.New(cfg.HTTPServer(rt), log)
+	httpServer := server.NewHTTPServer(cfg, rt, log)
 	log.Log(ctx, server.LevelNotice, "listening", "address", ln.Addr().String())
 	if ready != nil {
 		ready(ln.Addr().String())

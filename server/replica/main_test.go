@@ -17,7 +17,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/svc-dev/svc/server"
 	"github.com/svc-dev/svc/server/config"
-	"github.com/svc-dev/svc/server/http1"
 	"github.com/svc-dev/svc/server/replica"
 	"github.com/svc-dev/svc/sql/catalog"
 	"github.com/svc-dev/svc/sql/pgtest"
@@ -164,7 +163,7 @@ func startServer(t testing.TB, cfg *config.Config, source server.Source, standby
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := http1.New(cfg.HTTPServer(h), nil)
+	srv := server.NewHTTPServer(cfg, h, nil)
 	go srv.Serve(ln)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
