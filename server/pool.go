@@ -46,7 +46,6 @@ func newPool(ctx context.Context, cfg *config.Config, uri string, size int) (*pg
 	nameSession(poolCfg.ConnConfig.RuntimeParams)
 	poolCfg.AfterConnect = setUpSession
 	poolCfg.ConnConfig.BuildFrontend = bufferedFrontend
-	poolCfg.ConnConfig.AfterNetConnect = tunePGSocket
 	return pgxpool.NewWithConfig(ctx, poolCfg)
 }
 

@@ -12,8 +12,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
-
-	"github.com/svc-dev/svc/server/rawsock"
 )
 
 // A connection is idle while it waits for a request, active while it
@@ -33,8 +31,7 @@ const maxDrainBytes = 256 << 10
 type conn struct {
 	srv    *Server
 	rwc    net.Conn
-	io     net.Conn // rwc to read and write, through rawsock where it can
-	remote string   // the client's address, for Request.RemoteAddr
+	remote string // the client's address, for Request.RemoteAddr
 	r      connReader
 	br     *bufio.Reader
 	out    output
@@ -50,9 +47,8 @@ func newConn(s *Server, rwc net.Conn) *conn {
 		// A Unix socket's client may have no address.
 		c.remote = ra.String()
 	}
-	c.io = rawsock.Wrap(rwc)
-	c.r.rwc = c.io
-	c.out.rwc = c.io
+	c.r.rwc = rwc
+	c.out.rwc = rwc
 	c.r.remain = unlimited
 	c.br = bufio.NewReaderSize(&c.r, 4<<10)
 	c.res.c = c
