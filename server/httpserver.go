@@ -24,8 +24,10 @@ type HTTPServer interface {
 // runs is noticed whatever else it sent (net/http stops watching the
 // connection once the client has sent a byte past its request, which it
 // keeps for the next one), and the watch starts only once a request has
-// run for a while. The choice is by SVC's CPU per request on the load
-// benchmark's split topology (deploy/bench/RESULTS.md).
+// run for a while. net/http is the default: on the load benchmark's
+// split topology (deploy/bench/run.sh, TOPOLOGY=split) http1 did not save
+// the tenth of SVC's CPU per request that would justify running a server
+// of our own by default (deploy/bench/RESULTS.md).
 func NewHTTPServer(cfg *config.Config, h http.Handler, log *slog.Logger) HTTPServer {
 	hs := cfg.HTTPServer(h)
 	if cfg.ServerHTTP == config.HTTPServerHTTP1 {

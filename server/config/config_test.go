@@ -44,7 +44,7 @@ func TestDefault(t *testing.T) {
 		ServerPort:               3000,
 		ServerCORSAllowedOrigins: []string{},
 		ServerUnixSocketMode:     0o660,
-		ServerHTTP:               HTTPServerHTTP1,
+		ServerHTTP:               HTTPServerNetHTTP,
 		ServerMaxBodyBytes:       8 << 20,
 		ServerMaxHeaderBytes:     1 << 20,
 		ServerMaxURLBytes:        64 << 10,
@@ -244,7 +244,7 @@ server-write-timeout = 90
 server-idle-timeout = 10
 server-unix-socket-mode = "0600"
 server-reuseport = true
-server-http = "net/http"
+server-http = "http1"
 server-sched-batch = true
 db-channel-uri = "postgres://bob@db-direct/app"
 db-prepared-statements = false
@@ -285,7 +285,7 @@ app.settings.Other = 1
 		RequestMaxEmbeds: 5, RequestMaxJSONPathDepth: 4, RequestMaxLogicDepth: 2,
 		ServerWriteTimeout: 90 * time.Second, ServerIdleTimeout: 10 * time.Second,
 		ServerUnixSocket: "/run/svc/svc.sock", ServerUnixSocketMode: 0o600, ServerReuseport: true, ServerSchedBatch: true,
-		ServerHTTP:   HTTPServerNetHTTP,
+		ServerHTTP:   HTTPServerHTTP1,
 		DBChannelURI: "postgres://bob@db-direct/app", DBPreparedStatements: false, LogLevel: "info",
 		DBReplicaURIs: []string{"postgres://bob@replica1/app", "postgres://bob@replica2/app"}, DBReplicaPool: 4, DBReplicaMaxLag: 2 * time.Second,
 		Snapshot:  filepath.Join(filepath.Dir(path), "api.msgpack"), // beside the file
