@@ -12,7 +12,6 @@ import (
 
 	"github.com/svc-dev/svc/server"
 	"github.com/svc-dev/svc/server/config"
-	"github.com/svc-dev/svc/server/gcheadroom"
 	"github.com/svc-dev/svc/server/schedbatch"
 	"github.com/svc-dev/svc/snapshot"
 	"github.com/svc-dev/svc/sql/snapstore"
@@ -26,7 +25,6 @@ func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log 
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	log.Log(ctx, server.LevelNotice, "starting svc-serve", "version", snapshot.SVCVersion)
-	go gcheadroom.Run(ctx, gcheadroom.Default)
 	if cfg.ServerSchedBatch {
 		useSchedBatch(log)
 	}
