@@ -111,7 +111,8 @@ func implicitReadCommitted(conn *pgconn.PgConn) bool {
 // writing the whole response, while the connection's backend idles and has
 // to be woken again. Yielding keeps the backends fed: with more requests
 // than connections, page's CPU per request fell by 9 us in SVC and 6 us in
-// PostgreSQL (deploy/bench/RESULTS.md, twelfth session). With no request
+// PostgreSQL (deploy/bench/run.sh, shared topology; commit 5c93bc4 has
+// the rounds). With no request
 // waiting it costs a pass through the scheduler.
 func handBack(conn *pgxpool.Conn) {
 	conn.Release()
