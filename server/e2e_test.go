@@ -23,21 +23,24 @@ import (
 )
 
 // TestCases runs every case file under testdata/cases against a server on
-// the fixture database, twice: the second pass reads every shape the
-// first one read from the statements the shared server kept, so each
-// case checks the kept path too.
+// the fixture database, on each HTTP server (server-http), twice: the
+// second pass reads every shape the first one read from the statements
+// the shared server kept, so each case checks the kept path too.
 func TestCases(t *testing.T) {
 	files, err := filepath.Glob("testdata/cases/*.case")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no case files found: %v", err)
 	}
-	for _, pass := range []string{"first", "kept"} {
-		t.Run(pass, func(t *testing.T) { runCaseFiles(t, files) })
-	}
+	onEachHTTPServer(t, func(t *testing.T, httpServer string) {
+		for _, pass := range []string{"first", "kept"} {
+			t.Run(pass, func(t *testing.T) { runCaseFiles(t, files, httpServer) })
+		}
+	})
 }
 
-// runCaseFiles runs the case files, each as a subtest.
-func runCaseFiles(t *testing.T, files []string) {
+// runCaseFiles runs the case files, each as a subtest, on httpServer (a
+// value of server-http).
+func runCaseFiles(t *testing.T, files []string, httpServer string) {
 	for _, file := range files {
 		cases, settings, err := readCaseFile(file)
 		if err != nil {
@@ -48,9 +51,12 @@ func runCaseFiles(t *testing.T, files []string) {
 				delete(settings, "fixture")
 				runFixtureScript(t, script)
 			}
-			baseURL := fixture.url
+			baseURL := fixture.urls[httpServer]
 			secret := settings["jwt-secret"]
 			if len(settings) > 0 {
+				if _, set := settings["server-http"]; !set {
+					settings["server-http"] = httpServer
+				}
 				baseURL = serverWith(t, settings)
 			}
 			for _, c := range cases {

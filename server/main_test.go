@@ -17,7 +17,6 @@ import (
 	"github.com/svc-dev/svc/server"
 	"github.com/svc-dev/svc/server/config"
 	"github.com/svc-dev/svc/server/dbexec"
-	"github.com/svc-dev/svc/server/http1"
 	"github.com/svc-dev/svc/server/reload"
 	"github.com/svc-dev/svc/sql/catalog"
 	"github.com/svc-dev/svc/sql/pgtest"
@@ -28,8 +27,26 @@ import (
 var fixture struct {
 	superURI string // superuser, for set-up and DDL in tests
 	authURI  string // the authenticator role servers connect as
-	url      string // base URL of the shared server
-	cfg      *config.Config
+	url      string // base URL of the shared server, on the default HTTP server
+	// urls are the base URLs of a shared server on each HTTP server
+	// (server-http), by its value; url is one of them.
+	urls map[string]string
+	cfg  *config.Config
+}
+
+// httpServers are the HTTP servers svc-serve can run (server-http), with
+// the names of the subtests that run on each.
+var httpServers = []struct{ name, value string }{
+	{"http1", config.HTTPServerHTTP1},
+	{"nethttp", config.HTTPServerNetHTTP},
+}
+
+// onEachHTTPServer runs test once per HTTP server (server-http), as a
+// subtest named after it, with that server's value.
+func onEachHTTPServer(t *testing.T, test func(t *testing.T, value string)) {
+	for _, hs := range httpServers {
+		t.Run(hs.name, func(t *testing.T) { test(t, hs.value) })
+	}
 }
 
 func TestMain(m *testing.M) {
@@ -70,11 +87,17 @@ func setupFixture(uri string) error {
 	cfg.DBSchemas = []string{"test", "other"}
 	cfg.DBAnonRole = "web_anon"
 	fixture.cfg = cfg
-	srv, _, err := startServer(ctx, cfg, nil)
-	if err != nil {
-		return err
+	fixture.urls = map[string]string{}
+	for _, hs := range httpServers {
+		c := *cfg
+		c.ServerHTTP = hs.value
+		srv, _, err := startServer(ctx, &c, nil)
+		if err != nil {
+			return err
+		}
+		fixture.urls[hs.value] = srv.URL
 	}
-	fixture.url = srv.URL
+	fixture.url = fixture.urls[cfg.ServerHTTP]
 	return nil
 }
 
@@ -110,10 +133,11 @@ func startServer(ctx context.Context, cfg *config.Config, source reload.Source) 
 }
 
 // testServer serves a handler on a loopback port as svc-serve serves
-// its API: through http1, with the configuration's limits.
+// its API: on the HTTP server cfg names (server-http), with the
+// configuration's limits.
 type testServer struct {
 	URL     string
-	srv     *http1.Server
+	srv     server.HTTPServer
 	handler http.Handler // what srv serves, when startServer made it
 }
 
@@ -122,7 +146,7 @@ func newTestServer(cfg *config.Config, h http.Handler) (*testServer, error) {
 	if err != nil {
 		return nil, err
 	}
-	srv := http1.New(cfg.HTTPServer(h), nil)
+	srv := server.NewHTTPServer(cfg, h, nil)
 	go srv.Serve(ln)
 	return &testServer{URL: "http://" + ln.Addr().String(), srv: srv}, nil
 }

@@ -201,7 +201,8 @@ func (s *Server) observe(w http.ResponseWriter, r *http.Request) {
 	}
 	s.dispatch(rec, r.WithContext(context.WithValue(r.Context(), observationKey{}, &rec.obs)))
 	d := time.Since(rec.start)
-	if !rec.wroteHeader && r.Context().Err() != nil {
+	gone := !rec.wroteHeader && r.Context().Err() != nil
+	if gone {
 		// The client went away and was sent nothing: count and log it
 		// as nginx does, 499, rather than as the 200 never sent.
 		rec.status = statusClientClosed
@@ -212,6 +213,13 @@ func (s *Server) observe(w http.ResponseWriter, r *http.Request) {
 	s.logRequest(r, rec, d, trace)
 	*rec = recorder{} // keep no writer or statement alive in the pool
 	recorders.Put(rec)
+	if gone {
+		// Nor is it sent anything now: net/http's server would answer an
+		// empty 200, a success for work that was cancelled, which a client
+		// that only half-closed would read. Aborting closes the connection
+		// unanswered, under either server (server-http).
+		panic(http.ErrAbortHandler)
+	}
 }
 
 // logRequest writes the access log line at PostgREST's levels: info for

@@ -165,7 +165,9 @@ func TestAccessLog(t *testing.T) {
 	do(o.srv, "HEAD", "/books")
 	gone, cancel := context.WithCancel(t.Context())
 	cancel() // a client that went away before the answer
-	o.srv.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/books", nil).WithContext(gone))
+	if v := serveAbandoned(o.srv, httptest.NewRequest("GET", "/books", nil).WithContext(gone)); v != http.ErrAbortHandler {
+		t.Errorf("an abandoned request left unanswered: panic %v, want http.ErrAbortHandler (nothing sent, the connection closed)", v)
+	}
 	lines := o.lines("request")
 	if len(lines) != 4 {
 		t.Fatalf("%d access log lines, want 4:\n%s", len(lines), o.logs)
@@ -234,4 +236,12 @@ func TestJSONLogFormat(t *testing.T) {
 	if requests != 1 {
 		t.Errorf("%d request lines, want 1", requests)
 	}
+}
+
+// serveAbandoned serves r, whose client has left, and returns what the
+// handler panicked with.
+func serveAbandoned(h http.Handler, r *http.Request) (v any) {
+	defer func() { v = recover() }()
+	h.ServeHTTP(httptest.NewRecorder(), r)
+	return nil
 }

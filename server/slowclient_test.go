@@ -16,7 +16,11 @@ import (
 // connection must be closed well within ten times that, though bytes keep
 // coming the whole while.
 func TestSlowClientCutOff(t *testing.T) {
-	base, err := url.Parse(processWith(t, map[string]string{"server-read-timeout": "1"}))
+	onEachHTTPServer(t, testSlowClientCutOff)
+}
+
+func testSlowClientCutOff(t *testing.T, httpServer string) {
+	base, err := url.Parse(processWith(t, map[string]string{"server-read-timeout": "1", "server-http": httpServer}))
 	if err != nil {
 		t.Fatal(err)
 	}

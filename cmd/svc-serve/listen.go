@@ -6,10 +6,8 @@ import (
 	"io/fs"
 	"net"
 	"os"
-	"syscall"
 
 	"github.com/svc-dev/svc/server/config"
-	"golang.org/x/sys/unix"
 )
 
 // listen opens the socket cfg asks for: a Unix socket (stale socket files
@@ -40,16 +38,7 @@ func listen(ctx context.Context, cfg *config.Config) (net.Listener, error) {
 func listenTCP(ctx context.Context, reuseport bool, network, addr string) (net.Listener, error) {
 	var lc net.ListenConfig
 	if reuseport {
-		lc.Control = func(_, _ string, c syscall.RawConn) error {
-			var serr error
-			err := c.Control(func(fd uintptr) {
-				serr = unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_REUSEPORT, 1)
-			})
-			if err != nil {
-				return err
-			}
-			return serr
-		}
+		lc.Control = reusePort
 	}
 	return lc.Listen(ctx, network, addr)
 }

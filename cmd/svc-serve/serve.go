@@ -14,11 +14,8 @@ import (
 	"github.com/svc-dev/svc/server/admin"
 	"github.com/svc-dev/svc/server/config"
 	"github.com/svc-dev/svc/server/dbexec"
-	"github.com/svc-dev/svc/server/gcheadroom"
-	"github.com/svc-dev/svc/server/http1"
 	"github.com/svc-dev/svc/server/logging"
 	"github.com/svc-dev/svc/server/naming"
-	"github.com/svc-dev/svc/server/procs"
 	"github.com/svc-dev/svc/server/reload"
 	"github.com/svc-dev/svc/server/schedbatch"
 	"github.com/svc-dev/svc/snapshot"
@@ -33,8 +30,6 @@ func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log 
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	log.Log(ctx, logging.LevelNotice, "starting svc-serve", "version", snapshot.SVCVersion)
-	go gcheadroom.Run(ctx, gcheadroom.Default)
-	go procs.Run(ctx)
 	if cfg.ServerSchedBatch {
 		useSchedBatch(log)
 	}
@@ -116,10 +111,7 @@ func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log 
 	if err != nil {
 		return err
 	}
-	// The API is served by http1 rather than net/http's server: the same
-	// parser and limits without net/http's goroutine per request (see
-	// deploy/bench/RESULTS.md for what that saves).
-	httpServer := http1.New(cfg.HTTPServer(rt), log)
+	httpServer := server.NewHTTPServer(cfg, rt, log)
 	log.Log(ctx, logging.LevelNotice, "listening", "address", ln.Addr().String())
 	if ready != nil {
 		ready(ln.Addr().String())

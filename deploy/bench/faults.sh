@@ -119,7 +119,7 @@ soak_with_faults() {
   [ -n "$SVC_PID" ] && stop_svc
   start_svc error SVC_ADMIN_SERVER_HOST=127.0.0.1 SVC_ADMIN_SERVER_PORT="$ADMINPORT"
   log "soak with faults: warming up for ${WARMUP} s ..."
-  wrk -t2 -c32 -d"${WARMUP}s" -s deploy/bench/mixed.lua "$HTTP" >/dev/null
+  "${ON_OTHER[@]}" wrk -t2 -c32 -d"${WARMUP}s" -s deploy/bench/mixed.lua "$HTTP" >/dev/null
   sleep 5 # quiet: wrk's connections close and their goroutines end
   fault_sample warm >"$WORK/fault-base.txt"
   answers >"$WORK/fault-answers.txt"
@@ -128,7 +128,7 @@ soak_with_faults() {
   FAULT_PID=$!
   fault_sampler >"$WORK/fault-samples.txt" &
   SAMPLER_PID=$!
-  wrk -t2 -c32 -d"${SOAK}s" -s deploy/bench/mixed.lua "$HTTP" >"$WORK/fault-wrk.txt"
+  "${ON_OTHER[@]}" wrk -t2 -c32 -d"${SOAK}s" -s deploy/bench/mixed.lua "$HTTP" >"$WORK/fault-wrk.txt"
   answers >>"$WORK/fault-answers.txt"
   wait "$FAULT_PID" "$SAMPLER_PID" || true
   FAULT_PID= SAMPLER_PID=

@@ -10,6 +10,8 @@
 #   KINDS= COLD=0 SOAK=600 deploy/bench/run.sh  # a 10-minute soak alone
 #   KINDS= COLD=0 FAULTS=1 deploy/bench/run.sh  # a 10-minute soak with faults
 #   PAIRS=5 KINDS=csv CONNS=32 COLD=0 BULK=0 deploy/bench/run.sh  # csv's ratio, 5 rounds
+#   TOPOLOGY=split VARIANTS="main new" VARIANT_main=REV=main COLD=0 BULK=0 \
+#     deploy/bench/run.sh                       # main against the work tree, SVC on a core of its own
 #
 # Workloads (KINDS; each a wrk script KIND.lua and a pgbench script
 # KIND.pgbench beside this file): lookup page embed insert rpc count csv.
@@ -25,8 +27,28 @@
 # PG_MALLOC (glibc tunables for PostgreSQL, see below; empty: glibc's own),
 # PGPORT, HTTPPORT (and the next two ports: the cold starts', the fault
 # soak's admin server's). svc-serve reads SVC_* settings from the
-# environment, so SVC_SERVER_SCHED_BATCH=false runs it under the default
-# scheduling policy; the report says which.
+# environment, so SVC_SERVER_SCHED_BATCH=true runs it under SCHED_BATCH;
+# the report says which.
+#
+# TOPOLOGY: shared (the default) lets SVC, PostgreSQL and the load
+# generator share every core, as they do on one benchmark VM. split pins
+# svc-serve to a core of its own (SVC_CPUS, the last core) and PostgreSQL,
+# wrk and pgbench to the others (OTHER_CPUS) with taskset: the shape of a
+# deployment where SVC runs on its own nodes. svc-serve then sees one core
+# (Go sizes GOMAXPROCS from the CPUs it may run on), and its CPU per
+# request no longer pays for PostgreSQL's preempting it.
+#
+# VARIANTS ("a b ..."): instead of the runs above (the table, pgbench and
+# the paired rounds), ROUNDS (5) rounds per workload of every variant of
+# svc-serve, one after another in an order that rotates each round, a
+# fresh server each, ROUND_WARMUP (3) s of warm-up then PAIR_SECONDS of
+# wrk at 32 connections. VARIANT_<name> says what a variant runs, in
+# words separated by spaces: REV=<git revision> builds svc-serve at that
+# commit (otherwise the work tree's), BIN=<path> runs that binary, and
+# VAR=VALUE words go to its environment (SVC_SERVER_HTTP=http1, GOGC=100).
+# The report gives each variant's medians and spread, and each round's
+# figures against the first variant's in the same round, which carries
+# the machine's drift away.
 #
 # The report (markdown) goes to stdout, progress to stderr; the exit status
 # is 1 when a check of the fault soak fails. Needs the PostgreSQL server
@@ -47,6 +69,10 @@ CHECK_SQL=${CHECK_SQL:-1}
 EQUAL=${EQUAL:-1}
 PAIRS=${PAIRS:-3}
 PAIR_SECONDS=${PAIR_SECONDS:-10}
+TOPOLOGY=${TOPOLOGY:-shared}
+VARIANTS=${VARIANTS:-}
+ROUNDS=${ROUNDS:-5}
+ROUND_WARMUP=${ROUND_WARMUP:-3}
 PG_MALLOC=${PG_MALLOC-glibc.malloc.trim_threshold=67108864:glibc.malloc.top_pad=16777216}
 PGPORT=${PGPORT:-55432}
 HTTPPORT=${HTTPPORT:-3100}
@@ -68,6 +94,27 @@ done
 for port in "$PGPORT" "$HTTPPORT" $((HTTPPORT + 1)) $([ "$FAULTS" = 1 ] && echo "$ADMINPORT"); do
   # A server already listening there would answer in SVC's place.
   if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then die "port $port is in use"; fi
+done
+
+# ON_SVC and ON_OTHER prefix the commands that start svc-serve, and
+# PostgreSQL and the load generators: taskset under TOPOLOGY=split,
+# nothing otherwise.
+ON_SVC=()
+ON_OTHER=()
+case $TOPOLOGY in
+shared) ;;
+split)
+  command -v taskset >/dev/null || die "taskset not found (util-linux)"
+  [ "$(nproc)" -ge 2 ] || die "TOPOLOGY=split needs two cores at least"
+  SVC_CPUS=${SVC_CPUS:-$(($(nproc) - 1))}
+  OTHER_CPUS=${OTHER_CPUS:-0-$(($(nproc) - 2))}
+  ON_SVC=(taskset -c "$SVC_CPUS")
+  ON_OTHER=(taskset -c "$OTHER_CPUS")
+  ;;
+*) die "TOPOLOGY is shared or split, not $TOPOLOGY" ;;
+esac
+for v in $VARIANTS; do
+  [[ $v =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] || die "variant name $v: letters, digits and _ only (it names VARIANT_$v)"
 done
 
 LOADAVG=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -129,7 +176,9 @@ jit = off
 CONF
 # pg_ctl_tuned ARGS: pg_ctl on the suite's cluster, so that whatever starts
 # PostgreSQL (here, and the fault soak's restart) starts it with PG_MALLOC.
-pg_ctl_tuned() { as_pg env GLIBC_TUNABLES="$PG_MALLOC" "$BIN/pg_ctl" -D "$WORK/data" -l "$WORK/pg.log" "$@"; }
+# Under TOPOLOGY=split the postmaster, and so every backend, inherits
+# ON_OTHER's cores.
+pg_ctl_tuned() { as_pg env GLIBC_TUNABLES="$PG_MALLOC" "${ON_OTHER[@]}" "$BIN/pg_ctl" -D "$WORK/data" -l "$WORK/pg.log" "$@"; }
 pg_ctl_tuned -w start >/dev/null
 PM_PID=$(head -1 "$WORK/data/postmaster.pid")
 ADMIN_URI="postgres://postgres@127.0.0.1:$PGPORT/postgres"
@@ -138,6 +187,32 @@ psql_admin() { "$BIN/psql" -q -X -v ON_ERROR_STOP=1 "$ADMIN_URI" "$@"; }
 
 log "building svc-serve, svc-introspect and the bench helpers ..."
 go build -o "$WORK/bin/" ./cmd/svc-serve ./cmd/svc-introspect ./deploy/bench/coldstart ./deploy/bench/synthschema
+
+# The variants: VARIANT_EXE[name] is the binary, VARIANT_ENV[name] the
+# VAR=VALUE words. A REV is built from git archive's copy of that commit,
+# so the work tree is left alone.
+declare -A VARIANT_EXE VARIANT_ENV
+for v in $VARIANTS; do
+  spec_var=VARIANT_$v
+  VARIANT_EXE[$v]=$WORK/bin/svc-serve
+  VARIANT_ENV[$v]=
+  for word in ${!spec_var-}; do
+    case $word in
+    REV=*)
+      rev=$(git rev-parse --verify "${word#REV=}^{commit}") || die "VARIANT_$v: no commit ${word#REV=}"
+      log "building svc-serve at ${rev:0:9} for $v ..."
+      mkdir -p "$WORK/src-$v"
+      git archive "$rev" | tar -x -C "$WORK/src-$v"
+      (cd "$WORK/src-$v" && go build -o "$WORK/bin-$v/" ./cmd/svc-serve)
+      VARIANT_EXE[$v]=$WORK/bin-$v/svc-serve
+      ;;
+    BIN=*) VARIANT_EXE[$v]=${word#BIN=} ;;
+    *=*) VARIANT_ENV[$v]+=" $word" ;;
+    *) die "VARIANT_$v: $word is none of REV=, BIN= and VAR=VALUE" ;;
+    esac
+  done
+  [ -x "${VARIANT_EXE[$v]}" ] || die "VARIANT_$v: ${VARIANT_EXE[$v]} is not an executable"
+done
 
 if [ -n "$KINDS" ] || [ "$SOAK" != 0 ]; then
   log "loading 10k authors, 1M books, 2M reviews ..."
@@ -148,17 +223,17 @@ if [ -n "$KINDS" ] || [ "$SOAK" != 0 ]; then
 fi
 
 # ---- SVC --------------------------------------------------------------------
-# start_svc LOG_LEVEL [VAR=VALUE ...] starts svc-serve on the bench schema
-# and waits (10 s at most) until it answers. The pool keeps its connections
-# for the whole suite, as under steady load, rather than closing them while
-# pgbench runs.
+# start_svc LOG_LEVEL [VAR=VALUE ...] starts svc-serve (SVC_EXE, or the
+# work tree's) on the bench schema and waits (10 s at most) until it
+# answers. The pool keeps its connections for the whole suite, as under
+# steady load, rather than closing them while pgbench runs.
 start_svc() {
   local level=$1
   shift
   env SVC_DB_URI="$APP_URI" SVC_DB_SCHEMAS=bench SVC_DB_ANON_ROLE=bench_anon SVC_DB_POOL=$POOL \
     SVC_DB_POOL_MAX_IDLETIME=7200 SVC_DB_POOL_MAX_LIFETIME=7200 \
     SVC_SERVER_HOST=127.0.0.1 SVC_SERVER_PORT="$HTTPPORT" SVC_LOG_LEVEL="$level" "$@" \
-    "$WORK/bin/svc-serve" >>"$WORK/svc.log" 2>&1 &
+    "${ON_SVC[@]}" "${SVC_EXE:-$WORK/bin/svc-serve}" >>"$WORK/svc.log" 2>&1 &
   SVC_PID=$!
   for _ in $(seq 100); do
     kill -0 "$SVC_PID" 2>/dev/null || { tail -n 20 "$WORK/svc.log" >&2; die "svc-serve exited"; }
@@ -213,7 +288,7 @@ run_wrk() {
   (while :; do rss_kb "$SVC_PID"; sleep 0.5; done) >"$WORK/rss.txt" 2>/dev/null &
   SAMPLER_PID=$!
   before=$(cpu_ticks)
-  wrk -t2 -c"$conns" -d"${DURATION}s" --latency -s "deploy/bench/$kind.lua" "$HTTP" >"$out"
+  "${ON_OTHER[@]}" wrk -t2 -c"$conns" -d"${DURATION}s" --latency -s "deploy/bench/$kind.lua" "$HTTP" >"$out"
   # wrk's last requests are cut off when it stops, and SVC closes the pool
   # connections whose statements it cancels; let their backends exit and be
   # reaped first, so this run counts them whole.
@@ -247,7 +322,7 @@ run_pgbench() {
   local backends
   backends=$(pgrep -c -P "$PM_PID")
   before=$(cpu_ticks)
-  "$BIN/pgbench" -n -M "$mode" -c "$clients" -j 2 -T "$DURATION" -l --log-prefix="$logs" \
+  "${ON_OTHER[@]}" "$BIN/pgbench" -n -M "$mode" -c "$clients" -j 2 -T "$DURATION" -l --log-prefix="$logs" \
     -f "deploy/bench/$kind.pgbench" "$APP_URI" >"$out" 2>"$WORK/pgbench.log"
   # pgbench's backends exit just after it does; count them in this run.
   for _ in $(seq 100); do [ "$(pgrep -c -P "$PM_PID")" -le "$backends" ] && break; sleep 0.02; done
@@ -305,7 +380,7 @@ check_sql() {
   local kind svc_sql pgbench_sql failed=0
   for kind in $KINDS; do
     : >"$WORK/svc.log"
-    wrk -t1 -c1 -d1s -s "deploy/bench/$kind.lua" "$HTTP" >/dev/null
+    "${ON_OTHER[@]}" wrk -t1 -c1 -d1s -s "deploy/bench/$kind.lua" "$HTTP" >/dev/null
     svc_sql=$(perl -MJSON::PP -ne 'my $l = eval { decode_json($_) } or next; $s = $l->{sql} if $l->{msg} eq "query"; END { print $s }' "$WORK/svc.log")
     pgbench_sql=$(main_statement "deploy/bench/$kind.pgbench")
     [ -n "$svc_sql" ] || die "SVC logged no statement for $kind.lua"
@@ -319,19 +394,45 @@ check_sql() {
   [ "$failed" = 0 ] || die "update the pgbench scripts above (or run with CHECK_SQL=0)"
 }
 
+# run_variants KIND: ROUNDS rounds of each variant in turn (see VARIANTS),
+# into variants.tsv: the variant, the round, then run_wrk's line. Round i
+# starts with the i-th variant (modulo their number), so none always runs
+# first or after the same one.
+run_variants() {
+  local kind=$1 names i j v
+  read -ra names <<<"$VARIANTS"
+  for i in $(seq "$ROUNDS"); do
+    for j in $(seq 0 $((${#names[@]} - 1))); do
+      v=${names[$(((i - 1 + j) % ${#names[@]}))]}
+      log "$kind: round $i of $ROUNDS, $v"
+      # shellcheck disable=SC2086 # VAR=VALUE words, split on purpose
+      SVC_EXE=${VARIANT_EXE[$v]} start_svc error ${VARIANT_ENV[$v]}
+      "${ON_OTHER[@]}" wrk -t2 -c32 -d"${ROUND_WARMUP}s" -s "deploy/bench/$kind.lua" "$HTTP" >/dev/null
+      : >"$WORK/variant-row.tsv"
+      DURATION=$PAIR_SECONDS ROWS=variant-row.tsv run_wrk "$kind" 32
+      stop_svc
+      awk -v v="$v" -v i="$i" '{print v "\t" i "\t" $0}' "$WORK/variant-row.tsv" >>"$WORK/variants.tsv"
+    done
+  done
+}
+
 # ---- Workloads ---------------------------------------------------------------
 : >"$WORK/rows.tsv"
 : >"$WORK/pgbench.tsv"
 : >"$WORK/pairs-wrk.tsv"
 : >"$WORK/pairs-pgbench.tsv"
-if [ -n "$KINDS" ]; then
+: >"$WORK/variants.tsv"
+if [ -n "$KINDS" ] && [ -n "$VARIANTS" ]; then
+  [ "$CHECK_SQL" = 1 ] && check_sql
+  for kind in $KINDS; do run_variants "$kind"; done
+elif [ -n "$KINDS" ]; then
   [ "$CHECK_SQL" = 1 ] && check_sql
   start_svc error
   for kind in $KINDS; do
     log "$kind: warming up for ${WARMUP} s, then ${DURATION} s per run"
     # Warms the pool's prepared statements and PostgreSQL's caches, for
     # pgbench's runs too.
-    wrk -t2 -c32 -d"${WARMUP}s" -s "deploy/bench/$kind.lua" "$HTTP" >/dev/null
+    "${ON_OTHER[@]}" wrk -t2 -c32 -d"${WARMUP}s" -s "deploy/bench/$kind.lua" "$HTTP" >/dev/null
     for conns in $CONNS; do run_wrk "$kind" "$conns"; done
     for mode in $MODES; do run_pgbench "$kind" "$mode"; done
     # The issue's p99 target can be read against pgbench at 10 connections
@@ -370,7 +471,7 @@ elif [ "$SOAK" != 0 ]; then
   log "soak: mixed load for ${SOAK} s ..."
   (start=$SECONDS; while :; do echo "$((SECONDS - start)) $(rss_kb "$SVC_PID")"; sleep 10; done) >"$WORK/soak-rss.txt" &
   SAMPLER_PID=$!
-  wrk -t2 -c32 -d"${SOAK}s" -s deploy/bench/mixed.lua "$HTTP" >"$WORK/soak-wrk.txt"
+  "${ON_OTHER[@]}" wrk -t2 -c32 -d"${SOAK}s" -s deploy/bench/mixed.lua "$HTTP" >"$WORK/soak-wrk.txt"
   echo "$SOAK $(rss_kb "$SVC_PID")" >>"$WORK/soak-rss.txt"
   kill "$SAMPLER_PID"; wait "$SAMPLER_PID" 2>/dev/null || true; SAMPLER_PID=
 fi
@@ -424,7 +525,12 @@ echo "- machine: $(nproc) cores, $(awk -F': ' '/^model name/ {print $2; exit}' /
 echo "- SVC $(git rev-parse --short HEAD 2>/dev/null || echo '?')$(git diff --quiet HEAD 2>/dev/null || echo ' (with local changes)'), $(go version | awk '{print $3}'), PostgreSQL $("$BIN/postgres" --version | awk '{print $3}'), wrk $(wrk -v 2>&1 | awk 'NR == 1 {print $2}')"
 echo "- load average before the run: $LOADAVG (other work on the machine skews every figure)"
 echo "- PostgreSQL's glibc tunables (PG_MALLOC): ${PG_MALLOC:-none}"
-echo "- SVC's threads under SCHED_BATCH (server-sched-batch): ${SVC_SERVER_SCHED_BATCH:-true}"
+echo "- SVC's threads under SCHED_BATCH (server-sched-batch): ${SVC_SERVER_SCHED_BATCH:-false, the default}"
+if [ "$TOPOLOGY" = split ]; then
+  echo "- topology: split, svc-serve on CPU $SVC_CPUS, PostgreSQL and the load generators on CPU $OTHER_CPUS (taskset)"
+else
+  echo "- topology: shared, svc-serve, PostgreSQL and the load generators on all $(nproc) cores"
+fi
 echo "- ${DURATION} s per run after a ${WARMUP} s warm-up; wrk -t2; SVC db-pool $POOL; pgbench -c $POOL -j 2${FIXTURE_SECONDS:+; dataset loaded in ${FIXTURE_SECONDS} s}"
 if [ -s "$WORK/rows.tsv" ]; then
   # A run is disturbed when something else took more than 10% of a core.
@@ -479,6 +585,28 @@ if [ -s "$WORK/pairs-wrk.tsv" ]; then
   echo "| workload | ratio per round | median ratio | SVC µs/req | PostgreSQL µs/req under SVC | PostgreSQL µs/req under pgbench |"
   echo "|---|---|--:|--:|--:|--:|"
   awk -F'\t' -f deploy/bench/pairs.awk "$WORK/pairs-pgbench.tsv" "$WORK/pairs-wrk.tsv"
+fi
+if [ -s "$WORK/variants.tsv" ]; then
+  read -ra names <<<"$VARIANTS"
+  echo
+  echo "Variants: $ROUNDS rounds per workload, each variant in turn (the order rotating), a fresh"
+  echo "server each, ${ROUND_WARMUP} s of warm-up, then wrk -t2 -c32 for ${PAIR_SECONDS} s."
+  for v in "${names[@]}"; do
+    spec_var=VARIANT_$v
+    echo "- $v: ${!spec_var:-the work tree, as configured}"
+  done
+  echo
+  echo "Medians of the rounds, lowest to highest in parentheses; SVC µs/req is svc-serve's CPU"
+  echo "time (/proc, user and system) per request. \"vs ${names[0]}\" compares each round's req/s with"
+  echo "${names[0]}'s in the same round (median difference, range). SVC's CPU per request rises as the"
+  echo "throughput PostgreSQL allows falls, so the last two columns give it at one throughput for every"
+  echo "variant, from a fit of SVC's CPU against its throughput (variants.awk says how), ± twice its"
+  echo "standard error, and its difference from ${names[0]}'s. \\* marks a variant disturbed in a round"
+  echo "(other work took more than 10% of a core)."
+  echo
+  echo "| workload | variant | rounds | req/s | SVC µs/req | p99 ms | req/s vs ${names[0]} | SVC µs/req at one throughput | vs ${names[0]} |"
+  echo "|---|---|--:|--:|--:|--:|--:|--:|--:|"
+  awk -F'\t' -v first="${names[0]}" -f deploy/bench/variants.awk "$WORK/variants.tsv"
 fi
 if [ -n "${BULK_JSON_MS:-}" ]; then
   echo

@@ -63,6 +63,7 @@ type Config struct {
 	ServerUnixSocket           string            // server-unix-socket; "" listens on TCP
 	ServerUnixSocketMode       os.FileMode       // server-unix-socket-mode
 	ServerReuseport            bool              // server-reuseport (SVC's addition)
+	ServerHTTP                 string            // server-http (SVC's addition): http1 or net/http
 	ServerSchedBatch           bool              // server-sched-batch (SVC's addition)
 	DBChannelURI               string            // db-channel-uri (SVC's addition); "" uses db-uri
 	DBPreparedStatements       bool              // db-prepared-statements

@@ -45,7 +45,7 @@ func TestDefault(t *testing.T) {
 		ServerPort:                 3000,
 		ServerCORSAllowedOrigins:   []string{},
 		ServerUnixSocketMode:       0o660,
-		ServerSchedBatch:           true,
+		ServerHTTP:                 HTTPServerNetHTTP,
 		ServerMaxBodyBytes:         8 << 20,
 		ServerMaxHeaderBytes:       1 << 20,
 		ServerMaxURLBytes:          64 << 10,
@@ -246,7 +246,8 @@ server-write-timeout = 90
 server-idle-timeout = 10
 server-unix-socket-mode = "0600"
 server-reuseport = true
-server-sched-batch = false
+server-http = "http1"
+server-sched-batch = true
 db-channel-uri = "postgres://bob@db-direct/app"
 db-prepared-statements = false
 db-replica-uris = "postgres://bob@replica1/app,postgres://bob@replica2/app"
@@ -285,7 +286,8 @@ app.settings.Other = 1
 		ServerMaxURLBytes: 4096, RequestMaxFilters: 10, RequestMaxSelectItems: 20, RequestMaxEmbedDepth: 3,
 		RequestMaxEmbeds: 5, RequestMaxJSONPathDepth: 4, RequestMaxLogicDepth: 2,
 		ServerWriteTimeout: 90 * time.Second, ServerIdleTimeout: 10 * time.Second,
-		ServerUnixSocket: "/run/svc/svc.sock", ServerUnixSocketMode: 0o600, ServerReuseport: true,
+		ServerUnixSocket: "/run/svc/svc.sock", ServerUnixSocketMode: 0o600, ServerReuseport: true, ServerSchedBatch: true,
+		ServerHTTP:   HTTPServerHTTP1,
 		DBChannelURI: "postgres://bob@db-direct/app", DBPreparedStatements: false, LogLevel: "info",
 		DBReplicaURIs: []string{"postgres://bob@replica1/app", "postgres://bob@replica2/app"}, DBReplicaPool: 4, DBReplicaMaxLag: 2 * time.Second,
 		Snapshot:  filepath.Join(filepath.Dir(path), "api.msgpack"), // beside the file

@@ -79,9 +79,10 @@ func whole(lo, hi int, field func(*Config) *int) setter {
 }
 
 // seconds accepts a whole number of seconds, at least lo, as PostgREST
-// writes durations; the bound keeps the Duration from overflowing.
+// writes durations; the bound keeps the Duration from overflowing, and
+// the number from overflowing an int where that has 32 bits.
 func seconds(lo int, field func(*Config) *time.Duration) setter {
-	hi := int(math.MaxInt64 / int64(time.Second))
+	hi := int(min(math.MaxInt64/int64(time.Second), math.MaxInt))
 	return func(c *Config, v string) error {
 		n, ok := parseWhole(v, lo, hi)
 		if !ok {

@@ -5,7 +5,6 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/svc-dev/svc/server/query"
-	"github.com/svc-dev/svc/server/rawsock"
 )
 
 // StmtCacheSize exposes the per-connection statement cache bound to tests.
@@ -55,21 +54,4 @@ func runPreparedAs(ctx context.Context, pc *pgconn.PgConn, tx Tx, sql string, ar
 		return false, err
 	}
 	return true, runPrepared(ctx, pc, calls, steps, setups)
-}
-
-// ReadsAndWritesRaw reports whether pc reads and writes with raw system
-// calls.
-func ReadsAndWritesRaw(pc *pgconn.PgConn) bool {
-	c, ok := pc.Conn().(*lowatConn)
-	if !ok {
-		return false
-	}
-	_, ok = c.Conn.(*rawsock.Conn)
-	return ok
-}
-
-// HoldsLargeMessages reports whether pc reads through a lowatConn.
-func HoldsLargeMessages(pc *pgconn.PgConn) bool {
-	_, ok := pc.Conn().(*lowatConn)
-	return ok
 }

@@ -29,14 +29,11 @@ func poolConn(t *testing.T) *pgconn.PgConn {
 	return conn.Conn().PgConn()
 }
 
-// Results of every size around the receive watermark's bounds arrive
-// whole through the pool's connections: a watermark above what the
-// server still owes would leave the read waiting until the deadline.
+// Results of every size around the pool's read buffer (bufferedFrontend)
+// and PostgreSQL's 8 KiB output buffer arrive whole through the pool's
+// connections.
 func TestLargeResultsArriveWhole(t *testing.T) {
 	pc := poolConn(t)
-	if !dbexec.HoldsLargeMessages(pc) {
-		t.Fatal("the pool's connection over TCP does not hold large messages back")
-	}
 	sizes := []int{0, 1, 8 << 10, 16<<10 - 1, 16 << 10, 16<<10 + 1, 100_000, 256<<10 - 1, 256 << 10, 256<<10 + 1, 3_000_000}
 	for _, size := range sizes {
 		ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
@@ -51,7 +48,7 @@ func TestLargeResultsArriveWhole(t *testing.T) {
 			t.Fatalf("%d bytes: got %d", size, len(got))
 		}
 	}
-	// Many large rows in one result: the watermark rises and falls with each.
+	// Many large rows in one result, each spanning reads.
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
 	rows, total := 0, 0
@@ -67,13 +64,10 @@ func TestLargeResultsArriveWhole(t *testing.T) {
 }
 
 // TestLargeArgumentsLeaveWhole sends statements whose arguments outgrow the
-// socket buffers, so the pool's raw writes to PostgreSQL have to wait for
+// socket buffers, so the pool's writes to PostgreSQL have to wait for
 // room part way.
 func TestLargeArgumentsLeaveWhole(t *testing.T) {
 	pc := poolConn(t)
-	if !dbexec.ReadsAndWritesRaw(pc) {
-		t.Fatal("the pool's connection over TCP does not read and write with raw system calls")
-	}
 	for _, size := range []int{0, 1, 100_000, 5_000_000} {
 		arg := strings.Repeat("ab", size/2) + strings.Repeat("c", size%2)
 		ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)

@@ -46,7 +46,6 @@ func OpenPool(ctx context.Context, cfg *config.Config, uri string, size int) (*p
 	nameSession(poolCfg.ConnConfig.RuntimeParams)
 	poolCfg.AfterConnect = setUpSession
 	poolCfg.ConnConfig.BuildFrontend = bufferedFrontend
-	poolCfg.ConnConfig.AfterNetConnect = tunePGSocket
 	return pgxpool.NewWithConfig(ctx, poolCfg)
 }
 
@@ -112,7 +111,8 @@ func implicitReadCommitted(conn *pgconn.PgConn) bool {
 // writing the whole response, while the connection's backend idles and has
 // to be woken again. Yielding keeps the backends fed: with more requests
 // than connections, page's CPU per request fell by 9 us in SVC and 6 us in
-// PostgreSQL (deploy/bench/RESULTS.md, twelfth session). With no request
+// PostgreSQL (deploy/bench/run.sh, shared topology; commit 5c93bc4 has
+// the rounds). With no request
 // waiting it costs a pass through the scheduler.
 func releaseAndYield(conn *pgxpool.Conn) {
 	conn.Release()

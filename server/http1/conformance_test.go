@@ -298,12 +298,108 @@ var conformanceCases = []confCase{
 	{name: "pipelined GET then aborted handler", want: 1, req: "GET /cl HTTP/1.1\r\nHost: a\r\n\r\nGET /abort HTTP/1.1\r\nHost: a\r\n\r\n"},
 }
 
+// smugglingCases frame a request body ambiguously, each followed by a GET
+// that a front end reading the framing the other way would take for the
+// body, or the reverse (request smuggling). Whatever http1 makes of one,
+// net/http must make the same: refuse it, or read the same body and serve
+// the same next request.
+var smugglingCases = []confCase{
+	{name: "smuggle: chunked then Content-Length", want: 2, req: "POST /echo HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\nContent-Length: 4\r\n\r\n" +
+		"5\r\nhello\r\n0\r\n\r\nGET /cl HTTP/1.1\r\nHost: a\r\n\r\n"},
+	{name: "smuggle: Content-Length covers a request", want: 2, req: "POST /echo HTTP/1.1\r\nHost: a\r\nContent-Length: 37\r\nTransfer-Encoding: chunked\r\n\r\n" +
+		"0\r\n\r\nGET /small HTTP/1.1\r\nHost: a\r\n\r\nGET /cl HTTP/1.1\r\nHost: a\r\n\r\n"},
+	{name: "smuggle: two Transfer-Encoding headers", want: 2, req: "POST /echo HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: identity\r\n\r\n" +
+		"5\r\nhello\r\n0\r\n\r\nGET /cl HTTP/1.1\r\nHost: a\r\n\r\n"},
+	{name: "smuggle: Transfer-Encoding list", want: 2, req: "POST /echo HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: identity, chunked\r\n\r\n" +
+		"5\r\nhello\r\n0\r\n\r\nGET /cl HTTP/1.1\r\nHost: a\r\n\r\n"},
+	{name: "smuggle: Transfer-Encoding chunked twice in a list", want: 2, req: "POST /echo HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked, chunked\r\n\r\n" +
+		"5\r\nhello\r\n0\r\n\r\nGET /cl HTTP/1.1\r\nHost: a\r\n\r\n"},
+	{name: "smuggle: Transfer-Encoding in capitals", want: 2, req: "POST /echo HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: CHUNKED\r\n\r\n" +
+		"5\r\nhello\r\n0\r\n\r\nGET /cl HTTP/1.1\r\nHost: a\r\n\r\n"},
+	{name: "smuggle: Transfer-Encoding xchunked", want: 2, req: "POST /echo HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: xchunked\r\nContent-Length: 5\r\n\r\n" +
+		"hello GET /cl HTTP/1.1\r\nHost: a\r\n\r\n"},
+	{name: "smuggle: space before the colon", want: 2, req: "POST /echo HTTP/1.1\r\nHost: a\r\nTransfer-Encoding : chunked\r\nContent-Length: 5\r\n\r\n" +
+		"0\r\n\r\nGET /cl HTTP/1.1\r\nHost: a\r\n\r\n"},
+	{name: "smuggle: tab before the value", want: 2, req: "POST /echo HTTP/1.1\r\nHost: a\r\nTransfer-Encoding:\tchunked\r\n\r\n" +
+		"5\r\nhello\r\n0\r\n\r\nGET /cl HTTP/1.1\r\nHost: a\r\n\r\n"},
+	{name: "smuggle: folded Transfer-Encoding", want: 2, req: "POST /echo HTTP/1.1\r\nHost: a\r\nTransfer-Encoding:\r\n chunked\r\nContent-Length: 5\r\n\r\n" +
+		"0\r\n\r\nGET /cl HTTP/1.1\r\nHost: a\r\n\r\n"},
+	{name: "smuggle: Transfer-Encoding with a NUL", want: 2, req: "POST /echo HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\x00\r\nContent-Length: 5\r\n\r\n" +
+		"0\r\n\r\nGET /cl HTTP/1.1\r\nHost: a\r\n\r\n"},
+	{name: "smuggle: bare CR in a header", want: 2, req: "POST /echo HTTP/1.1\r\nHost: a\r\nX-A: b\rTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n" +
+		"0\r\n\r\nGET /cl HTTP/1.1\r\nHost: a\r\n\r\n"},
+	{name: "smuggle: chunked in HTTP/1.0", want: 2, req: "POST /echo HTTP/1.0\r\nConnection: keep-alive\r\nTransfer-Encoding: chunked\r\n\r\n" +
+		"5\r\nhello\r\n0\r\n\r\nGET /cl HTTP/1.0\r\n\r\n"},
+	{name: "smuggle: two equal Content-Lengths", want: 2, req: "POST /echo HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nContent-Length: 5\r\n\r\n" +
+		"helloGET /cl HTTP/1.1\r\nHost: a\r\n\r\n"},
+	{name: "smuggle: Content-Length list", want: 2, req: "POST /echo HTTP/1.1\r\nHost: a\r\nContent-Length: 5, 5\r\n\r\nhelloGET /cl HTTP/1.1\r\nHost: a\r\n\r\n"},
+	{name: "smuggle: signed Content-Length", want: 2, req: "POST /echo HTTP/1.1\r\nHost: a\r\nContent-Length: +5\r\n\r\nhelloGET /cl HTTP/1.1\r\nHost: a\r\n\r\n"},
+	{name: "smuggle: negative Content-Length", want: 2, req: "POST /echo HTTP/1.1\r\nHost: a\r\nContent-Length: -5\r\n\r\nhelloGET /cl HTTP/1.1\r\nHost: a\r\n\r\n"},
+	{name: "smuggle: hexadecimal Content-Length", want: 2, req: "POST /echo HTTP/1.1\r\nHost: a\r\nContent-Length: 0x5\r\n\r\nhelloGET /cl HTTP/1.1\r\nHost: a\r\n\r\n"},
+	{name: "smuggle: Content-Length with leading zeros", want: 2, req: "POST /echo HTTP/1.1\r\nHost: a\r\nContent-Length: 005\r\n\r\nhelloGET /cl HTTP/1.1\r\nHost: a\r\n\r\n"},
+	{name: "smuggle: Content-Length with spaces", want: 2, req: "POST /echo HTTP/1.1\r\nHost: a\r\nContent-Length:  5 \r\n\r\nhelloGET /cl HTTP/1.1\r\nHost: a\r\n\r\n"},
+	{name: "smuggle: Content-Length past 2^63", want: 1, req: "POST /echo HTTP/1.1\r\nHost: a\r\nContent-Length: 99999999999999999999\r\n\r\nhello"},
+	{name: "smuggle: GET with a body then a GET", want: 2, req: "GET /echo HTTP/1.1\r\nHost: a\r\nContent-Length: 32\r\n\r\n" +
+		"GET /small HTTP/1.1\r\nHost: a\r\n\r\nGET /cl HTTP/1.1\r\nHost: a\r\n\r\n"},
+	{name: "smuggle: chunk extension", want: 2, req: "POST /echo HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n" +
+		"5;ext=\"x\"\r\nhello\r\n0\r\n\r\nGET /cl HTTP/1.1\r\nHost: a\r\n\r\n"},
+	{name: "smuggle: chunk size with a space", want: 2, req: "POST /echo HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n" +
+		"5 \r\nhello\r\n0\r\n\r\nGET /cl HTTP/1.1\r\nHost: a\r\n\r\n"},
+	{name: "smuggle: chunk size 0x-prefixed", want: 2, req: "POST /echo HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n" +
+		"0x5\r\nhello\r\n0\r\n\r\nGET /cl HTTP/1.1\r\nHost: a\r\n\r\n"},
+	{name: "smuggle: chunk size overflowing", want: 2, req: "POST /echo HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n" +
+		"10000000000000005\r\nhello\r\n0\r\n\r\nGET /cl HTTP/1.1\r\nHost: a\r\n\r\n"},
+	{name: "smuggle: chunk lines ending in LF", want: 2, req: "POST /echo HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n" +
+		"5\nhello\n0\n\nGET /cl HTTP/1.1\r\nHost: a\r\n\r\n"},
+	{name: "smuggle: chunk data longer than its size", want: 2, req: "POST /echo HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n" +
+		"3\r\nhello\r\n0\r\n\r\nGET /cl HTTP/1.1\r\nHost: a\r\n\r\n"},
+	{name: "smuggle: trailer after the last chunk", want: 2, req: "POST /echo HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n" +
+		"5\r\nhello\r\n0\r\nX-Trailer: t\r\n\r\nGET /cl HTTP/1.1\r\nHost: a\r\n\r\n"},
+	{name: "smuggle: a request line in a trailer", want: 2, req: "POST /echo HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n" +
+		"0\r\nGET /small HTTP/1.1\r\n\r\nGET /cl HTTP/1.1\r\nHost: a\r\n\r\n"},
+	{name: "smuggle: space before the first header", want: 2, req: "POST /echo HTTP/1.1\r\n Transfer-Encoding: chunked\r\nHost: a\r\nContent-Length: 5\r\n\r\n" +
+		"0\r\n\r\nGET /cl HTTP/1.1\r\nHost: a\r\n\r\n"},
+}
+
+// keepAliveCases are about when a connection carries another request:
+// what Connection says, in which protocol version, and what the answer
+// needs (a length, a close).
+var keepAliveCases = []confCase{
+	{name: "keep-alive: HTTP/1.0 closes by default", want: 1, req: "GET /cl HTTP/1.0\r\n\r\nGET /cl HTTP/1.0\r\n\r\n"},
+	{name: "keep-alive: HTTP/1.0 keep-alive POST", want: 2, req: "POST /echo HTTP/1.0\r\nConnection: keep-alive\r\nContent-Length: 5\r\n\r\nhello" +
+		"GET /cl HTTP/1.0\r\nConnection: keep-alive\r\n\r\n"},
+	{name: "keep-alive: HTTP/1.0 keep-alive, then without", want: 2, req: "GET /cl HTTP/1.0\r\nConnection: keep-alive\r\n\r\n" +
+		"GET /cl HTTP/1.0\r\n\r\nGET /cl HTTP/1.0\r\nConnection: keep-alive\r\n\r\n"},
+	{name: "keep-alive: HTTP/1.0 keep-alive in capitals", want: 2, req: "GET /cl HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\nGET /cl HTTP/1.0\r\n\r\n"},
+	{name: "keep-alive: HTTP/1.0 keep-alive in a list", want: 2, req: "GET /cl HTTP/1.0\r\nConnection: foo, keep-alive\r\n\r\nGET /cl HTTP/1.0\r\n\r\n"},
+	{name: "keep-alive: HTTP/1.0 keep-alive, answer without a length", want: 1, req: "GET /small HTTP/1.0\r\nConnection: keep-alive\r\n\r\n" +
+		"GET /cl HTTP/1.0\r\nConnection: keep-alive\r\n\r\n"},
+	{name: "keep-alive: HTTP/1.1 keep-alive header", want: 2, req: "GET /cl HTTP/1.1\r\nHost: a\r\nConnection: keep-alive\r\nKeep-Alive: timeout=5\r\n\r\n" +
+		"GET /cl HTTP/1.1\r\nHost: a\r\n\r\n"},
+	{name: "keep-alive: close in capitals", want: 1, req: "GET /cl HTTP/1.1\r\nHost: a\r\nConnection: CLOSE\r\n\r\nGET /cl HTTP/1.1\r\nHost: a\r\n\r\n"},
+	{name: "keep-alive: close in a list", want: 1, req: "GET /cl HTTP/1.1\r\nHost: a\r\nConnection: keep-alive, close\r\n\r\nGET /cl HTTP/1.1\r\nHost: a\r\n\r\n"},
+	{name: "keep-alive: two Connection headers", want: 1, req: "GET /cl HTTP/1.1\r\nHost: a\r\nConnection: keep-alive\r\nConnection: close\r\n\r\n" +
+		"GET /cl HTTP/1.1\r\nHost: a\r\n\r\n"},
+	{name: "keep-alive: close on a POST with a body", want: 1, req: "POST /echo HTTP/1.1\r\nHost: a\r\nConnection: close\r\nContent-Length: 5\r\n\r\nhello" +
+		"GET /cl HTTP/1.1\r\nHost: a\r\n\r\n"},
+	{name: "keep-alive: close on a chunked answer", want: 1, req: "GET /big HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"},
+	{name: "keep-alive: close on HEAD", want: 1, methods: []string{"HEAD"}, req: "HEAD /cl HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"},
+	{name: "keep-alive: Upgrade asked for", want: 2, req: "GET /cl HTTP/1.1\r\nHost: a\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n" +
+		"GET /cl HTTP/1.1\r\nHost: a\r\n\r\n"},
+	{name: "keep-alive: ten pipelined requests", want: 10, req: strings.Repeat("GET /cl HTTP/1.1\r\nHost: a\r\n\r\n", 9) +
+		"GET /small HTTP/1.1\r\nHost: a\r\n\r\n"},
+	{name: "keep-alive: a 304 then a request", want: 2, req: "GET /notmodified HTTP/1.1\r\nHost: a\r\n\r\nGET /cl HTTP/1.1\r\nHost: a\r\n\r\n"},
+	{name: "keep-alive: a 204 then a request", want: 2, req: "GET /nocontent HTTP/1.1\r\nHost: a\r\n\r\nGET /cl HTTP/1.1\r\nHost: a\r\n\r\n"},
+	{name: "keep-alive: a 404 then a request", want: 2, req: "GET /nowhere HTTP/1.1\r\nHost: a\r\n\r\nGET /cl HTTP/1.1\r\nHost: a\r\n\r\n"},
+	{name: "keep-alive: a 400 ends the connection", want: 1, req: "GET /echo HTTP/1.1\r\n\r\nGET /cl HTTP/1.1\r\nHost: a\r\n\r\n"},
+}
+
 // TestConformance proves http1 answers each raw request on the wire exactly as net/http's server does.
 func TestConformance(t *testing.T) {
 	h := conformanceHandler()
 	stdAddr := startNetHTTP(t, &http.Server{Handler: h, MaxHeaderBytes: 4096})
 	h1Addr, _ := startHTTP1(t, &http1.Server{Handler: h, MaxHeaderBytes: 4096})
-	for _, c := range conformanceCases {
+	for _, c := range slices.Concat(conformanceCases, smugglingCases, keepAliveCases) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			var std exchanged

@@ -12,8 +12,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
-
-	"github.com/svc-dev/svc/server/rawsock"
 )
 
 // A connection is idle while it waits for a request, active while it
@@ -33,8 +31,7 @@ const maxDrainBytes = 256 << 10
 type conn struct {
 	srv    *Server
 	rwc    net.Conn
-	io     net.Conn // rwc to read and write, through rawsock where it can
-	remote string   // the client's address, for Request.RemoteAddr
+	remote string // the client's address, for Request.RemoteAddr
 	r      connReader
 	br     *bufio.Reader
 	out    output
@@ -50,9 +47,8 @@ func newConn(s *Server, rwc net.Conn) *conn {
 		// A Unix socket's client may have no address.
 		c.remote = ra.String()
 	}
-	c.io = rawsock.Wrap(rwc)
-	c.r.rwc = c.io
-	c.out.rwc = c.io
+	c.r.rwc = rwc
+	c.out.rwc = rwc
 	c.r.remain = unlimited
 	c.br = bufio.NewReaderSize(&c.r, 4<<10)
 	c.res.c = c
@@ -221,7 +217,9 @@ func (c *conn) closeWriteAndWait() {
 
 // refuse answers a request that could not be read, as net/http does:
 // nothing for a connection that broke or timed out, 431 for headers
-// over the limit, 501 for a transfer coding it does not know, else 400.
+// over the limit, 501 for a transfer coding it does not know or for more
+// than one Transfer-Encoding line (net/http's errors for both are
+// unexported, so their text tells them), else 400.
 func (c *conn) refuse(err error) {
 	switch {
 	case c.r.remain <= 0:
@@ -229,7 +227,8 @@ func (c *conn) refuse(err error) {
 		c.writeRaw(line, line)
 		c.closeWriteAndWait()
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), isReadError(err):
-	case strings.HasPrefix(err.Error(), "unsupported transfer encoding"):
+	case strings.HasPrefix(err.Error(), "unsupported transfer encoding"),
+		strings.HasPrefix(err.Error(), "too many transfer encodings"):
 		c.writeRaw("501 Not Implemented", "Unsupported transfer encoding")
 	default:
 		const line = "400 Bad Request"

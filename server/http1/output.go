@@ -2,8 +2,6 @@ package http1
 
 import (
 	"net"
-
-	"github.com/svc-dev/svc/server/rawsock"
 )
 
 // maxHeldOutput is how much of a response is gathered before it is
@@ -14,7 +12,7 @@ const maxHeldOutput = 64 << 10
 // status line and header, goes out before body, which may have been
 // gathered before the header was known; both leave in one writev.
 type output struct {
-	rwc  net.Conn // the connection's io
+	rwc  net.Conn // the connection
 	head []byte
 	body []byte
 	err  error     // the first write error; the connection is then done
@@ -51,12 +49,8 @@ func (o *output) write(extra []byte) {
 		case len(bufs) == 1:
 			_, o.err = o.rwc.Write(bufs[0])
 		default:
-			if rc, ok := o.rwc.(*rawsock.Conn); ok {
-				// net.Buffers.WriteTo would make one write per buffer.
-				_, o.err = rc.WriteBuffers(&bufs)
-			} else {
-				_, o.err = bufs.WriteTo(o.rwc)
-			}
+			// One writev on a TCP or Unix socket.
+			_, o.err = bufs.WriteTo(o.rwc)
 		}
 		clear(o.vec[:]) // keep no body alive until the next write
 	}

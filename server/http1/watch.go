@@ -85,7 +85,7 @@ func (w *watcher) read() {
 	for err == nil {
 		w.makeRoom(r)
 		var n int
-		n, err = w.c.io.Read(r.ahead[len(r.ahead):cap(r.ahead)])
+		n, err = w.c.rwc.Read(r.ahead[len(r.ahead):cap(r.ahead)])
 		r.ahead = r.ahead[:len(r.ahead)+n]
 	}
 

@@ -19,7 +19,6 @@ import (
 	"github.com/svc-dev/svc/server/admin"
 	"github.com/svc-dev/svc/server/config"
 	"github.com/svc-dev/svc/server/dbexec"
-	"github.com/svc-dev/svc/server/http1"
 	"github.com/svc-dev/svc/server/reload"
 	"github.com/svc-dev/svc/server/replica"
 	"github.com/svc-dev/svc/sql/catalog"
@@ -167,7 +166,7 @@ func startServer(t testing.TB, cfg *config.Config, source reload.Source, standby
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := http1.New(cfg.HTTPServer(h), nil)
+	srv := server.NewHTTPServer(cfg, h, nil)
 	go srv.Serve(ln)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -6,11 +6,12 @@
 // preempt whatever runs on that core, typically a PostgreSQL backend in the
 // middle of a query when the two share a machine. Under SCHED_BATCH a
 // woken thread waits for the running one's slice instead; on an idle core
-// it runs at once, as before. On the 2-core benchmark machine, shared by
-// the load generator, SVC and PostgreSQL, this took away the spells in
-// which SVC's threads kept parking and waking: on the reads that wait
-// longest on PostgreSQL its CPU per request fell by a fifth to a third and
-// its throughput against pgbench rose (deploy/bench/RESULTS.md).
+// it runs at once, as before.
+//
+// svc-serve applies it only when asked (server-sched-batch, off by
+// default): it pays where SVC, PostgreSQL and the load share cores (the
+// load benchmark's shared topology, deploy/bench/run.sh), and has nothing
+// to give way to where SVC has cores of its own.
 package schedbatch
 
 // Outcome says what Apply did.

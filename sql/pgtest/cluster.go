@@ -68,13 +68,13 @@ func (c *Cluster) start(ctx context.Context, binDir string, opts Options) error 
 	}
 	data := filepath.Join(c.dir, "data")
 	if cred != nil {
-		if err := os.Chown(c.dir, int(cred.Uid), int(cred.Gid)); err != nil {
+		if err := os.Chown(c.dir, cred.uid, cred.gid); err != nil {
 			return err
 		}
 	}
 	initdb := exec.CommandContext(ctx, filepath.Join(binDir, "initdb"),
 		"-D", data, "-U", "postgres", "--auth=trust", "--no-sync", "-E", "UTF8", "--locale=C")
-	initdb.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	initdb.SysProcAttr = childAttr(cred, false)
 	if out, err := initdb.CombinedOutput(); err != nil {
 		return fmt.Errorf("initdb: %w\n%s", err, out)
 	}
@@ -84,7 +84,7 @@ func (c *Cluster) start(ctx context.Context, binDir string, opts Options) error 
 // configureAndLaunch appends the cluster's settings to the postgresql.conf
 // of the data directory data (later lines win, so settings a base backup
 // copied from its primary are overridden) and starts the server.
-func (c *Cluster) configureAndLaunch(ctx context.Context, binDir, data string, cred *syscall.Credential, opts Options) error {
+func (c *Cluster) configureAndLaunch(ctx context.Context, binDir, data string, cred *account, opts Options) error {
 	port, err := freePort()
 	if err != nil {
 		return err
@@ -109,10 +109,7 @@ func (c *Cluster) configureAndLaunch(ctx context.Context, binDir, data string, c
 	c.URI = fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port)
 	c.launch = func(ctx context.Context) error {
 		cmd := exec.Command(filepath.Join(binDir, "postgres"), "-D", data)
-		// Pdeathsig makes the kernel stop the server (immediate shutdown) if
-		// this process dies without calling Stop; Go sets it after the uid
-		// switch, so the switch does not clear it.
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Pdeathsig: syscall.SIGQUIT, Setpgid: true}
+		cmd.SysProcAttr = childAttr(cred, true)
 		if opts.Log != nil {
 			cmd.Stdout, cmd.Stderr = opts.Log, opts.Log
 		}
@@ -201,9 +198,12 @@ func (c *Cluster) CreateDatabase(ctx context.Context, name string) (string, erro
 	return strings.Replace(c.URI, "/postgres?", "/"+name+"?", 1), nil
 }
 
-// serverCredential returns the `postgres` OS user's credential when running
-// as root, nil otherwise.
-func serverCredential() (*syscall.Credential, error) {
+// account is an OS user to run a program as.
+type account struct{ uid, gid int }
+
+// serverCredential returns the `postgres` OS user when running as root,
+// nil otherwise (and always on Windows, which has no root).
+func serverCredential() (*account, error) {
 	if os.Geteuid() != 0 {
 		return nil, nil
 	}
@@ -213,7 +213,7 @@ func serverCredential() (*syscall.Credential, error) {
 	}
 	uid, _ := strconv.Atoi(u.Uid)
 	gid, _ := strconv.Atoi(u.Gid)
-	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, nil
+	return &account{uid: uid, gid: gid}, nil
 }
 
 func freePort() (int, error) {
@@ -226,7 +226,8 @@ func freePort() (int, error) {
 }
 
 // removeAbandoned deletes cluster directories whose creating process is
-// gone; the postmaster in them was already stopped by its parent-death signal.
+// gone; on Linux the postmaster in them was already stopped by its
+// parent-death signal (childAttr).
 func removeAbandoned() {
 	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), dirPrefix+"*"))
 	for _, dir := range dirs {
@@ -235,7 +236,7 @@ func removeAbandoned() {
 		if err != nil || pid == os.Getpid() {
 			continue
 		}
-		if syscall.Kill(pid, 0) == syscall.ESRCH {
+		if processGone(pid) {
 			os.RemoveAll(dir)
 		}
 	}

@@ -94,12 +94,12 @@ query_wait_timeout = 10
 		}
 	}
 	if cred != nil {
-		if err := os.Chown(b.dir, int(cred.Uid), int(cred.Gid)); err != nil {
+		if err := os.Chown(b.dir, cred.uid, cred.gid); err != nil {
 			return err
 		}
 	}
 	b.cmd = exec.Command(bin, filepath.Join(b.dir, "pgbouncer.ini"))
-	b.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Pdeathsig: syscall.SIGQUIT, Setpgid: true}
+	b.cmd.SysProcAttr = childAttr(cred, true)
 	if err := b.cmd.Start(); err != nil {
 		return fmt.Errorf("start pgbouncer: %w", err)
 	}

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -45,7 +44,7 @@ func (c *Cluster) startStandby(ctx context.Context, binDir string, primary *Clus
 		return err
 	}
 	if cred != nil {
-		if err := os.Chown(c.dir, int(cred.Uid), int(cred.Gid)); err != nil {
+		if err := os.Chown(c.dir, cred.uid, cred.gid); err != nil {
 			return err
 		}
 	}
@@ -55,7 +54,7 @@ func (c *Cluster) startStandby(ctx context.Context, binDir string, primary *Clus
 	backup := exec.CommandContext(ctx, filepath.Join(binDir, "pg_basebackup"),
 		"-D", data, "-d", fmt.Sprintf("host=127.0.0.1 port=%d user=postgres", primary.Port),
 		"-X", "stream", "-R", "-c", "fast", "--no-sync")
-	backup.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	backup.SysProcAttr = childAttr(cred, false)
 	if out, err := backup.CombinedOutput(); err != nil {
 		return fmt.Errorf("pg_basebackup: %w\n%s", err, out)
 	}

@@ -1,0 +1,42 @@
+package server
+
+import (
+	"context"
+	"log/slog"
+	"net"
+	"net/http"
+
+	"github.com/svc-dev/svc/server/config"
+	"github.com/svc-dev/svc/server/http1"
+)
+
+// HTTPServer serves a handler on listeners until shut down: *http.Server
+// and *http1.Server both are one.
+type HTTPServer interface {
+	Serve(ln net.Listener) error
+	Shutdown(ctx context.Context) error
+}
+
+// NewHTTPServer returns the server server-http names for h, with the
+// configured limits and timeouts (config.HTTPServer). Both answer the
+// wire alike (http1's conformance test compares them) and run the same
+// handler. What only http1 does: a client that leaves while a request
+// runs is noticed whatever else it sent (net/http stops watching the
+// connection once the client has sent a byte past its request, which it
+// keeps for the next one), and the watch starts only once a request has
+// run for a while. net/http is the default: on the load benchmark's
+// split topology (deploy/bench/run.sh, TOPOLOGY=split) http1 did not save
+// the tenth of SVC's CPU per request that would justify running a server
+// of our own by default (deploy/bench/RESULTS.md).
+func NewHTTPServer(cfg *config.Config, h http.Handler, log *slog.Logger) HTTPServer {
+	hs := cfg.HTTPServer(h)
+	if cfg.ServerHTTP == config.HTTPServerHTTP1 {
+		return http1.New(hs, log)
+	}
+	if log != nil {
+		// What net/http's server logs (accept errors, a client's TLS or
+		// protocol trouble) goes to SVC's log, not to stderr alone.
+		hs.ErrorLog = slog.NewLogLogger(log.Handler(), slog.LevelWarn)
+	}
+	return hs
+}
