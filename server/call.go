@@ -2,7 +2,6 @@ package server
 
 import (
 	"bytes"
-	"mime"
 	"net/http"
 
 	"github.com/gorilla/mux"
@@ -84,10 +83,7 @@ func (s *Server) callFunction(w http.ResponseWriter, r *http.Request, name strin
 			return
 		}
 		if ct := r.Header.Get("Content-Type"); ct != "" {
-			if media, _, err = mime.ParseMediaType(ct); err != nil {
-				writeError(w, s.log, apierr.UnsupportedContentType(ct))
-				return
-			}
+			media = request.ParseMediaType(ct).Type
 		}
 		body := raw
 		if len(bytes.TrimSpace(body)) == 0 && media == "application/json" {
@@ -155,7 +151,7 @@ func (s *Server) runCall(w http.ResponseWriter, r *http.Request, tx txSpec, e *c
 		writeError(w, s.log, apierr.SingularityError(res.pageCount))
 		return
 	}
-	s.respondValue(w, r, e.prefer, e.returns, &res, applied)
+	s.respondValue(w, r, e.prefer, e, &res, applied)
 }
 
 // rawBodyTypes are the body types only a function taking the whole body
@@ -188,9 +184,9 @@ func callChecks(e *callEntry, readOnly bool, res *result) func() error {
 
 // respondValue answers a call whose result is one JSON value: a scalar, a
 // set of scalars, or nothing (void: 204).
-func (s *Server) respondValue(w http.ResponseWriter, r *http.Request, pr request.Preferences, returns snapshot.ReturnShape, res *result, applied honoured) {
+func (s *Server) respondValue(w http.ResponseWriter, r *http.Request, pr request.Preferences, e *callEntry, res *result, applied honoured) {
 	status := http.StatusOK
-	if returns == snapshot.ReturnsVoid {
+	if e.returns == snapshot.ReturnsVoid {
 		status = http.StatusNoContent
 	}
 	status, err := applyResponseSettings(w.Header(), res, status)
@@ -210,11 +206,20 @@ func (s *Server) respondValue(w http.ResponseWriter, r *http.Request, pr request
 	if pr.Count == "exact" {
 		total = &res.pageCount
 	}
+	body, err := handlerBody(e.media, res.body)
+	if err != nil {
+		writeError(w, s.log, err)
+		return
+	}
 	h.Set("Content-Range", contentRange(0, res.pageCount, total))
-	h.Set("Content-Type", jsonType)
+	if e.media.Kind == request.MediaHandler {
+		setContentType(h, e.media)
+	} else {
+		h.Set("Content-Type", jsonType)
+	}
 	if r.Method == http.MethodHead {
 		w.WriteHeader(status)
 		return
 	}
-	writeBody(w, status, nil, res.body)
+	writeBody(w, status, nil, body)
 }

@@ -138,8 +138,13 @@ func (s *Server) respondRows(w http.ResponseWriter, r *http.Request, pr request.
 		writeError(w, s.log, err)
 		return
 	}
+	body, err := handlerBody(rep.media, res.body)
+	if err != nil {
+		writeError(w, s.log, err)
+		return
+	}
 	h := w.Header()
-	h.Set("Content-Type", rep.media.ContentType())
+	setContentType(h, rep.media)
 	h.Set("Range-Unit", "items")
 	h.Set("Content-Range", contentRange(rep.offset, res.pageCount, total))
 	if v := preferenceApplied(pr, applied); v != "" {
@@ -149,7 +154,7 @@ func (s *Server) respondRows(w http.ResponseWriter, r *http.Request, pr request.
 		w.WriteHeader(status)
 		return
 	}
-	writeBody(w, status, rep.head, res.body)
+	writeBody(w, status, rep.head, body)
 }
 
 // csvHead is the header line CSV bodies of node n start with, newline

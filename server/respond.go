@@ -1,14 +1,17 @@
 package server
 
 import (
+	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
 
 	"github.com/svc-dev/svc/server/apierr"
+	"github.com/svc-dev/svc/server/request"
 )
 
 const jsonType = "application/json; charset=utf-8"
@@ -77,4 +80,28 @@ func applyResponseSettings(h http.Header, res *result, status int) (int, error) 
 		status = n
 	}
 	return status, nil
+}
+
+// setContentType sets the response's Content-Type for media m. A media
+// handler's function may have named its own in response.headers (a `*/*`
+// handler answering what the client asked for): that one stays.
+func setContentType(h http.Header, m request.Media) {
+	if m.Kind == request.MediaHandler && h.Get("Content-Type") != "" {
+		return
+	}
+	h.Set("Content-Type", m.ContentType())
+}
+
+// handlerBody returns the bytes of a media handler's body: PostgreSQL
+// sends a value that is not text hex-encoded (request.Media.Binary), and
+// it is decoded in place.
+func handlerBody(m request.Media, body []byte) ([]byte, error) {
+	if !m.Binary || body == nil {
+		return body, nil
+	}
+	n, err := hex.Decode(body, body)
+	if err != nil {
+		return nil, fmt.Errorf("decode a media handler's body: %w", err)
+	}
+	return body[:n], nil
 }

@@ -70,7 +70,11 @@ func readRows(b *builder, p *plan.Read, top func() *scope) {
 	// source, so PostgreSQL folds it into the aggregate: its plan then
 	// shows no scan of an alias of ours and reads as PostgREST's does.
 	b.write(" as body, ", resultColumns, " from (select * from (")
-	source(b, top(), nil, nil, nil)
+	sc := top()
+	// A media handler renders the rows' text form, where an embed reads
+	// as jsonb prints it, as in PostgREST.
+	sc.jsonbEmbeds = p.Handler != nil && p.Media.Kind == request.MediaHandler
+	source(b, sc, nil, nil, nil)
 	b.write(") _svc_row) _svc_row")
 }
 
@@ -141,6 +145,10 @@ func body(b *builder, p *plan.Read) {
 		return
 	}
 	kind := p.Media.Kind
+	if kind == request.MediaHandler && p.Handler != nil {
+		handlerBody(b, p.Handler, func() { b.write("_svc_row") })
+		return
+	}
 	if p.Single && kind != request.MediaCSV && kind != request.MediaGeoJSON {
 		kind = request.MediaObject
 	}
@@ -261,7 +269,7 @@ func column(b *builder, sc *scope, c plan.Column) {
 		}
 	case c.Embed != nil:
 		embedOutput(b, sc, c.Embed)
-		if sc.aggregating {
+		if sc.aggregating || sc.jsonbEmbeds {
 			b.write("::jsonb")
 		}
 		b.write(" as ")
