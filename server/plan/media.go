@@ -66,7 +66,7 @@ func negotiate(req *request.Request, snap *snapshot.Snapshot, t mediaTarget) (re
 				if h == nil {
 					continue
 				}
-				builtin.PlanForName, builtin.Binary = inner.Name, inner.Binary
+				builtin.PlanForName = inner.Name
 				return builtin, h, nil
 			}
 			return builtin, nil, nil
