@@ -71,9 +71,12 @@ func readRows(b *builder, p *plan.Read, top func() *scope) {
 	// shows no scan of an alias of ours and reads as PostgREST's does.
 	b.write(" as body, ", resultColumns, " from (select * from (")
 	sc := top()
-	// A media handler renders the rows' text form, where an embed reads
-	// as jsonb prints it, as in PostgREST.
-	sc.jsonbEmbeds = p.Handler != nil && p.Media.Kind == request.MediaHandler
+	if p.Handler != nil && p.Media.Kind == request.MediaHandler {
+		// A media handler renders the rows' text form, where an embed
+		// reads as jsonb prints it, as in PostgREST; a relation's own
+		// takes its row type, so its columns are output as stored.
+		sc.jsonbEmbeds, sc.asStored = true, p.Handler.Relation != nil
+	}
 	source(b, sc, nil, nil, nil)
 	b.write(") _svc_row) _svc_row")
 }

@@ -985,3 +985,8 @@ create function test.mh_all_notes() returns setof test.mh_notes
   stable language sql as $$ select * from test.mh_notes $$;
 create function test.mh_note_words(test.mh_notes) returns integer
   immutable language sql as $$ select length($1.body) $$;
+-- dr_paints, whose columns have domain representations, has its own
+-- text/x-rows: the stored values.
+create function test.mh_paint_step(state test."text/x-rows", next test.dr_paints) returns test."text/x-rows"
+  immutable language sql as $$ select (state || next.name || '=' || coalesce(next.color::integer::text, '-') || ';')::test."text/x-rows" $$;
+create aggregate test.mh_paints_rows(test.dr_paints) (stype = test."text/x-rows", sfunc = test.mh_paint_step, initcond = '');
