@@ -2,7 +2,6 @@ package server
 
 import (
 	"bytes"
-	"mime"
 	"net/http"
 
 	"github.com/svc-dev/svc/server/apierr"
@@ -47,9 +46,7 @@ func (s *Server) answerCall(x *exchange, req *request.Request) error {
 			return err
 		}
 		if ct := r.Header.Get("Content-Type"); ct != "" {
-			if media, _, err = mime.ParseMediaType(ct); err != nil {
-				return apierr.UnsupportedContentType(ct)
-			}
+			media = request.ParseMediaType(ct).Type
 		}
 		body := raw
 		if len(bytes.TrimSpace(body)) == 0 && media == "application/json" {
@@ -104,7 +101,7 @@ func (s *Server) runCall(x *exchange, e *callEntry, stmt query.Statement) error 
 	if e.single && res.PageCount != 1 {
 		return apierr.SingularityError(res.PageCount)
 	}
-	return s.respondValue(x, e.prefer, e.returns, &res, applied)
+	return s.respondValue(x, e.prefer, e, &res, applied)
 }
 
 // rawBodyTypes are the body types only a function taking the whole body
@@ -137,10 +134,10 @@ func callChecks(e *callEntry, readOnly bool, res *dbexec.Result) func() error {
 
 // respondValue answers a call whose result is one JSON value: a scalar, a
 // set of scalars, or nothing (void: 204).
-func (s *Server) respondValue(x *exchange, pr request.Preferences, returns snapshot.ReturnShape, res *dbexec.Result, applied appliedPrefs) error {
+func (s *Server) respondValue(x *exchange, pr request.Preferences, e *callEntry, res *dbexec.Result, applied appliedPrefs) error {
 	w := x.w
 	status := http.StatusOK
-	if returns == snapshot.ReturnsVoid {
+	if e.returns == snapshot.ReturnsVoid {
 		status = http.StatusNoContent
 	}
 	status, err := applyResponseSettings(w.Header(), res, status)
@@ -159,12 +156,20 @@ func (s *Server) respondValue(x *exchange, pr request.Preferences, returns snaps
 	if pr.Count == "exact" {
 		total = &res.PageCount
 	}
+	body, err := handlerBody(e.media, res.Body)
+	if err != nil {
+		return err
+	}
 	setDefault(h, "Content-Range", contentRange(0, res.PageCount, total))
-	setDefault(h, "Content-Type", jsonType)
+	if e.media.Kind == request.MediaHandler {
+		setDefault(h, "Content-Type", e.media.ContentType())
+	} else {
+		setDefault(h, "Content-Type", jsonType)
+	}
 	if x.r.Method == http.MethodHead {
 		w.WriteHeader(status)
 		return nil
 	}
-	writeBody(w, status, nil, res.Body)
+	writeBody(w, status, nil, body)
 	return nil
 }

@@ -101,6 +101,10 @@ func (s *Server) respondRows(x *exchange, pr request.Preferences, rep *rowsReply
 	if err != nil {
 		return err
 	}
+	body, err := handlerBody(rep.media, res.Body)
+	if err != nil {
+		return err
+	}
 	h := w.Header()
 	setDefault(h, "Content-Type", rep.media.ContentType())
 	setDefault(h, "Range-Unit", "items")
@@ -115,7 +119,7 @@ func (s *Server) respondRows(x *exchange, pr request.Preferences, rep *rowsReply
 		w.WriteHeader(status)
 		return nil
 	}
-	writeBody(w, status, rep.head, res.Body)
+	writeBody(w, status, rep.head, body)
 	return nil
 }
 

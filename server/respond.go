@@ -1,8 +1,10 @@
 package server
 
 import (
+	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/dbexec"
+	"github.com/svc-dev/svc/server/request"
 )
 
 const jsonType = "application/json; charset=utf-8"
@@ -100,4 +103,18 @@ func setDefault(h http.Header, key, value string) {
 	if _, ok := h[key]; !ok {
 		h[key] = []string{value}
 	}
+}
+
+// handlerBody returns the bytes of a media handler's body: PostgreSQL
+// sends a value that is not text hex-encoded (request.Media.Binary), and
+// it is decoded in place.
+func handlerBody(m request.Media, body []byte) ([]byte, error) {
+	if !m.Binary || body == nil {
+		return body, nil
+	}
+	n, err := hex.Decode(body, body)
+	if err != nil {
+		return nil, fmt.Errorf("decode a media handler's body: %w", err)
+	}
+	return body[:n], nil
 }

@@ -218,6 +218,8 @@ type callEntry struct {
 	// reads is set when the function is not VOLATILE: a GET of it only
 	// reads, and a replica may serve it.
 	reads bool
+	// media is the negotiated representation of one value.
+	media request.Media
 }
 
 // newCallEntry describes call c for req, without its statement, which
@@ -225,7 +227,7 @@ type callEntry struct {
 func (s *Server) newCallEntry(req *request.Request, c *plan.Call) *callEntry {
 	e := &callEntry{txShape: s.newTxShape(req.Prefer, c.Function.Schema), returns: c.Function.Returns,
 		single: req.Media.Kind == request.MediaObject && c.Function.Returns != snapshot.ReturnsVoid,
-		reads:  c.Function.Volatility != snapshot.Volatile}
+		reads:  c.Function.Volatility != snapshot.Volatile, media: req.Media}
 	if c.ReturnsRows() {
 		rep := newRowsReply(c.Read)
 		e.rows = &rep

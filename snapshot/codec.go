@@ -25,7 +25,9 @@ import (
 // with missing=default stored null there).
 // Version 3: relations carry their computed fields, and only the casts
 // that are domain representations are kept.
-const FormatVersion = 3
+// Version 4: media type handlers: the aggregates that render rows for a
+// media type, and the media type of functions returning one.
+const FormatVersion = 4
 
 // magic opens every snapshot file so that a wrong file is named as such
 // before any msgpack decoding is tried. A big-endian uint16 format version

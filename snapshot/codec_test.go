@@ -42,9 +42,18 @@ func sampleContent() Content {
 			{QualifiedName: QualifiedName{Schema: "api", Name: "add"}, Arguments: []Argument{{Name: "a", Type: "integer", Mode: ArgIn}},
 				ReturnType: QualifiedName{Schema: "pg_catalog", Name: "int4"}, Returns: ReturnsScalar, Volatility: Immutable, Owner: "app",
 				Grants: []Grant{{Grantee: "PUBLIC", Privileges: []string{PrivExecute}}}},
+			{QualifiedName: QualifiedName{Schema: "api", Name: "cover"}, Arguments: []Argument{},
+				ReturnType: QualifiedName{Schema: "api", Name: "image/png"}, Returns: ReturnsScalar, Volatility: Stable, Owner: "app",
+				Grants: []Grant{}, Media: &MediaDomain{Type: "image/png", Send: QualifiedName{Schema: "pg_catalog", Name: "byteasend"}}},
 		},
 		Casts: []Cast{{Source: "api.color", Target: "json", Function: QualifiedName{Schema: "api", Name: "color_json"}}},
 		Roles: []Role{{Name: "web_anon", Inherit: true}, {Name: "app", MemberOf: []string{"web_anon"}, Inherit: true}},
+		MediaHandlers: []MediaHandler{
+			{Media: MediaDomain{Type: "text/csv", Send: QualifiedName{Schema: "pg_catalog", Name: "textsend"}},
+				Aggregate: QualifiedName{Schema: "api", Name: "books_csv"}, Relation: books},
+			{Media: MediaDomain{Type: "*/*", Send: QualifiedName{Schema: "pg_catalog", Name: "byteasend"}},
+				Aggregate: QualifiedName{Schema: "api", Name: "any_agg"}},
+		},
 	}
 }
 
@@ -102,6 +111,8 @@ func TestFingerprintFollowsContent(t *testing.T) {
 		"role":           func(c *Content) { c.Roles[0].Settings = []string{"statement_timeout=1s"} },
 		"computed field": func(c *Content) { c.Relations[1].ComputedFields[0].Type = "varchar" },
 		"cast":           func(c *Content) { c.Casts[0].Function.Name = "color_hex" },
+		"media handler":  func(c *Content) { c.MediaHandlers[1].Relation = QualifiedName{Schema: "api", Name: "authors"} },
+		"function media": func(c *Content) { c.Functions[1].Media.Type = "image/jpeg" },
 	}
 	for name, change := range changes {
 		c := sampleContent()

@@ -19,12 +19,13 @@ import (
 func decodeContent(body []byte) (Content, error) {
 	var c Content
 	r := &reader{buf: body, dict: make([]string, 0, 4096)}
-	if r.fields("content", 5) {
+	if r.fields("content", 6) {
 		c.Relations = decodeSlice(r, (*Relation).decode)
 		c.Relationships = decodeSlice(r, (*Relationship).decode)
 		c.Functions = decodeSlice(r, (*Function).decode)
 		c.Casts = decodeSlice(r, (*Cast).decode)
 		c.Roles = decodeSlice(r, (*Role).decode)
+		c.MediaHandlers = decodeSlice(r, (*MediaHandler).decode)
 	}
 	if r.err == nil && r.pos != len(r.buf) {
 		r.fail("%d bytes left over after the content", len(r.buf)-r.pos)
@@ -380,7 +381,7 @@ func (x *Argument) decode(r *reader) {
 }
 
 func (x *Function) decode(r *reader) {
-	if !r.fields("function", 13) {
+	if !r.fields("function", 14) {
 		return
 	}
 	x.Schema, x.Name = r.str(), r.str()
@@ -395,6 +396,25 @@ func (x *Function) decode(r *reader) {
 	x.Owner = r.str()
 	x.Grants = decodeSlice(r, (*Grant).decode)
 	x.Settings = r.strs()
+	if !r.null() {
+		x.Media = new(MediaDomain)
+		x.Media.decode(r)
+	}
+}
+
+func (x *MediaDomain) decode(r *reader) {
+	if r.fields("media domain", 2) {
+		x.Type = r.str()
+		x.Send.decode(r)
+	}
+}
+
+func (x *MediaHandler) decode(r *reader) {
+	if r.fields("media handler", 3) {
+		x.Media.decode(r)
+		x.Aggregate.decode(r)
+		x.Relation.decode(r)
+	}
 }
 
 func (x *Cast) decode(r *reader) {

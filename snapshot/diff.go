@@ -113,6 +113,7 @@ func Diff(old, new *Snapshot) []Change {
 	d.relationships(&old.Content, &new.Content)
 	d.functions(old.Content.Functions, new.Content.Functions)
 	d.casts(old.Content.Casts, new.Content.Casts)
+	d.mediaHandlers(old.Content.MediaHandlers, new.Content.MediaHandlers)
 	slices.SortStableFunc(d.out, func(a, b Change) int {
 		return cmp.Or(cmp.Compare(a.Object, b.Object), cmp.Compare(a.Kind, b.Kind),
 			cmp.Compare(a.Role, b.Role), cmp.Compare(a.Privilege, b.Privilege))

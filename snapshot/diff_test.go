@@ -10,6 +10,7 @@ import (
 // view, an enum column and two functions, one overloaded.
 func diffBase() Content {
 	c := sampleContent()
+	c.Functions = c.Functions[:1] // the cases address functions by position
 	c.Relations[0].Columns = append(c.Relations[0].Columns, Column{Name: "mood", Type: "api.mood", Nullable: true,
 		EnumValues: []string{"happy", "sad"}})
 	c.Relations[1].Insertable, c.Relations[1].Updatable, c.Relations[1].Deletable = true, true, true
@@ -25,6 +26,7 @@ func diffBase() Content {
 			{Name: "q", Type: "text", Mode: ArgIn}, {Name: "lim", Type: "integer", Mode: ArgIn, HasDefault: true}},
 			ReturnType: QualifiedName{Schema: "api", Name: "books"}, Returns: ReturnsSetOfComposite, Volatility: Stable,
 			Grants: []Grant{{Grantee: "web_anon", Privileges: []string{PrivExecute}}}})
+	c.MediaHandlers = []MediaHandler{{Media: MediaDomain{Type: "text/plain"}, Aggregate: QualifiedName{Schema: "api", Name: "plain"}}}
 	return c
 }
 
@@ -175,6 +177,20 @@ func TestDiff(t *testing.T) {
 			[]string{"! api.color -> json: cast removed (was api.color_json); values of api.color are answered as json no longer by api.color_json"}},
 		{"cast function changed", func(c *Content) { c.Casts[0].Function.Name = "color_hex" },
 			[]string{"! api.color -> json: cast changed from api.color_json to api.color_hex; values of api.color are answered as json by another function"}},
+		{"media handlers added", func(c *Content) {
+			c.MediaHandlers = append(c.MediaHandlers,
+				MediaHandler{Media: MediaDomain{Type: "text/csv"}, Aggregate: QualifiedName{Schema: "api", Name: "books_csv"}, Relation: QualifiedName{Schema: "api", Name: "books"}},
+				MediaHandler{Media: MediaDomain{Type: "text/html"}, Aggregate: QualifiedName{Schema: "api", Name: "html"}},
+				MediaHandler{Media: MediaDomain{Type: "text/plain"}, Aggregate: QualifiedName{Schema: "api", Name: "books_text"}, Relation: QualifiedName{Schema: "api", Name: "books"}})
+		}, []string{
+			"  any relation as text/html: media handler added (api.html)",
+			"! api.books as text/csv: media handler added (api.books_csv); text/csv bodies are rendered by api.books_csv",
+			"! api.books as text/plain: media handler added (api.books_text); text/plain bodies are rendered by api.books_text",
+		}},
+		{"media handler removed", func(c *Content) { c.MediaHandlers = nil },
+			[]string{"! any relation as text/plain: media handler removed (was api.plain); requests accepting only text/plain are refused or answered by another handler"}},
+		{"media handler changed", func(c *Content) { c.MediaHandlers[0].Aggregate.Name = "plain2" },
+			[]string{"! any relation as text/plain: media handler changed from api.plain to api.plain2; text/plain bodies are rendered by another aggregate"}},
 		{"roles and comments are not API changes", func(c *Content) {
 			c.Roles = nil
 			c.Relations[books].Description = "Books."

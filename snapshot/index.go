@@ -14,6 +14,15 @@ type index struct {
 	// representations holds each cast's function by its source and
 	// target types.
 	representations map[castTypes]*QualifiedName
+	// handlers holds the media handlers by relation (zero for
+	// anyelement) and media type.
+	handlers map[handlerKey]*MediaHandler
+}
+
+// handlerKey is what a media handler is looked up by.
+type handlerKey struct {
+	relation QualifiedName
+	media    string
 }
 
 // castTypes are a cast's source and target types.
@@ -57,6 +66,19 @@ func (s *Snapshot) buildIndex() {
 	}
 	for i := range c.Roles {
 		ix.roles[c.Roles[i].Name] = &c.Roles[i]
+	}
+	if len(c.MediaHandlers) > 0 {
+		ix.handlers = make(map[handlerKey]*MediaHandler, len(c.MediaHandlers))
+	}
+	for i := range c.MediaHandlers {
+		h := &c.MediaHandlers[i]
+		k := handlerKey{h.Relation, h.Media.Type}
+		// Two aggregates for one relation and media type (in two
+		// schemas): the first in the content's order wins, so every
+		// server picks the same one.
+		if ix.handlers[k] == nil {
+			ix.handlers[k] = h
+		}
 	}
 	s.idx = ix
 }
@@ -114,3 +136,14 @@ func (s *Snapshot) HasRepresentations() bool { return len(s.idx.representations)
 func (s *Snapshot) Representation(source, target string) *QualifiedName {
 	return s.idx.representations[castTypes{source, target}]
 }
+
+// MediaHandler returns the aggregate rendering rows of the relation named
+// rel for the media type media (lowercased), or nil; the zero rel asks for
+// the handler of any relation's rows (an aggregate over anyelement).
+func (s *Snapshot) MediaHandler(rel QualifiedName, media string) *MediaHandler {
+	return s.idx.handlers[handlerKey{rel, media}]
+}
+
+// HasMediaHandlers reports whether the schema defines any media handler,
+// so negotiation skips looking for one in the usual schema that has none.
+func (s *Snapshot) HasMediaHandlers() bool { return len(s.idx.handlers) > 0 }

@@ -21,6 +21,8 @@ type Content struct {
 	Functions     []Function     `msgpack:"functions" json:"functions"`
 	Casts         []Cast         `msgpack:"casts" json:"casts"`
 	Roles         []Role         `msgpack:"roles" json:"roles"`
+	// MediaHandlers are the aggregates that render rows for a media type.
+	MediaHandlers []MediaHandler `msgpack:"media_handlers" json:"media_handlers"`
 }
 
 // RelationKind says what sort of relation a route is backed by.
@@ -254,6 +256,10 @@ type Function struct {
 	Grants []Grant `msgpack:"grants" json:"grants"`
 	// Settings are the function's SET clauses (proconfig), "name=value".
 	Settings []string `msgpack:"settings,omitempty" json:"settings,omitempty"`
+	// Media is set when the function returns, not as a set, a domain
+	// named after a media type: the function is that media type's
+	// handler, and its value is the body.
+	Media *MediaDomain `msgpack:"media,omitempty" json:"media,omitempty"`
 }
 
 // Cast is an implicit, function-backed cast between a domain and json or
@@ -281,3 +287,31 @@ type Role struct {
 	Superuser bool     `msgpack:"superuser,omitempty" json:"superuser,omitempty"`
 	Settings  []string `msgpack:"settings,omitempty" json:"settings,omitempty"`
 }
+
+// MediaDomain is a domain named after a media type ("text/html",
+// "application/vnd.twkb", "*/*"): a value of it is a response body of
+// that media type, sent as PostgreSQL's binary form of the value.
+type MediaDomain struct {
+	_msgpack struct{} `msgpack:",as_array"`
+	// Type is the media type, lowercased, as the domain is named.
+	Type string `msgpack:"type" json:"type"`
+	// Send is the send function of the domain's base type (pg_type.typsend):
+	// it turns a value into the bytes of the body.
+	Send QualifiedName `msgpack:"send" json:"send"`
+}
+
+// MediaHandler is an aggregate in an exposed schema whose result is a
+// MediaDomain: it renders the rows of a read or a call for that media
+// type. It takes one relation's rows, or any rows (anyelement), where a
+// relation's own handler comes first.
+type MediaHandler struct {
+	_msgpack  struct{}      `msgpack:",as_array"`
+	Media     MediaDomain   `msgpack:"media" json:"media"`
+	Aggregate QualifiedName `msgpack:"aggregate" json:"aggregate"`
+	// Relation is the relation whose row type the aggregate takes; the
+	// zero name for an aggregate over anyelement.
+	Relation QualifiedName `msgpack:"relation" json:"relation"`
+}
+
+// AnyElement reports whether the handler takes rows of any relation.
+func (h *MediaHandler) AnyElement() bool { return h.Relation == QualifiedName{} }

@@ -40,15 +40,15 @@ func inspectCommand() *cli.Command {
 
 // summarize prints a readable overview: the header, then each relation with
 // its columns and key, its computed fields and relationships, then the
-// functions and the domain representations (casts).
+// functions, the domain representations (casts) and the media handlers.
 func summarize(w io.Writer, s *snapshot.Snapshot) {
 	h := s.Header
 	fmt.Fprintf(w, "snapshot format %d, written by SVC %s at %s\n", h.FormatVersion, h.GeneratorVersion, h.CreatedAt.Format("2006-01-02 15:04:05Z07:00"))
 	fmt.Fprintf(w, "PostgreSQL %s; schemas %s; extra search path %s\n", h.PGVersion, strings.Join(h.Schemas, ", "), strings.Join(h.ExtraSearchPath, ", "))
 	fmt.Fprintf(w, "fingerprint %s\n", h.Fingerprint)
 	c := s.Content
-	fmt.Fprintf(w, "%d relations, %d relationships, %d functions, %d casts, %d roles\n\n",
-		len(c.Relations), len(c.Relationships), len(c.Functions), len(c.Casts), len(c.Roles))
+	fmt.Fprintf(w, "%d relations, %d relationships, %d functions, %d casts, %d roles, %d media handlers\n\n",
+		len(c.Relations), len(c.Relationships), len(c.Functions), len(c.Casts), len(c.Roles), len(c.MediaHandlers))
 	for _, r := range c.Relations {
 		cols := make([]string, len(r.Columns))
 		for i, col := range r.Columns {
@@ -79,12 +79,26 @@ func summarize(w io.Writer, s *snapshot.Snapshot) {
 		for _, a := range f.Arguments {
 			args = append(args, strings.TrimSpace(a.Name+" "+a.Type))
 		}
-		fmt.Fprintf(w, "function %s(%s) %s %s, %s\n", f.QualifiedName, strings.Join(args, ", "), f.Returns, f.ReturnType, f.Volatility)
+		fmt.Fprintf(w, "function %s(%s) %s %s, %s", f.QualifiedName, strings.Join(args, ", "), f.Returns, f.ReturnType, f.Volatility)
+		if f.Media != nil {
+			fmt.Fprintf(w, ", answers %s", f.Media.Type)
+		}
+		fmt.Fprintln(w)
 	}
 	if len(c.Casts) > 0 {
 		fmt.Fprintln(w)
 	}
 	for _, cast := range c.Casts {
 		fmt.Fprintf(w, "cast %s -> %s via %s\n", cast.Source, cast.Target, cast.Function)
+	}
+	if len(c.MediaHandlers) > 0 {
+		fmt.Fprintln(w)
+	}
+	for _, h := range c.MediaHandlers {
+		rows := "any relation"
+		if !h.AnyElement() {
+			rows = h.Relation.String()
+		}
+		fmt.Fprintf(w, "media %s for %s via %s\n", h.Media.Type, rows, h.Aggregate)
 	}
 }

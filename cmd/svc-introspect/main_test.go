@@ -156,14 +156,20 @@ BREAKING shop.items.sku: column removed (was text); select, filters and writes n
 }
 
 // TestInspectShowsComputedFieldsAndCasts dumps a schema with a computed
-// field and a domain representation and checks inspect lists both.
+// field, a domain representation and media handlers, and checks inspect
+// lists them.
 func TestInspectShowsComputedFieldsAndCasts(t *testing.T) {
 	execSQL(t, `create schema paint;
 		create domain paint.hue as integer;
 		create function paint.hue_json(paint.hue) returns json language sql immutable as 'select to_json($1::integer)';
 		create cast (paint.hue as json) with function paint.hue_json(paint.hue) as implicit;
 		create table paint.cans (id int primary key, hue paint.hue);
-		create function paint.label(paint.cans) returns text language sql stable as 'select ''can '' || $1.id'`)
+		create function paint.label(paint.cans) returns text language sql stable as 'select ''can '' || $1.id';
+		create domain paint."text/html" as text;
+		create function paint.html_step(state paint."text/html", next paint.cans) returns paint."text/html"
+			language sql immutable as 'select (state || $2.id)::paint."text/html"';
+		create aggregate paint.cans_html(paint.cans) (stype = paint."text/html", sfunc = paint.html_step, initcond = '');
+		create function paint.poster() returns paint."text/html" language sql stable as 'select ''<p>''::paint."text/html"'`)
 	t.Cleanup(func() { execSQL(t, "drop schema paint cascade") })
 	file := filepath.Join(t.TempDir(), "paint.msgpack")
 	if code, _, stderr := svcIntrospect(t, "dump", "--db-uri", dbURI, "--db-schemas", "paint", "-o", file); code != 0 {
@@ -176,6 +182,8 @@ func TestInspectShowsComputedFieldsAndCasts(t *testing.T) {
 	for _, want := range []string{
 		"table paint.cans (id integer, hue paint.hue) primary key (id)\n    computed label text via paint.label\n",
 		"\ncast paint.hue -> json via paint.hue_json\n",
+		"function paint.poster() scalar paint.text/html, stable, answers text/html\n",
+		"\nmedia text/html for paint.cans via paint.cans_html\n",
 	} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("inspect output lacks %q:\n%s", want, stdout)

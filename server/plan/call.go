@@ -24,6 +24,9 @@ type Call struct {
 	// filters, select, embeds, order and window apply as on a relation.
 	// Unused for scalar and void results.
 	Read *Read
+	// Handler renders a scalar result when the negotiated media type is
+	// one the function returns itself (Read.Handler renders rows).
+	Handler *Handler
 }
 
 // Alias is the name the statement gives the call's result: PostgREST's
@@ -183,6 +186,14 @@ func finishCall(req *request.Request, c *Call, filters []request.Pair, snap *sna
 			// A bare value has no columns to filter or order by.
 			return nil, apierr.UndefinedColumn(fn.Name, firstColumnNamed(req), "")
 		}
+		var t mediaTarget
+		if fn.Returns == snapshot.ReturnsScalar {
+			t.fn = fn
+		}
+		var err error
+		if req.Media, c.Handler, err = negotiate(req, snap, t); err != nil {
+			return nil, err
+		}
 		return c, nil
 	}
 	rel := resultRelation(snap, fn)
@@ -208,6 +219,12 @@ func finishCall(req *request.Request, c *Call, filters []request.Pair, snap *sna
 	if err := checkNode(&c.Read.Node, snap); err != nil {
 		return nil, err
 	}
+	t := mediaTarget{rows: fn.ReturnType, wholeRows: wholeRows(&c.Read.Node)}
+	var err error
+	if c.Read.Media, c.Read.Handler, err = negotiate(req, snap, t); err != nil {
+		return nil, err
+	}
+	req.Media = c.Read.Media
 	return c, nil
 }
 

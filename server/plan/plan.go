@@ -108,6 +108,9 @@ type Read struct {
 	// Single renders the one row as an object whatever the media type: a
 	// function returning one composite value.
 	Single bool
+	// Handler renders the rows when Media is a media handler's (or a plan
+	// for one).
+	Handler *Handler
 }
 
 // OutputNames lists the keys of each output row in order, expanding `*`
@@ -214,6 +217,11 @@ func BuildRead(req *request.Request, snap *snapshot.Snapshot, opts Options) (*Re
 	if err := checkNode(&p.Node, snap); err != nil {
 		return nil, err
 	}
+	t := mediaTarget{rows: rel.QualifiedName, wholeRows: wholeRows(&p.Node)}
+	if p.Media, p.Handler, err = negotiate(req, snap, t); err != nil {
+		return nil, err
+	}
+	req.Media = p.Media
 	return p, nil
 }
 

@@ -12,8 +12,12 @@ import (
 // body. The refusals are the ones planning or PostgreSQL would give later.
 
 // WriteTarget returns the relation a write addresses, or the error
-// BuildWrite would give first (preferences, schema, unknown relation).
+// BuildWrite would give first (an Accept SVC cannot answer, preferences,
+// schema, unknown relation). Media handlers render reads and calls only.
 func WriteTarget(req *request.Request, snap *snapshot.Snapshot, opts Options) (*snapshot.Relation, error) {
+	if err := refuseUnrendered(req); err != nil {
+		return nil, err
+	}
 	return target(req, snap, opts)
 }
 

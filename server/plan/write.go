@@ -61,7 +61,7 @@ func (w *Write) Upsert() bool { return w.Conflict != nil }
 
 // BuildWrite plans a write of req's relation with payload (nil for DELETE).
 func BuildWrite(req *request.Request, payload *request.Payload, snap *snapshot.Snapshot, opts Options) (*Write, error) {
-	rel, err := target(req, snap, opts)
+	rel, err := WriteTarget(req, snap, opts)
 	if err != nil {
 		return nil, err
 	}

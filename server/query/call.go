@@ -40,6 +40,12 @@ func Call(c *plan.Call) Statement {
 		b.write("with ", rows, " as materialized (select ", call, " as v from ", args,
 			") select null::bigint as total_count, pg_catalog.count(*) as page_count, ",
 			"coalesce(pg_catalog.json_agg(", rows, ".v), '[]')::text as body, ", resultColumns, " from ", rows)
+	case c.Handler != nil:
+		// The function's value is the body, in the media type it returns.
+		b.write("with ", rows, " as materialized (select ", call, " as v from ", args,
+			") select null::bigint as total_count, 1::bigint as page_count, ")
+		handlerBody(b, c.Handler, func() { b.write(rows, ".v") })
+		b.write(" as body, ", resultColumns, " from ", rows)
 	case c.Function.Returns == snapshot.ReturnsVoid:
 		b.write("with ", rows, " as materialized (select from ", args, " cross join lateral ", call,
 			" as ", rows, ") select null::bigint as total_count, 0::bigint as page_count, null::text as body, ",

@@ -38,6 +38,9 @@ type scope struct {
 	// output as stored, without representations, and embeds as jsonb,
 	// which has equality.
 	aggregating bool
+	// jsonbEmbeds outputs the node's embeds as jsonb, and asStored its
+	// columns without their representations (see readRows).
+	jsonbEmbeds, asStored bool
 	// hidden holds, per to-one embed, the columns the node orders by that
 	// the embed does not output; a lateral of their own carries them
 	// beside the embed's row (see joinEmbeds).

@@ -89,10 +89,11 @@ func (b *builder) row(sc *scope) {
 }
 
 // format returns the function that formats field f for output (its
-// domain's cast to json), or nil: paths, and the columns of aggregating
-// nodes (which group by them), output the stored value.
+// domain's cast to json), or nil: paths, the columns of aggregating nodes
+// (which group by them) and rows a relation's media handler takes output
+// the stored value.
 func (sc *scope) format(f request.Field) *snapshot.QualifiedName {
-	if len(f.Path) > 0 || sc.aggregating {
+	if len(f.Path) > 0 || sc.aggregating || sc.asStored {
 		return nil
 	}
 	if pf := sc.node.Fields[f.Name]; pf != nil {

@@ -74,7 +74,14 @@ func readRows(b *builder, p *plan.Read, top func() *scope) {
 	// source, so PostgreSQL folds it into the aggregate: its plan then
 	// shows no scan of an alias of ours and reads as PostgREST's does.
 	b.write(" as body, ", resultColumns, " from (select * from (")
-	source(b, top(), nil, nil, nil)
+	sc := top()
+	if p.Handler != nil && p.Media.Kind == request.MediaHandler {
+		// A media handler renders the rows' text form, where an embed
+		// reads as jsonb prints it, as in PostgREST; a relation's own
+		// takes its row type, so its columns are output as stored.
+		sc.jsonbEmbeds, sc.asStored = true, p.Handler.Relation != nil
+	}
+	source(b, sc, nil, nil, nil)
 	b.write(") _svc_row) _svc_row")
 }
 
@@ -145,6 +152,10 @@ func body(b *builder, p *plan.Read) {
 		return
 	}
 	kind := p.Media.Kind
+	if kind == request.MediaHandler && p.Handler != nil {
+		handlerBody(b, p.Handler, func() { b.write("_svc_row") })
+		return
+	}
 	if p.Single && kind != request.MediaCSV && kind != request.MediaGeoJSON {
 		kind = request.MediaObject
 	}
@@ -265,7 +276,7 @@ func column(b *builder, sc *scope, c plan.Column) {
 		}
 	case c.Embed != nil:
 		embedOutput(b, sc, c.Embed)
-		if sc.aggregating {
+		if sc.aggregating || sc.jsonbEmbeds {
 			b.write("::jsonb")
 		}
 		b.write(" as ")

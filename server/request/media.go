@@ -1,7 +1,6 @@
 package request
 
 import (
-	"mime"
 	"sort"
 	"strconv"
 	"strings"
@@ -22,6 +21,12 @@ const (
 	MediaPlan   // application/vnd.svc.plan: the execution plan
 	MediaGeoJSON
 	MediaOpenAPI
+	// MediaHandler is a media type the schema renders: an aggregate or a
+	// function returning a domain named after it (planning finds which).
+	MediaHandler
+	// MediaNone marks a request whose Accept names nothing SVC renders
+	// itself: only a media handler of the schema can answer it.
+	MediaNone
 )
 
 // Media is the negotiated response representation.
@@ -31,10 +36,22 @@ type Media struct {
 	StripNulls bool
 	// PlanJSON selects `+json` plan output (default is text).
 	PlanJSON bool
-	// PlanFor is the media type whose query is explained.
-	PlanFor MediaKind
+	// PlanFor is the media type whose query is explained; PlanForName
+	// names it when it is MediaHandler.
+	PlanFor     MediaKind
+	PlanForName string
 	// PlanOptions are EXPLAIN options: analyze, verbose, settings, buffers, wal.
 	PlanOptions []string
+	// Name is the media type a MediaHandler answers with.
+	Name string
+	// Binary marks a MediaHandler body that PostgreSQL sends hex-encoded,
+	// for the server to decode: the bytes of a value that is not text.
+	Binary bool
+}
+
+// charsetTypes are the textual media types answered with a charset.
+var charsetTypes = map[string]bool{
+	"application/json": true, "application/geo+json": true, "text/csv": true, "text/plain": true, "text/xml": true,
 }
 
 // ContentType renders the Content-Type header for m.
@@ -55,7 +72,7 @@ func (m Media) ContentType() string {
 		if m.PlanJSON {
 			format = "json"
 		}
-		inner := Media{Kind: m.PlanFor}.ContentType()
+		inner := Media{Kind: m.PlanFor, Name: m.PlanForName}.ContentType()
 		inner, _, _ = strings.Cut(inner, ";")
 		var opts string
 		if len(m.PlanOptions) > 0 {
@@ -68,20 +85,27 @@ func (m Media) ContentType() string {
 		return "application/geo+json; charset=utf-8"
 	case MediaOpenAPI:
 		return "application/openapi+json; charset=utf-8"
+	case MediaHandler:
+		if charsetTypes[m.Name] {
+			return m.Name + "; charset=utf-8"
+		}
+		return m.Name
 	}
 	return "application/json; charset=utf-8"
 }
 
-// acceptRange is one entry of an Accept header.
-type acceptRange struct {
-	typ    string
-	params map[string]string
-	q      float64
-	order  int
+// MediaRange is one entry of an Accept header: a media type (lowercased,
+// possibly with wildcards), its parameters, and its q-value.
+type MediaRange struct {
+	Type   string
+	Params map[string]string
+	Q      float64
 }
 
-// NegotiateRelation picks the representation for a relation or function
-// response from the Accept header. Nothing acceptable is SVC107.
+// NegotiateRelation picks the representation SVC renders itself for a
+// relation or function response from the Accept header. Nothing
+// acceptable is SVC107; the schema's media handlers are planning's to
+// try (see Request.AcceptRanges).
 func NegotiateRelation(accept string) (Media, error) {
 	return negotiate(accept, false)
 }
@@ -92,11 +116,7 @@ func NegotiateRoot(accept string) (Media, error) {
 }
 
 func negotiate(accept string, root bool) (Media, error) {
-	ranges := parseAccept(accept)
-	for _, r := range ranges {
-		if r.q <= 0 {
-			continue
-		}
+	for _, r := range ParseAccept(accept) {
 		if m, ok := mediaFor(r, root); ok {
 			return m, nil
 		}
@@ -104,18 +124,29 @@ func negotiate(accept string, root bool) (Media, error) {
 	return Media{}, apierr.UnsupportedMediaType(accept)
 }
 
+// BuiltinMedia maps one accepted range to a representation SVC renders
+// itself, if there is one. A plan whose `for` names a media type SVC does
+// not render is MediaPlan for MediaHandler: the schema may have a handler.
+func BuiltinMedia(r MediaRange) (Media, bool) { return mediaFor(r, false) }
+
+// IsVendor reports whether m is one of SVC's own vendor types, which the
+// schema's media handlers cannot take over.
+func (m Media) IsVendor() bool {
+	return m.Kind == MediaObject || m.Kind == MediaArray || m.Kind == MediaPlan
+}
+
 // mediaFor maps one accepted range to a representation, if SVC has one.
-func mediaFor(r acceptRange, root bool) (Media, bool) {
+func mediaFor(r MediaRange, root bool) (Media, bool) {
 	vendor := "application/vnd." + apierr.Names.Vendor
 	if root {
-		switch r.typ {
+		switch r.Type {
 		case "*/*", "application/*", "application/openapi+json", "application/json":
 			return Media{Kind: MediaOpenAPI}, true
 		}
 		return Media{}, false
 	}
-	stripped := r.params["nulls"] == "stripped"
-	switch r.typ {
+	stripped := r.Params["nulls"] == "stripped"
+	switch r.Type {
 	case "*/*", "application/*", "application/json":
 		return Media{Kind: MediaJSON}, true
 	case "text/csv", "text/*":
@@ -132,15 +163,22 @@ func mediaFor(r acceptRange, root bool) (Media, bool) {
 	case "application/geo+json":
 		return Media{Kind: MediaGeoJSON}, true
 	case vendor + ".plan", vendor + ".plan+text", vendor + ".plan+json":
-		m := Media{Kind: MediaPlan, PlanJSON: strings.HasSuffix(r.typ, "+json")}
-		if f, ok := r.params["for"]; ok {
-			inner, ok := mediaFor(acceptRange{typ: f}, false)
-			if !ok || inner.Kind == MediaPlan {
+		m := Media{Kind: MediaPlan, PlanJSON: strings.HasSuffix(r.Type, "+json")}
+		if f, ok := r.Params["for"]; ok {
+			f = strings.ToLower(strings.TrimSpace(f))
+			inner, ok := mediaFor(MediaRange{Type: f}, false)
+			switch {
+			case ok && inner.Kind == MediaPlan:
+				return Media{}, false
+			case ok:
+				m.PlanFor = inner.Kind
+			case validMediaType(f):
+				m.PlanFor, m.PlanForName = MediaHandler, f
+			default:
 				return Media{}, false
 			}
-			m.PlanFor = inner.Kind
 		}
-		if opts := r.params["options"]; opts != "" {
+		if opts := r.Params["options"]; opts != "" {
 			for _, o := range strings.Split(opts, "|") {
 				switch o {
 				case "analyze", "verbose", "settings", "buffers", "wal":
@@ -155,30 +193,77 @@ func mediaFor(r acceptRange, root bool) (Media, bool) {
 	return Media{}, false
 }
 
-// parseAccept splits an Accept header into ranges ordered by q-value, then
-// by position. An empty header accepts anything.
-func parseAccept(h string) []acceptRange {
+// validMediaType reports whether t is type/subtype: what a media
+// handler's domain can be named.
+func validMediaType(t string) bool {
+	typ, sub, ok := strings.Cut(t, "/")
+	return ok && typ != "" && sub != "" && !strings.ContainsAny(t, " \t;,\"")
+}
+
+// ParseAccept splits an Accept header into ranges ordered by q-value, then
+// by position, leaving out those of q=0. An empty header accepts anything.
+func ParseAccept(h string) []MediaRange {
 	if strings.TrimSpace(h) == "" {
-		return []acceptRange{{typ: "*/*", q: 1}}
+		return []MediaRange{{Type: "*/*", Q: 1}}
 	}
-	var out []acceptRange
-	for i, part := range splitHeaderList(h) {
-		typ, params, err := mime.ParseMediaType(part)
-		if err != nil {
-			// Lenient fallback: keep the type, drop malformed parameters.
-			typ = strings.ToLower(strings.TrimSpace(strings.SplitN(part, ";", 2)[0]))
-			params = map[string]string{}
+	var out []MediaRange
+	for _, part := range splitHeaderList(h) {
+		if part == "" {
+			continue
 		}
-		q := 1.0
-		if qs, ok := params["q"]; ok {
+		r := ParseMediaType(part)
+		r.Q = 1
+		if qs, ok := r.Params["q"]; ok {
 			if v, err := strconv.ParseFloat(qs, 64); err == nil {
-				q = v
+				r.Q = v
 			}
 		}
-		out = append(out, acceptRange{typ: typ, params: params, q: q, order: i})
+		if r.Q > 0 {
+			out = append(out, r)
+		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].q > out[j].q })
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Q > out[j].Q })
 	return out
+}
+
+// ParseMediaType reads a media type and its parameters leniently, as
+// PostgREST does: the type is lowercased, a parameter without a value or
+// with characters a token cannot hold is dropped rather than refusing
+// the whole header. Q is left zero.
+func ParseMediaType(s string) MediaRange {
+	parts := splitParams(s)
+	r := MediaRange{Type: strings.ToLower(strings.TrimSpace(parts[0])), Params: map[string]string{}}
+	for _, p := range parts[1:] {
+		k, v, ok := strings.Cut(p, "=")
+		k = strings.ToLower(strings.TrimSpace(k))
+		if !ok || k == "" || strings.ContainsAny(k, " \t\"") {
+			continue
+		}
+		v = strings.TrimSpace(v)
+		if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' {
+			v = strings.ReplaceAll(v[1:len(v)-1], `\"`, `"`)
+		}
+		r.Params[k] = v
+	}
+	return r
+}
+
+// splitParams splits a media type at the semicolons outside quotes.
+func splitParams(s string) []string {
+	var parts []string
+	inQuote, start := false, 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '"':
+			inQuote = !inQuote
+		case ';':
+			if !inQuote {
+				parts = append(parts, s[start:i])
+				start = i + 1
+			}
+		}
+	}
+	return append(parts, s[start:])
 }
 
 // splitHeaderList splits a comma-separated header value, keeping commas

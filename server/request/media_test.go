@@ -92,3 +92,96 @@ func TestParsePrefer(t *testing.T) {
 		t.Errorf("ParsePrefer = %+v", got)
 	}
 }
+
+func TestParseAccept(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		header string
+		want   []MediaRange
+	}{
+		{"", []MediaRange{{Type: "*/*", Q: 1}}},
+		// Ordered by q, then by position; q=0 left out.
+		{"text/html;q=0.5, Image/PNG, */*;q=0.8, text/plain;q=0",
+			[]MediaRange{{Type: "image/png", Params: map[string]string{}, Q: 1},
+				{Type: "*/*", Params: map[string]string{"q": "0.8"}, Q: 0.8},
+				{Type: "text/html", Params: map[string]string{"q": "0.5"}, Q: 0.5}}},
+		// Parameters it cannot read are dropped, the rest kept; quoted
+		// values may hold commas and semicolons.
+		{`application/json; $$ unrecognized-chars=ignored $$; v=1`,
+			[]MediaRange{{Type: "application/json", Params: map[string]string{"v": "1"}, Q: 1}}},
+		{`application/vnd.svc.plan; for="text/csv;x, y"; options=analyze, text/csv`,
+			[]MediaRange{{Type: "application/vnd.svc.plan", Params: map[string]string{"for": "text/csv;x, y", "options": "analyze"}, Q: 1},
+				{Type: "text/csv", Params: map[string]string{}, Q: 1}}},
+		{"text/csv;q=bad", []MediaRange{{Type: "text/csv", Params: map[string]string{"q": "bad"}, Q: 1}}},
+	}
+	for _, c := range cases {
+		if got := ParseAccept(c.header); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("ParseAccept(%q)\n got %+v\nwant %+v", c.header, got, c.want)
+		}
+	}
+}
+
+func TestBuiltinMediaPlanForHandler(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		accept string
+		want   Media
+		ok     bool
+	}{
+		// A media type SVC does not render is left to the schema's handlers.
+		{`application/vnd.svc.plan; for="application/vnd.twkb"`,
+			Media{Kind: MediaPlan, PlanFor: MediaHandler, PlanForName: "application/vnd.twkb"}, true},
+		{`application/vnd.svc.plan+json; for="Text/HTML"`,
+			Media{Kind: MediaPlan, PlanJSON: true, PlanFor: MediaHandler, PlanForName: "text/html"}, true},
+		{`application/vnd.svc.plan; for="text/csv"`, Media{Kind: MediaPlan, PlanFor: MediaCSV}, true},
+		{`application/vnd.svc.plan; for="nonsense"`, Media{}, false},
+		{`application/vnd.svc.plan; for="application/vnd.svc.plan"`, Media{}, false},
+		{"application/vnd.twkb", Media{}, false},
+	}
+	for _, c := range cases {
+		got, ok := BuiltinMedia(ParseAccept(c.accept)[0])
+		if ok != c.ok || !reflect.DeepEqual(got, c.want) {
+			t.Errorf("BuiltinMedia(%q) = %+v, %v; want %+v, %v", c.accept, got, ok, c.want, c.ok)
+		}
+	}
+}
+
+func TestHandlerContentType(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		m    Media
+		want string
+	}{
+		{Media{Kind: MediaHandler, Name: "text/html"}, "text/html"},
+		{Media{Kind: MediaHandler, Name: "text/plain"}, "text/plain; charset=utf-8"},
+		{Media{Kind: MediaHandler, Name: "application/json"}, "application/json; charset=utf-8"},
+		{Media{Kind: MediaHandler, Name: "application/octet-stream", Binary: true}, "application/octet-stream"},
+		{Media{Kind: MediaPlan, PlanFor: MediaHandler, PlanForName: "image/png"},
+			`application/vnd.svc.plan+text; for="image/png"; charset=utf-8`},
+	}
+	for _, c := range cases {
+		if got := c.m.ContentType(); got != c.want {
+			t.Errorf("%+v: Content-Type %q, want %q", c.m, got, c.want)
+		}
+	}
+}
+
+func TestParseLeavesUnrenderedToPlanning(t *testing.T) {
+	t.Parallel()
+	r := httptest.NewRequest("GET", "/t", nil)
+	r.Header.Set("Accept", "application/vnd.twkb, text/csv;q=0.5")
+	req, err := Parse(r, KindRelation, "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if req.Media.Kind != MediaCSV || len(req.AcceptRanges) != 2 || req.Accept != "application/vnd.twkb, text/csv;q=0.5" {
+		t.Errorf("got media %+v, ranges %+v, accept %q", req.Media, req.AcceptRanges, req.Accept)
+	}
+	r.Header.Set("Accept", "image/png")
+	if req, err = Parse(r, KindFunction, "f"); err != nil || req.Media.Kind != MediaNone {
+		t.Errorf("image/png: %+v, %v; want MediaNone", req, err)
+	}
+	if _, err = Parse(r, KindRoot, ""); err == nil {
+		t.Error("the root accepted image/png")
+	}
+}

@@ -2,7 +2,6 @@ package request
 
 import (
 	"encoding/json"
-	"mime"
 	"slices"
 
 	"github.com/svc-dev/svc/server/apierr"
@@ -44,11 +43,8 @@ type Payload struct {
 func ParsePayload(contentType string, body []byte, columns []string) (*Payload, error) {
 	media := "application/json"
 	if contentType != "" {
-		mt, _, err := mime.ParseMediaType(contentType)
-		if err != nil {
-			return nil, apierr.UnsupportedContentType(contentType)
-		}
-		media = mt
+		// Parameters it does not know are ignored, as in PostgREST.
+		media = ParseMediaType(contentType).Type
 	}
 	var p *Payload
 	var err error

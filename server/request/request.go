@@ -30,8 +30,14 @@ type Request struct {
 	Range Range
 	// Prefer holds the Prefer header's preferences.
 	Prefer Preferences
-	// Media is the negotiated response representation.
+	// Media is the representation SVC renders itself that the Accept
+	// header asks for first, or MediaNone; planning may pick a media
+	// handler of the schema instead (see AcceptRanges).
 	Media Media
+	// Accept is the Accept header as sent (for error messages), and
+	// AcceptRanges its ranges in order of preference.
+	Accept       string
+	AcceptRanges []MediaRange
 	// Columns is the columns= parameter of writes, nil when absent.
 	Columns []string
 	// OnConflict is the on_conflict= parameter of upserts, nil when absent.
@@ -109,12 +115,20 @@ func Parse(r *http.Request, kind Kind, target string) (*Request, error) {
 	accept := strings.Join(r.Header.Values("Accept"), ", ")
 	var err error
 	if kind == KindRoot {
-		req.Media, err = NegotiateRoot(accept)
+		if req.Media, err = NegotiateRoot(accept); err != nil {
+			return nil, err
+		}
 	} else {
-		req.Media, err = NegotiateRelation(accept)
-	}
-	if err != nil {
-		return nil, err
+		// Nothing SVC renders itself may still be something the schema
+		// renders: planning decides (see MediaNone).
+		req.Accept, req.AcceptRanges = accept, ParseAccept(accept)
+		req.Media = Media{Kind: MediaNone}
+		for _, mr := range req.AcceptRanges {
+			if m, ok := mediaFor(mr, false); ok {
+				req.Media = m
+				break
+			}
+		}
 	}
 	// Keys in sorted order: the SQL text must depend only on the request's
 	// shape, so reordered parameters must not reorder conditions.

@@ -903,3 +903,109 @@ grant execute on function test.gr_tops() to web_anon;
 -- one (compute_query_id, or pg_stat_statements loaded); plan_options.case
 -- shows that the verbose plan option passes it on.
 do $$ begin execute format('alter database %I set compute_query_id = on', current_database()); end $$;
+-- Media type handlers (cases/media_handlers*.case): domains named after
+-- media types; aggregates over one relation's rows or over any rows that
+-- return one; functions returning one.
+create domain test."text/plain" as text;
+create domain test."text/html" as text;
+create domain test."text/xml" as xml;
+create domain test."image/png" as bytea;
+create domain test."application/octet-stream" as bytea;
+create domain test."text/x-rows" as text;
+create domain test."application/json" as json;
+create domain test."application/geo+json" as json;
+create domain test."text/csv" as text;
+create domain test."application/vnd.svc.object" as json;
+create domain test."*/*" as bytea;
+create table test.mh_notes (id integer primary key, body text, extra text);
+insert into test.mh_notes values (1, 'alpha', 'x'), (2, 'beta', null), (3, 'gamma', 'z');
+create table test.mh_numbers (val integer primary key);
+insert into test.mh_numbers values (1), (2), (3);
+grant select on test.mh_notes, test.mh_numbers to web_anon;
+-- Any relation's rows, one composite text form a line.
+create function test.mh_rows_step(state test."text/x-rows", next anyelement) returns test."text/x-rows"
+  immutable language sql as $$ select (state || next::text || e'\n')::test."text/x-rows" $$;
+create aggregate test.mh_rows(anyelement) (stype = test."text/x-rows", sfunc = test.mh_rows_step, initcond = '');
+-- mh_notes has its own text/x-rows (bodies only), json, geo+json and csv.
+create function test.mh_notes_step(state test."text/x-rows", next test.mh_notes) returns test."text/x-rows"
+  immutable language sql as $$ select (state || upper(next.body) || ';')::test."text/x-rows" $$;
+create aggregate test.mh_notes_rows(test.mh_notes) (stype = test."text/x-rows", sfunc = test.mh_notes_step, initcond = '');
+create function test.mh_json_step(state test."application/json", next test.mh_notes) returns test."application/json"
+  immutable language sql as $$ select json_build_object('notes', (state->>'notes')::int + 1)::test."application/json" $$;
+create aggregate test.mh_notes_json(test.mh_notes) (stype = test."application/json", sfunc = test.mh_json_step,
+  initcond = '{"notes": 0}');
+create function test.mh_geo_step(state jsonb, next test.mh_notes) returns jsonb
+  immutable language sql as $$ select state || jsonb_build_object('type', 'Feature', 'id', next.id) $$;
+create function test.mh_geo_final(state jsonb) returns test."application/geo+json"
+  immutable language sql as $$ select json_build_object('type', 'FeatureCollection', 'features', state)::test."application/geo+json" $$;
+create aggregate test.mh_notes_geo(test.mh_notes) (stype = jsonb, sfunc = test.mh_geo_step,
+  finalfunc = test.mh_geo_final, initcond = '[]');
+create function test.mh_csv_step(state text, next test.mh_notes) returns text
+  immutable language sql as $$ select state || next.id || ';' || next.body || e'\n' $$;
+create function test.mh_csv_final(data text) returns test."text/csv" language plpgsql as $$
+begin
+  perform set_config('response.headers', '[{"Content-Disposition": "attachment; filename=\"notes.csv\""}]', true);
+  return ('id;body' || e'\n' || data)::test."text/csv";
+end $$;
+create aggregate test.mh_notes_csv(test.mh_notes) (stype = text, sfunc = test.mh_csv_step,
+  finalfunc = test.mh_csv_final, initcond = '');
+-- SVC's vendor types are its own: these never answer.
+create function test.mh_object_step(state test."application/vnd.svc.object", next anyelement)
+  returns test."application/vnd.svc.object" immutable language sql as $$ select '"taken over"'::test."application/vnd.svc.object" $$;
+create aggregate test.mh_object(anyelement) (stype = test."application/vnd.svc.object", sfunc = test.mh_object_step);
+-- mh_numbers answers any Accept, naming its media type when it knows it.
+create function test.mh_any_step(state test."*/*", next test.mh_numbers) returns test."*/*"
+  immutable language sql as $$ select (state || convert_to(next.val::text, 'UTF8'))::test."*/*" $$;
+create function test.mh_any_final(data test."*/*") returns test."*/*" language plpgsql as $$
+declare
+  accept text := current_setting('request.headers', true)::json->>'accept';
+begin
+  if accept = 'magic/number' then
+    perform set_config('response.headers', json_build_array(json_build_object('Content-Type', accept))::text, true);
+    return ('magic:' || data)::test."*/*";
+  end if;
+  return ('numbers:' || data)::test."*/*";
+end $$;
+create aggregate test.mh_numbers_any(test.mh_numbers) (stype = test."*/*", sfunc = test.mh_any_step,
+  finalfunc = test.mh_any_final, initcond = '');
+-- Functions returning a media type, or text, xml, bytea.
+create function test.mh_hello() returns test."text/plain"
+  stable language sql as $$ select 'Hello, handlers'::test."text/plain" $$;
+create function test.mh_page() returns test."text/html"
+  stable language sql as $$ select '<h1>Hi</h1>'::test."text/html" $$;
+create function test.mh_doc() returns test."text/xml"
+  stable language sql as $$ select '<doc>1</doc>'::test."text/xml" $$;
+create function test.mh_logo(id integer) returns test."image/png"
+  stable language sql as $$ select convert_to('PNG#' || id, 'UTF8')::test."image/png" where id > 0 $$;
+create function test.mh_greetings() returns setof test."text/plain"
+  stable language sql as $$ select 'one'::test."text/plain" union all select 'two' $$;
+create function test.mh_any() returns test."*/*"
+  stable language sql as $$ select convert_to('anything', 'UTF8')::test."*/*" $$;
+create function test.mh_choose() returns test."*/*" language plpgsql stable as $$
+declare
+  accept text := current_setting('request.headers', true)::json->>'accept';
+begin
+  if accept in ('app/chico', 'app/harpo') then
+    perform set_config('response.headers', json_build_array(json_build_object('Content-Type', accept))::text, true);
+    return convert_to(split_part(accept, '/', 2), 'UTF8')::test."*/*";
+  end if;
+  raise sqlstate 'PT406' using message = 'Not Acceptable';
+end $$;
+create function test.mh_text() returns text stable language sql as $$ select 'plain words' $$;
+create function test.mh_xml() returns xml stable language sql as $$ select '<w>words</w>'::xml $$;
+create function test.mh_bytes() returns bytea stable language sql as $$ select convert_to('raw bytes', 'UTF8') $$;
+create function test.mh_echo_text(text) returns test."text/plain"
+  immutable language sql as $$ select $1::test."text/plain" $$;
+create function test.mh_echo_xml(xml) returns test."text/xml"
+  immutable language sql as $$ select $1::test."text/xml" $$;
+create function test.mh_echo_bytes(bytea) returns test."application/octet-stream"
+  immutable language sql as $$ select $1::test."application/octet-stream" $$;
+create function test.mh_all_notes() returns setof test.mh_notes
+  stable language sql as $$ select * from test.mh_notes $$;
+create function test.mh_note_words(test.mh_notes) returns integer
+  immutable language sql as $$ select length($1.body) $$;
+-- dr_paints, whose columns have domain representations, has its own
+-- text/x-rows: the stored values.
+create function test.mh_paint_step(state test."text/x-rows", next test.dr_paints) returns test."text/x-rows"
+  immutable language sql as $$ select (state || next.name || '=' || coalesce(next.color::integer::text, '-') || ';')::test."text/x-rows" $$;
+create aggregate test.mh_paints_rows(test.dr_paints) (stype = test."text/x-rows", sfunc = test.mh_paint_step, initcond = '');

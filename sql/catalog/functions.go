@@ -44,12 +44,17 @@ func readFunctions(ctx context.Context, tx pgx.Tx, schemas []string) ([]function
 		nDefaults                int16
 		isVoid, isRecord, isComp bool
 		volatility               string
+		media, sendSchema, send  *string
 	)
 	_, err = pgx.ForEachRow(rows,
 		[]any{&f.Schema, &f.Name, &f.Description, &f.Owner, &types, &names, &modes, &nDefaults,
 			&f.Variadic, &f.argType, &f.retType, &isVoid, &isRecord, &isComp,
-			&f.ReturnType.Schema, &f.ReturnType.Name, &f.retSet, &volatility, &f.Rows, &f.Settings, &f.Grants},
+			&f.ReturnType.Schema, &f.ReturnType.Name, &f.retSet, &volatility, &f.Rows, &f.Settings, &f.Grants,
+			&media, &sendSchema, &send},
 		func() error {
+			if media != nil {
+				f.Media = &snapshot.MediaDomain{Type: *media, Send: snapshot.QualifiedName{Schema: *sendSchema, Name: *send}}
+			}
 			f.Arguments = arguments(types, names, modes, int(nDefaults))
 			f.Volatility = volatilities[volatility]
 			f.Returns, f.ReturnsRecord = returnShape(f.Arguments, f.retSet, isVoid, isRecord, isComp)
@@ -131,4 +136,23 @@ func readCasts(ctx context.Context, tx pgx.Tx) ([]snapshot.Cast, error) {
 		return nil, fmt.Errorf("read casts: %w", err)
 	}
 	return casts, nil
+}
+
+// readMediaHandlers returns the aggregates of the exposed schemas that
+// render rows for a media type.
+func readMediaHandlers(ctx context.Context, tx pgx.Tx, schemas []string) ([]snapshot.MediaHandler, error) {
+	rows, err := tx.Query(ctx, mediaHandlersSQL, schemas)
+	if err != nil {
+		return nil, fmt.Errorf("read media handlers: %w", err)
+	}
+	hs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (snapshot.MediaHandler, error) {
+		var h snapshot.MediaHandler
+		err := row.Scan(&h.Media.Type, &h.Media.Send.Schema, &h.Media.Send.Name, &h.Aggregate.Schema, &h.Aggregate.Name,
+			&h.Relation.Schema, &h.Relation.Name)
+		return h, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read media handlers: %w", err)
+	}
+	return hs, nil
 }

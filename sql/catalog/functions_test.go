@@ -45,6 +45,7 @@ func TestFunctions(t *testing.T) {
 		"api.add(in a numeric, in b numeric) scalar pg_catalog.numeric immutable rows=0",
 		"api.aliases(in api.authors) setof_scalar pg_catalog.text stable rows=1000",
 		"api.all_books() setof_composite api.books stable rows=1000",
+		"api.any_body() scalar api.*/* stable rows=0",
 		"api.anything() scalar pg_catalog.record immutable rows=0 record",
 		"api.best_book(in api.authors) setof_composite api.books stable rows=1",
 		"api.code_to_json(in api.code) scalar pg_catalog.json immutable rows=0",
@@ -52,7 +53,12 @@ func TestFunctions(t *testing.T) {
 		"api.color_from_json(in json) scalar api.color immutable rows=0",
 		"api.color_from_text(in text) scalar api.color immutable rows=0",
 		"api.color_to_json(in api.color) scalar pg_catalog.json immutable rows=0",
+		"api.cover() scalar api.image/png stable rows=0",
+		"api.covers() setof_scalar api.image/png stable rows=1000",
 		"api.first_book(in api.authors) composite api.books stable rows=0",
+		"api.geo_final(in state jsonb) scalar api.application/vnd.Geo+json immutable rows=0",
+		"api.geo_step(in state jsonb, in next anyelement) scalar pg_catalog.jsonb immutable rows=0",
+		"api.html_step(in state api.\"text/html\", in next api.authors) scalar api.text/html immutable rows=0",
 		"api.initials(in api.authors) scalar pg_catalog.text stable rows=0",
 		"api.label_words(in api.book_list) scalar pg_catalog.tsvector stable rows=0",
 		"api.name(in api.authors) scalar pg_catalog.text stable rows=0",
@@ -169,5 +175,37 @@ func TestRoles(t *testing.T) {
 	}
 	if su := s.Role("postgres"); su == nil || !su.Superuser {
 		t.Errorf("postgres: %+v, want a superuser", su)
+	}
+}
+
+func TestMediaHandlers(t *testing.T) {
+	t.Parallel()
+	s := introspect(t, fixtureURI)
+	api := func(name string) snapshot.QualifiedName { return snapshot.QualifiedName{Schema: "api", Name: name} }
+	pg := func(name string) snapshot.QualifiedName {
+		return snapshot.QualifiedName{Schema: "pg_catalog", Name: name}
+	}
+	// Sorted by media type (lowercased, as matched); the aggregate in the
+	// private schema is not one.
+	want := []snapshot.MediaHandler{
+		{Media: snapshot.MediaDomain{Type: "application/vnd.geo+json", Send: pg("jsonb_send")}, Aggregate: api("any_geo")},
+		{Media: snapshot.MediaDomain{Type: "text/html", Send: pg("textsend")}, Aggregate: api("authors_html"), Relation: api("authors")},
+	}
+	if !reflect.DeepEqual(s.Content.MediaHandlers, want) {
+		t.Errorf("media handlers\n got %+v\nwant %+v", s.Content.MediaHandlers, want)
+	}
+	media := map[string]*snapshot.MediaDomain{
+		"cover":    {Type: "image/png", Send: pg("byteasend")},
+		"any_body": {Type: "*/*", Send: pg("byteasend")},
+		"covers":   nil, // a set of values is not a body
+	}
+	for name, want := range media {
+		fs := s.Functions(api(name))
+		if len(fs) != 1 {
+			t.Fatalf("api.%s: %d overloads", name, len(fs))
+		}
+		if !reflect.DeepEqual(fs[0].Media, want) {
+			t.Errorf("api.%s media: got %+v, want %+v", name, fs[0].Media, want)
+		}
 	}
 }

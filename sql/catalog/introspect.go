@@ -140,6 +140,10 @@ func readContent(ctx context.Context, tx pgx.Tx, opts Options) (snapshot.Content
 	if err != nil {
 		return c, err
 	}
+	handlers, err := readMediaHandlers(ctx, tx, opts.Schemas)
+	if err != nil {
+		return c, err
+	}
 	applyKeys(rels, keys, traces)
 	c.Relationships = normaliseRelationships(inferRelationships(rels, keys, traces, fks, funcs))
 	c.Relations = make([]snapshot.Relation, 0, len(rels))
@@ -150,5 +154,6 @@ func readContent(ctx context.Context, tx pgx.Tx, opts Options) (snapshot.Content
 	c.Functions = normaliseFunctions(funcs)
 	c.Casts = normaliseCasts(casts)
 	c.Roles = normaliseRoles(roles)
+	c.MediaHandlers = normaliseMediaHandlers(handlers)
 	return c, nil
 }

@@ -170,3 +170,16 @@ func normaliseRoles(rs []snapshot.Role) []snapshot.Role {
 func cmpName(a, b snapshot.QualifiedName) int {
 	return cmp.Or(strings.Compare(a.Schema, b.Schema), strings.Compare(a.Name, b.Name))
 }
+
+// normaliseMediaHandlers sorts handlers by media type, relation and
+// aggregate, so the first of two for one relation and media type (see
+// snapshot.MediaHandler) is the same in every dump.
+func normaliseMediaHandlers(hs []snapshot.MediaHandler) []snapshot.MediaHandler {
+	if hs == nil {
+		return []snapshot.MediaHandler{}
+	}
+	slices.SortFunc(hs, func(a, b snapshot.MediaHandler) int {
+		return cmp.Or(strings.Compare(a.Media.Type, b.Media.Type), cmpName(a.Relation, b.Relation), cmpName(a.Aggregate, b.Aggregate))
+	})
+	return hs
+}

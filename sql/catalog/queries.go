@@ -26,4 +26,6 @@ var (
 	castsSQL string
 	//go:embed queries/roles.sql
 	rolesSQL string
+	//go:embed queries/media_handlers.sql
+	mediaHandlersSQL string
 )

@@ -28,7 +28,10 @@ select
   p.provolatile::text,
   p.prorows::float8,
   p.proconfig,
-  g.grants
+  g.grants,
+  md.media,
+  md.send_schema,
+  md.send_name
 from pg_proc p
 join pg_namespace n on n.oid = p.pronamespace
 join pg_type rt on rt.oid = p.prorettype
@@ -48,6 +51,18 @@ left join lateral (
 ) dc(relid) on true
 left join pg_class rc on rc.oid = dc.relid
 left join pg_namespace rn on rn.oid = rc.relnamespace
+-- A function returning (not as a set) a domain named after a media type
+-- is that media type's handler; the domain's send function turns its
+-- value into the body's bytes.
+left join lateral (
+  select lower(rt.typname::text), sn.nspname::text, s.proname::text
+  from pg_proc s
+  join pg_namespace sn on sn.oid = s.pronamespace
+  where s.oid = rt.typsend
+    and rt.typtype = 'd'
+    and not p.proretset
+    and (rt.typname ~ '^[A-Za-z0-9.-]+/[A-Za-z0-9.+-]+$' or rt.typname = '*/*')
+) md(media, send_schema, send_name) on true
 left join pg_description d
   on d.objoid = p.oid and d.classoid = 'pg_proc'::regclass and d.objsubid = 0
 cross join lateral (

@@ -237,3 +237,25 @@ create function api.aliases(api.authors) returns setof text
   language sql stable as 'select $1.name';
 create function hidden.secret(api.authors) returns text
   language sql stable as 'select ''not on the search path''';
+
+-- Media type handlers: aggregates returning a domain named after a media
+-- type, over one relation's rows or any rows; functions returning one.
+create domain api."text/html" as text;
+create domain api."image/png" as bytea;
+create domain api."application/vnd.Geo+json" as jsonb;
+create domain api."*/*" as bytea;
+create function api.html_step(state api."text/html", next api.authors) returns api."text/html"
+  language sql immutable as 'select (state || $2.name)::api."text/html"';
+create aggregate api.authors_html(api.authors) (stype = api."text/html", sfunc = api.html_step, initcond = '');
+create function api.geo_step(state jsonb, next anyelement) returns jsonb
+  language sql immutable as 'select state';
+create function api.geo_final(state jsonb) returns api."application/vnd.Geo+json"
+  language sql immutable as 'select state::api."application/vnd.Geo+json"';
+create aggregate api.any_geo(anyelement) (stype = jsonb, sfunc = api.geo_step, finalfunc = api.geo_final, initcond = '[]');
+create aggregate private.hidden_html(api.authors) (stype = api."text/html", sfunc = api.html_step, initcond = '');
+create function api.cover() returns api."image/png"
+  language sql stable as 'select ''\x89''::bytea::api."image/png"';
+create function api.covers() returns setof api."image/png"
+  language sql stable as 'select ''\x89''::bytea::api."image/png"';
+create function api.any_body() returns api."*/*"
+  language sql stable as 'select ''any''::bytea::api."*/*"';
