@@ -106,14 +106,13 @@ func implicitReadCommitted(conn *pgconn.PgConn) bool {
 
 // releaseAndYield returns conn to the pool and then yields, so that a
 // request waiting for a connection sends its statements before this one
-// writes its response. Releasing readies the waiter's goroutine in this goroutine's
-// own run slot, where it would otherwise sit until this one blocks, after
-// writing the whole response, while the connection's backend idles and has
-// to be woken again. Yielding keeps the backends fed: with more requests
-// than connections, page's CPU per request fell by 9 us in SVC and 6 us in
-// PostgreSQL (deploy/bench/run.sh, shared topology; commit 5c93bc4 has
-// the rounds). With no request
-// waiting it costs a pass through the scheduler.
+// writes its response. Releasing readies the waiter's goroutine in this
+// goroutine's own run slot, where it would otherwise sit until this one
+// blocks, after writing the whole response, while the connection's
+// backend idles and has to be woken again. Yielding keeps the backends
+// fed when requests outnumber connections (deploy/bench/run.sh, page;
+// commit 5c93bc4 has the rounds); with no request waiting it costs a pass
+// through the scheduler.
 func releaseAndYield(conn *pgxpool.Conn) {
 	conn.Release()
 	runtime.Gosched()
