@@ -3,7 +3,6 @@ package server_test
 import (
 	"context"
 	"flag"
-	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -13,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/svc-dev/svc/server"
 	"github.com/svc-dev/svc/server/config"
 	"github.com/svc-dev/svc/server/dbexec"
@@ -56,29 +54,11 @@ func TestMain(m *testing.M) {
 
 func setupFixture(uri string) error {
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, uri)
-	if err != nil {
+	var err error
+	if fixture.superURI, err = pgtest.LoadDatabase(ctx, uri, "e2e", "testdata/fixture.sql"); err != nil {
 		return err
 	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, "create database e2e"); err != nil {
-		return err
-	}
-	u, _ := url.Parse(uri)
-	u.Path = "/e2e"
-	fixture.superURI = u.String()
-	sql, err := os.ReadFile("testdata/fixture.sql")
-	if err != nil {
-		return err
-	}
-	db, err := pgx.Connect(ctx, fixture.superURI)
-	if err != nil {
-		return err
-	}
-	defer db.Close(ctx)
-	if _, err := db.Exec(ctx, string(sql)); err != nil {
-		return fmt.Errorf("load fixture: %w", err)
-	}
+	u, _ := url.Parse(fixture.superURI)
 	u.User = url.User("authenticator")
 	fixture.authURI = u.String()
 

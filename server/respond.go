@@ -23,24 +23,7 @@ func writeError(w http.ResponseWriter, log *slog.Logger, err error) {
 		log.Debug("request abandoned by the client")
 		return
 	}
-	e := apierr.From(err)
-	if e.Status >= 500 {
-		attrs := []any{"code", e.Code, "status", e.Status, "message", e.Message}
-		if e.Cause != nil {
-			attrs = append(attrs, "cause", e.Cause.Error())
-		}
-		log.Error("request failed", attrs...)
-	}
-	h := w.Header()
-	// Proxy-Status names the error's code where only headers are read: a
-	// HEAD, a proxy's log.
-	h.Set("Proxy-Status", apierr.Names.Product+"; error="+e.Code)
-	for k, v := range e.Headers {
-		h.Set(k, v)
-	}
-	h.Set("Content-Type", jsonType)
-	w.WriteHeader(e.Status)
-	w.Write(e.JSON())
+	apierr.From(err).Write(w, log)
 }
 
 // contentRange renders `first-last/total` for a page of n rows starting at

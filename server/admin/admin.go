@@ -86,7 +86,7 @@ type snapshotInfo struct {
 func (a *Admin) snapshot(w http.ResponseWriter, _ *http.Request) {
 	snap := a.snaps.Current()
 	if snap == nil {
-		writeError(w, a.log, apierr.SnapshotUnavailable())
+		apierr.SnapshotUnavailable().Write(w, a.log)
 		return
 	}
 	h := snap.Header
@@ -98,29 +98,10 @@ func (a *Admin) snapshot(w http.ResponseWriter, _ *http.Request) {
 	}
 	body, err := json.Marshal(info)
 	if err != nil {
-		writeError(w, a.log, apierr.Internal(err))
+		apierr.Internal(err).Write(w, a.log)
 		return
 	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(http.StatusOK)
 	w.Write(body)
-}
-
-// writeError sends e as the API sends its errors (the server's
-// writeError), logging a 5xx.
-func writeError(w http.ResponseWriter, log *slog.Logger, e *apierr.Error) {
-	if e.Status >= 500 {
-		attrs := []any{"code", e.Code, "status", e.Status, "message", e.Message}
-		if e.Cause != nil {
-			attrs = append(attrs, "cause", e.Cause.Error())
-		}
-		log.Error("request failed", attrs...)
-	}
-	h := w.Header()
-	for k, v := range e.Headers {
-		h.Set(k, v)
-	}
-	h.Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(e.Status)
-	w.Write(e.JSON())
 }

@@ -2,7 +2,6 @@ package dbexec_test
 
 import (
 	"context"
-	"fmt"
 	"net/url"
 	"os"
 	"testing"
@@ -27,29 +26,11 @@ func TestMain(m *testing.M) {
 
 func setupFixture(uri string) error {
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, uri)
-	if err != nil {
+	var err error
+	if fixture.superURI, err = pgtest.LoadDatabase(ctx, uri, "dbexec", "../testdata/fixture.sql"); err != nil {
 		return err
 	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, "create database dbexec"); err != nil {
-		return err
-	}
-	u, _ := url.Parse(uri)
-	u.Path = "/dbexec"
-	fixture.superURI = u.String()
-	sql, err := os.ReadFile("../testdata/fixture.sql")
-	if err != nil {
-		return err
-	}
-	db, err := pgx.Connect(ctx, fixture.superURI)
-	if err != nil {
-		return err
-	}
-	defer db.Close(ctx)
-	if _, err := db.Exec(ctx, string(sql)); err != nil {
-		return fmt.Errorf("load fixture: %w", err)
-	}
+	u, _ := url.Parse(fixture.superURI)
 	u.User = url.User("authenticator")
 	fixture.authURI = u.String()
 	cfg := config.Default()

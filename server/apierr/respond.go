@@ -1,0 +1,28 @@
+package apierr
+
+import (
+	"log/slog"
+	"net/http"
+)
+
+// Write answers e on w as every SVC endpoint answers its errors: the
+// status, e's headers, Proxy-Status naming the code (for a HEAD, or a
+// proxy's log, where only headers are read) and the JSON body. A 5xx is
+// the server's or the database's fault, so it is logged with its cause.
+func (e *Error) Write(w http.ResponseWriter, log *slog.Logger) {
+	if e.Status >= 500 {
+		attrs := []any{"code", e.Code, "status", e.Status, "message", e.Message}
+		if e.Cause != nil {
+			attrs = append(attrs, "cause", e.Cause.Error())
+		}
+		log.Error("request failed", attrs...)
+	}
+	h := w.Header()
+	h.Set("Proxy-Status", Names.Product+"; error="+e.Code)
+	for k, v := range e.Headers {
+		h.Set(k, v)
+	}
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(e.Status)
+	w.Write(e.JSON())
+}

@@ -1,0 +1,43 @@
+package pgtest
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// LoadDatabase creates database name on the cluster uri reaches, runs the
+// SQL file sqlFile in it as uri's user, and returns the new database's
+// URI. Test packages that share one fixture file each load it into a
+// database of their own.
+func LoadDatabase(ctx context.Context, uri, name, sqlFile string) (string, error) {
+	sql, err := os.ReadFile(sqlFile)
+	if err != nil {
+		return "", err
+	}
+	conn, err := pgx.Connect(ctx, uri)
+	if err != nil {
+		return "", err
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "create database "+pgx.Identifier{name}.Sanitize()); err != nil {
+		return "", err
+	}
+	u, err := url.Parse(uri)
+	if err != nil {
+		return "", err
+	}
+	u.Path = "/" + name
+	db, err := pgx.Connect(ctx, u.String())
+	if err != nil {
+		return "", err
+	}
+	defer db.Close(ctx)
+	if _, err := db.Exec(ctx, string(sql)); err != nil {
+		return "", fmt.Errorf("load %s: %w", sqlFile, err)
+	}
+	return u.String(), nil
+}
