@@ -22,21 +22,29 @@ func BenchmarkServeRead(b *testing.B) {
 		{"embed", "/authors?select=id,name,books(id,title)&order=id&limit=10", "application/json"},
 		{"rpc", "/rpc/add?a=1&b=2", "application/json"},
 	} {
-		b.Run(bc.name, func(b *testing.B) {
-			c, err := net.Dial("tcp", strings.TrimPrefix(fixture.url, "http://"))
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer c.Close()
-			req := []byte("GET " + bc.target + " HTTP/1.1\r\nHost: bench\r\nUser-Agent: bench\r\nAccept: " + bc.accept + "\r\n\r\n")
-			br := bufio.NewReaderSize(c, 64<<10)
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := c.Write(req); err != nil {
-					b.Fatal(err)
-				}
-				benchclient.ReadOK(b, br)
-			}
-		})
+		for _, hs := range httpServers {
+			b.Run(hs.name+"/"+bc.name, func(b *testing.B) {
+				benchServeRead(b, fixture.urls[hs.value], bc.target, bc.accept)
+			})
+		}
+	}
+}
+
+// benchServeRead sends GETs of target one after another on one
+// connection to the server at url, reading each answer whole.
+func benchServeRead(b *testing.B, url, target, accept string) {
+	c, err := net.Dial("tcp", strings.TrimPrefix(url, "http://"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	req := []byte("GET " + target + " HTTP/1.1\r\nHost: bench\r\nUser-Agent: bench\r\nAccept: " + accept + "\r\n\r\n")
+	br := bufio.NewReaderSize(c, 64<<10)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := c.Write(req); err != nil {
+			b.Fatal(err)
+		}
+		benchclient.ReadOK(b, br)
 	}
 }
