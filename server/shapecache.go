@@ -1,6 +1,7 @@
 package server
 
 import (
+	"net/url"
 	"sync"
 	"unsafe"
 
@@ -185,7 +186,7 @@ type readEntry struct {
 // statements, which the caller adds.
 func (s *Server) newReadEntry(req *request.Request, p *plan.Read) *readEntry {
 	e := &readEntry{txShape: s.newTxShape(req.Prefer, p.Relation.Schema), reply: newRowsReply(p)}
-	e.reply.location = "/" + p.Relation.Name
+	e.reply.location = "/" + url.PathEscape(p.Relation.Name)
 	return e
 }
 

@@ -366,6 +366,9 @@ create table test."W_Mixed" (
 );
 grant select, insert, update, delete on test.w_defaults, test.w_defaults_v, test."W_Mixed" to web_anon;
 grant usage on sequence test.w_defaults_id_seq, test."W_Mixed_id_seq" to web_anon;
+-- A name a URL has to escape (response_headers.case: Content-Location).
+create view test."w spaced" as select 1 as id;
+grant select on test."w spaced" to web_anon;
 
 -- An auto-updatable view over w_tasks: limited writes on a view pick rows by
 -- the order's columns (views have no ctid).
