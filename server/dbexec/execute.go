@@ -316,7 +316,7 @@ func (e *Executor) Execute(ctx context.Context, tx Tx, steps ...Step) error {
 // results in order. Without prepare (db-prepared-statements off, for a
 // transaction pooler that cannot keep named statements) every statement
 // is parsed each time as an unnamed one.
-func runPipeline(ctx context.Context, pc *pgconn.PgConn, tx Tx, steps []Step, prepare bool) error {
+func runPipeline(ctx context.Context, pc *pgconn.PgConn, tx Tx, steps []Step, prepare bool) (err error) {
 	// Everything up to the pipeline's Sync runs in one transaction: an
 	// implicit one that the Sync commits, or that a failed statement rolls
 	// back, unless the request needs BEGIN (an isolation level other than
@@ -332,6 +332,11 @@ func runPipeline(ctx context.Context, pc *pgconn.PgConn, tx Tx, steps []Step, pr
 	if prepare && !explicit && preparedPathTakes(pc, calls) {
 		return runPrepared(ctx, pc, calls, steps, setups)
 	}
+	defer func() {
+		if err != nil && ctx.Err() != nil && pc.IsClosed() {
+			closeAbandoned(pc)
+		}
+	}()
 	cache := statementsOf(pc)
 
 	var prepared []pendingStmt // prepared by this pipeline, in order

@@ -138,3 +138,18 @@ func discard(pc *pgconn.PgConn) {
 	defer cancel()
 	pc.Close(ctx)
 }
+
+// closeAbandoned closes the socket of pc, a connection pgx gave up on when
+// its request was cancelled. pgx asks PostgreSQL to cancel the statement,
+// then keeps the socket open, reading until the server closes it (which
+// spares the server a reset). But a cancel request that reaches the
+// backend before it has read the pipeline, as when the client leaves just
+// as the statements go out, is dropped: PostgreSQL ignores a cancel while
+// no statement runs. The backend then runs the write and commits at the
+// Sync it already has, with the socket open all along, so its check of
+// the connection (setUpSession) never fires: the write of a client that
+// left would happen after all. Closed now, the check ends the backend and
+// its transaction rolls back, as on the prepared path (runPrepared).
+func closeAbandoned(pc *pgconn.PgConn) {
+	pc.Conn().Close()
+}
