@@ -27,11 +27,15 @@ type HTTPServer interface {
 // run for a while. net/http is the default: on the load benchmark's
 // split topology (deploy/bench/run.sh, TOPOLOGY=split) http1 did not save
 // the tenth of SVC's CPU per request that would justify running a server
-// of our own by default (deploy/bench/RESULTS.md).
+// of our own by default (deploy/bench/RESULTS.md). server-raw-sockets
+// reaches client connections under http1 only: net/http owns its
+// connections' reads and writes.
 func NewHTTPServer(cfg *config.Config, h http.Handler, log *slog.Logger) HTTPServer {
 	hs := cfg.HTTPServer(h)
 	if cfg.ServerHTTP == config.HTTPServerHTTP1 {
-		return http1.New(hs, log)
+		srv := http1.New(hs, log)
+		srv.RawSockets = cfg.ServerRawSockets
+		return srv
 	}
 	if log != nil {
 		// What net/http's server logs (accept errors, a client's TLS or

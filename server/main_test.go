@@ -71,6 +71,10 @@ func setupFixture(uri string) error {
 	for _, hs := range httpServers {
 		c := *cfg
 		c.ServerHTTP = hs.value
+		// The http1 server runs with raw system calls on its client
+		// sockets and its pool's (server-raw-sockets), net/http without:
+		// every test on both servers covers both ways of using a socket.
+		c.ServerRawSockets = hs.value == config.HTTPServerHTTP1
 		srv, _, err := startServer(ctx, &c, nil)
 		if err != nil {
 			return err

@@ -65,6 +65,7 @@ type Config struct {
 	ServerReuseport            bool              // server-reuseport (SVC's addition)
 	ServerHTTP                 string            // server-http (SVC's addition): http1 or net/http
 	ServerSchedBatch           bool              // server-sched-batch (SVC's addition)
+	ServerRawSockets           bool              // server-raw-sockets (SVC's addition)
 	DBChannelURI               string            // db-channel-uri (SVC's addition); "" uses db-uri
 	DBPreparedStatements       bool              // db-prepared-statements
 	DBReplicaURIs              []string          // db-replica-uris (SVC's addition); empty for none

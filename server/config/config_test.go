@@ -248,6 +248,7 @@ server-unix-socket-mode = "0600"
 server-reuseport = true
 server-http = "http1"
 server-sched-batch = true
+server-raw-sockets = true
 db-channel-uri = "postgres://bob@db-direct/app"
 db-prepared-statements = false
 db-replica-uris = "postgres://bob@replica1/app,postgres://bob@replica2/app"
@@ -286,7 +287,7 @@ app.settings.Other = 1
 		ServerMaxURLBytes: 4096, RequestMaxFilters: 10, RequestMaxSelectItems: 20, RequestMaxEmbedDepth: 3,
 		RequestMaxEmbeds: 5, RequestMaxJSONPathDepth: 4, RequestMaxLogicDepth: 2,
 		ServerWriteTimeout: 90 * time.Second, ServerIdleTimeout: 10 * time.Second,
-		ServerUnixSocket: "/run/svc/svc.sock", ServerUnixSocketMode: 0o600, ServerReuseport: true, ServerSchedBatch: true,
+		ServerUnixSocket: "/run/svc/svc.sock", ServerUnixSocketMode: 0o600, ServerReuseport: true, ServerSchedBatch: true, ServerRawSockets: true,
 		ServerHTTP:   HTTPServerHTTP1,
 		DBChannelURI: "postgres://bob@db-direct/app", DBPreparedStatements: false, LogLevel: "info",
 		DBReplicaURIs: []string{"postgres://bob@replica1/app", "postgres://bob@replica2/app"}, DBReplicaPool: 4, DBReplicaMaxLag: 2 * time.Second,

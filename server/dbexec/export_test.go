@@ -2,6 +2,7 @@ package dbexec
 
 import (
 	"context"
+	"github.com/svc-dev/svc/server/rawsock"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/svc-dev/svc/server/query"
@@ -54,4 +55,11 @@ func runPreparedAs(ctx context.Context, pc *pgconn.PgConn, tx Tx, sql string, ar
 		return false, err
 	}
 	return true, runPrepared(ctx, pc, calls, steps, setups)
+}
+
+// ReadsAndWritesRaw reports whether pc reads and writes its socket with
+// raw system calls (server-raw-sockets).
+func ReadsAndWritesRaw(pc *pgconn.PgConn) bool {
+	_, ok := pc.Conn().(*rawsock.Conn)
+	return ok
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"runtime"
 
 	"github.com/jackc/pgx/v5"
@@ -12,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/svc-dev/svc/server/config"
+	"github.com/svc-dev/svc/server/rawsock"
 )
 
 // NewPool opens the request connection pool for cfg.
@@ -46,7 +48,17 @@ func OpenPool(ctx context.Context, cfg *config.Config, uri string, size int) (*p
 	nameSession(poolCfg.ConnConfig.RuntimeParams)
 	poolCfg.AfterConnect = setUpSession
 	poolCfg.ConnConfig.BuildFrontend = bufferedFrontend
+	if cfg.ServerRawSockets {
+		poolCfg.ConnConfig.AfterNetConnect = rawSocket
+	}
 	return pgxpool.NewWithConfig(ctx, poolCfg)
+}
+
+// rawSocket is the pool's AfterNetConnect hook under server-raw-sockets.
+// It runs after any TLS negotiation, so a TLS session reaches it wrapped
+// and is left alone (rawsock.Wrap takes only TCP and Unix sockets).
+func rawSocket(_ context.Context, _ *pgconn.Config, c net.Conn) (net.Conn, error) {
+	return rawsock.Wrap(c), nil
 }
 
 // resultReadBuffer is how much of the server's output one read takes.

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"github.com/svc-dev/svc/server/rawsock"
 	"io"
 	"net"
 	"net/http"
@@ -47,8 +48,12 @@ func newConn(s *Server, rwc net.Conn) *conn {
 		// A Unix socket's client may have no address.
 		c.remote = ra.String()
 	}
-	c.r.rwc = rwc
-	c.out.rwc = rwc
+	io := rwc
+	if s.RawSockets {
+		io = rawsock.Wrap(rwc)
+	}
+	c.r.rwc = io
+	c.out.rwc = io
 	c.r.remain = unlimited
 	c.br = bufio.NewReaderSize(&c.r, 4<<10)
 	c.res.c = c
