@@ -48,12 +48,12 @@ func newConn(s *Server, rwc net.Conn) *conn {
 		// A Unix socket's client may have no address.
 		c.remote = ra.String()
 	}
-	io := rwc
+	sock := rwc // what requests are read from and answers written to
 	if s.RawSockets {
-		io = rawsock.Wrap(rwc)
+		sock = rawsock.Wrap(rwc)
 	}
-	c.r.rwc = io
-	c.out.rwc = io
+	c.r.rwc = sock
+	c.out.rwc = sock
 	c.r.remain = unlimited
 	c.br = bufio.NewReaderSize(&c.r, 4<<10)
 	c.res.c = c
