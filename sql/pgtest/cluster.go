@@ -187,15 +187,7 @@ func (c *Cluster) stopServer() {
 // CreateDatabase creates a fresh database and returns a URI for it, so that
 // tests sharing a cluster do not share state.
 func (c *Cluster) CreateDatabase(ctx context.Context, name string) (string, error) {
-	conn, err := pgx.Connect(ctx, c.URI)
-	if err != nil {
-		return "", err
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, "create database "+pgx.Identifier{name}.Sanitize()); err != nil {
-		return "", err
-	}
-	return strings.Replace(c.URI, "/postgres?", "/"+name+"?", 1), nil
+	return createDatabase(ctx, c.URI, name)
 }
 
 // account is an OS user to run a program as.

@@ -18,6 +18,28 @@ func LoadDatabase(ctx context.Context, uri, name, sqlFile string) (string, error
 	if err != nil {
 		return "", err
 	}
+	dbURI, err := createDatabase(ctx, uri, name)
+	if err != nil {
+		return "", err
+	}
+	db, err := pgx.Connect(ctx, dbURI)
+	if err != nil {
+		return "", err
+	}
+	defer db.Close(ctx)
+	if _, err := db.Exec(ctx, string(sql)); err != nil {
+		return "", fmt.Errorf("load %s: %w", sqlFile, err)
+	}
+	return dbURI, nil
+}
+
+// createDatabase creates database name on the cluster uri reaches and
+// returns uri with the new database in place of uri's.
+func createDatabase(ctx context.Context, uri, name string) (string, error) {
+	u, err := url.Parse(uri)
+	if err != nil {
+		return "", err
+	}
 	conn, err := pgx.Connect(ctx, uri)
 	if err != nil {
 		return "", err
@@ -26,18 +48,6 @@ func LoadDatabase(ctx context.Context, uri, name, sqlFile string) (string, error
 	if _, err := conn.Exec(ctx, "create database "+pgx.Identifier{name}.Sanitize()); err != nil {
 		return "", err
 	}
-	u, err := url.Parse(uri)
-	if err != nil {
-		return "", err
-	}
 	u.Path = "/" + name
-	db, err := pgx.Connect(ctx, u.String())
-	if err != nil {
-		return "", err
-	}
-	defer db.Close(ctx)
-	if _, err := db.Exec(ctx, string(sql)); err != nil {
-		return "", fmt.Errorf("load %s: %w", sqlFile, err)
-	}
 	return u.String(), nil
 }
