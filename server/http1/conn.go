@@ -54,6 +54,7 @@ func newConn(s *Server, rwc net.Conn) *conn {
 	}
 	c.r.rwc = sock
 	c.out.rwc = sock
+	c.out.vectored, _ = sock.(buffersWriter)
 	c.r.remain = unlimited
 	c.br = bufio.NewReaderSize(&c.r, 4<<10)
 	c.res.c = c
