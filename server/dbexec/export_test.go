@@ -58,8 +58,14 @@ func runPreparedAs(ctx context.Context, pc *pgconn.PgConn, tx Tx, sql string, ar
 }
 
 // ReadsAndWritesRaw reports whether pc reads and writes its socket with
-// raw system calls (server-raw-sockets).
-func ReadsAndWritesRaw(pc *pgconn.PgConn) bool {
-	_, ok := pc.Conn().(*rawsock.Conn)
-	return ok
+// raw system calls (server-raw-sockets), and whether it keeps the socket's
+// receive watermark.
+func ReadsAndWritesRaw(pc *pgconn.PgConn) (raw, watermark bool) {
+	switch pc.Conn().(type) {
+	case *rawsock.Conn:
+		return true, false
+	case *watermarkConn:
+		return true, true
+	}
+	return false, false
 }

@@ -23,15 +23,17 @@ func poolConn(t *testing.T) *pgconn.PgConn {
 
 // onEachSocketKind runs test as subtests on a pool connection read and
 // written the usual way and on one with raw system calls
-// (server-raw-sockets), which must then be raw where the system has them.
+// (server-raw-sockets), which must then be raw where the system has them,
+// keeping the receive watermark on the fixture's TCP sessions.
 func onEachSocketKind(t *testing.T, test func(t *testing.T, pc *pgconn.PgConn)) {
 	for _, raw := range []bool{false, true} {
 		t.Run(fmt.Sprintf("raw=%v", raw), func(t *testing.T) {
 			cfg := *fixture.cfg
 			cfg.ServerRawSockets = raw
 			pc := poolConnOf(t, &cfg)
-			if got := dbexec.ReadsAndWritesRaw(pc); got != (raw && runtime.GOOS == "linux") {
-				t.Fatalf("raw system calls: %v, want %v", got, raw)
+			want := raw && runtime.GOOS == "linux"
+			if gotRaw, gotWatermark := dbexec.ReadsAndWritesRaw(pc); gotRaw != want || gotWatermark != want {
+				t.Fatalf("raw system calls: %v, receive watermark: %v; want %v", gotRaw, gotWatermark, want)
 			}
 			test(t, pc)
 		})

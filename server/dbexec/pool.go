@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"runtime"
 
 	"github.com/jackc/pgx/v5"
@@ -13,7 +12,6 @@ import (
 	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/svc-dev/svc/server/config"
-	"github.com/svc-dev/svc/server/rawsock"
 )
 
 // NewPool opens the request connection pool for cfg.
@@ -52,13 +50,6 @@ func OpenPool(ctx context.Context, cfg *config.Config, uri string, size int) (*p
 		poolCfg.ConnConfig.AfterNetConnect = rawSocket
 	}
 	return pgxpool.NewWithConfig(ctx, poolCfg)
-}
-
-// rawSocket is the pool's AfterNetConnect hook under server-raw-sockets.
-// It runs after any TLS negotiation, so a TLS session reaches it wrapped
-// and is left alone (rawsock.Wrap takes only TCP and Unix sockets).
-func rawSocket(_ context.Context, _ *pgconn.Config, c net.Conn) (net.Conn, error) {
-	return rawsock.Wrap(c), nil
 }
 
 // resultReadBuffer is how much of the server's output one read takes.

@@ -2,7 +2,10 @@
 
 package rawsock
 
-import "net"
+import (
+	"errors"
+	"net"
+)
 
 // Conn is a connection with raw reads and writes, which only Linux has.
 type Conn struct{ net.Conn }
@@ -12,3 +15,6 @@ func New(net.Conn) *Conn { return nil }
 
 // Wrap returns c as it is.
 func Wrap(c net.Conn) net.Conn { return c }
+
+// SetReadWatermark is not made here.
+func (*Conn) SetReadWatermark(int) error { return errors.ErrUnsupported }
