@@ -14,6 +14,7 @@ import (
 	"github.com/svc-dev/svc/server/admin"
 	"github.com/svc-dev/svc/server/config"
 	"github.com/svc-dev/svc/server/dbexec"
+	"github.com/svc-dev/svc/server/gcheadroom"
 	"github.com/svc-dev/svc/server/logging"
 	"github.com/svc-dev/svc/server/naming"
 	"github.com/svc-dev/svc/server/reload"
@@ -32,6 +33,9 @@ func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log 
 	log.Log(ctx, logging.LevelNotice, "starting svc-serve", "version", snapshot.SVCVersion)
 	if cfg.ServerSchedBatch {
 		useSchedBatch(log)
+	}
+	if cfg.ServerGCHeadroom > 0 {
+		go gcheadroom.Run(ctx, uint64(cfg.ServerGCHeadroom))
 	}
 	// First: the naming decides which in-database settings are read.
 	if err := naming.Use(cfg); err != nil {

@@ -66,6 +66,7 @@ type Config struct {
 	ServerHTTP                 string            // server-http (SVC's addition): http1 or net/http
 	ServerSchedBatch           bool              // server-sched-batch (SVC's addition)
 	ServerRawSockets           bool              // server-raw-sockets (SVC's addition)
+	ServerGCHeadroom           int               // server-gc-headroom (SVC's addition), bytes; 0 for Go's own pacing
 	DBChannelURI               string            // db-channel-uri (SVC's addition); "" uses db-uri
 	DBPreparedStatements       bool              // db-prepared-statements
 	DBReplicaURIs              []string          // db-replica-uris (SVC's addition); empty for none

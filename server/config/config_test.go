@@ -47,6 +47,7 @@ func TestDefault(t *testing.T) {
 		ServerUnixSocketMode:       0o660,
 		ServerHTTP:                 HTTPServerNetHTTP,
 		ServerMaxBodyBytes:         8 << 20,
+		ServerGCHeadroom:           16 << 20,
 		ServerMaxHeaderBytes:       1 << 20,
 		ServerMaxURLBytes:          64 << 10,
 		RequestMaxFilters:          256,
@@ -249,6 +250,7 @@ server-reuseport = true
 server-http = "http1"
 server-sched-batch = true
 server-raw-sockets = true
+server-gc-headroom = 1048576
 db-channel-uri = "postgres://bob@db-direct/app"
 db-prepared-statements = false
 db-replica-uris = "postgres://bob@replica1/app,postgres://bob@replica2/app"
@@ -287,7 +289,7 @@ app.settings.Other = 1
 		ServerMaxURLBytes: 4096, RequestMaxFilters: 10, RequestMaxSelectItems: 20, RequestMaxEmbedDepth: 3,
 		RequestMaxEmbeds: 5, RequestMaxJSONPathDepth: 4, RequestMaxLogicDepth: 2,
 		ServerWriteTimeout: 90 * time.Second, ServerIdleTimeout: 10 * time.Second,
-		ServerUnixSocket: "/run/svc/svc.sock", ServerUnixSocketMode: 0o600, ServerReuseport: true, ServerSchedBatch: true, ServerRawSockets: true,
+		ServerUnixSocket: "/run/svc/svc.sock", ServerUnixSocketMode: 0o600, ServerReuseport: true, ServerSchedBatch: true, ServerRawSockets: true, ServerGCHeadroom: 1 << 20,
 		ServerHTTP:   HTTPServerHTTP1,
 		DBChannelURI: "postgres://bob@db-direct/app", DBPreparedStatements: false, LogLevel: "info",
 		DBReplicaURIs: []string{"postgres://bob@replica1/app", "postgres://bob@replica2/app"}, DBReplicaPool: 4, DBReplicaMaxLag: 2 * time.Second,
