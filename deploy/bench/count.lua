@@ -12,3 +12,5 @@ request = function()
   return wrk.format("GET", "/books?select=id,title&author_id=gte." .. first .. "&author_id=lt." .. (first + 10) .. "&order=id&limit=25",
     {["Prefer"] = "count=exact"})
 end
+
+dofile("deploy/bench/pace.lua")

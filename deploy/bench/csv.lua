@@ -11,3 +11,5 @@ request = function()
   return wrk.format("GET", "/books?author_id=eq." .. math.random(1, 10000) .. "&order=year.desc,id.desc&limit=100",
     {["Accept"] = "text/csv"})
 end
+
+dofile("deploy/bench/pace.lua")

@@ -11,3 +11,5 @@ request = function()
   local first = math.random(1, 9991)
   return wrk.format("GET", "/authors?select=id,name,books(id,title,year)&id=gte." .. first .. "&id=lt." .. (first + 10) .. "&order=id")
 end
+
+dofile("deploy/bench/pace.lua")

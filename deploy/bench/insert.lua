@@ -11,3 +11,5 @@ request = function()
   local body = '{"book_id":' .. math.random(1, 1000000) .. ',"rating":' .. math.random(1, 5) .. ',"body":"load test"}'
   return wrk.format("POST", "/reviews", {["Content-Type"] = "application/json"}, body)
 end
+
+dofile("deploy/bench/pace.lua")

@@ -32,3 +32,5 @@ end
 request = function()
   return requests[math.random(#requests)]()
 end
+
+dofile("deploy/bench/pace.lua")

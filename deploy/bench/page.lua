@@ -10,3 +10,5 @@ math.randomseed(((b1 * 256 + b2) * 256 + b3) * 256 + b4)
 request = function()
   return wrk.format("GET", "/books?author_id=eq." .. math.random(1, 10000) .. "&order=year.desc,id.desc&limit=100")
 end
+
+dofile("deploy/bench/pace.lua")

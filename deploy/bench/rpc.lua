@@ -9,3 +9,5 @@ math.randomseed(((b1 * 256 + b2) * 256 + b3) * 256 + b4)
 request = function()
   return wrk.format("GET", "/rpc/book_rating?book_id=" .. math.random(1, 1000000))
 end
+
+dofile("deploy/bench/pace.lua")

@@ -23,7 +23,12 @@
 # still match the SQL SVC sends), EQUAL (1: pgbench in prepared mode at 32
 # connections too, for latency at SVC's concurrency), PAIRS (3: rounds per
 # workload of SVC at 32 connections and pgbench at 10, back to back, for the
-# ratio's median; 0: none), PAIR_SECONDS (10: each run of a round),
+# ratio's median; 0: none), PAIR_SECONDS (10: each run of a round), RATE
+# (req/s; empty: as fast as wrk can: each wrk connection waits
+# CONNS/RATE between an answer and its next request, see pace.lua, so SVC's
+# CPU per request is read at one throughput rather than at whatever
+# PostgreSQL allowed that round; RATE_<kind>, say RATE_embed=150, sets one
+# workload's),
 # PG_MALLOC (glibc tunables for PostgreSQL, see below; empty: glibc's own),
 # PGPORT, HTTPPORT (and the next two ports: the cold starts', the fault
 # soak's admin server's). svc-serve reads SVC_* settings from the
@@ -46,6 +51,11 @@
 # words separated by spaces: REV=<git revision> builds svc-serve at that
 # commit (otherwise the work tree's), BIN=<path> runs that binary, and
 # VAR=VALUE words go to its environment (SVC_SERVER_HTTP=http1, GOGC=100).
+# PERF_DIR (a directory): each round's svc-serve is also sampled with
+# `perf record -g` (CPU clock, 999 Hz) into KIND-VARIANT-ROUND.data there,
+# to see where a variant's CPU goes (`perf report -i FILE`); the sampling
+# costs svc-serve a little CPU, so read those rounds' figures as profiles
+# only.
 # The report gives each variant's medians and spread, and each round's
 # figures against the first variant's in the same round, which carries
 # the machine's drift away.
@@ -69,6 +79,8 @@ CHECK_SQL=${CHECK_SQL:-1}
 EQUAL=${EQUAL:-1}
 PAIRS=${PAIRS:-3}
 PAIR_SECONDS=${PAIR_SECONDS:-10}
+RATE=${RATE:-}
+PERF_DIR=${PERF_DIR:-}
 TOPOLOGY=${TOPOLOGY:-shared}
 VARIANTS=${VARIANTS:-}
 ROUNDS=${ROUNDS:-5}
@@ -245,6 +257,17 @@ start_svc() {
 stop_svc() { kill "$SVC_PID" && wait "$SVC_PID" || true; SVC_PID=; }
 
 # ---- Measuring --------------------------------------------------------------
+# wrk_on_other KIND CONNS ARGS...: wrk on the load generator's cores with
+# CONNS connections, paced to KIND's rate when RATE or RATE_<KIND> is set
+# (pace.lua reads WRK_DELAY_MS).
+wrk_on_other() {
+  local rate_var=RATE_$1 conns=$2 delay=0
+  shift 2
+  local rate=${!rate_var:-$RATE}
+  [ -n "$rate" ] && delay=$(((conns * 1000 + rate / 2) / rate))
+  WRK_DELAY_MS=$delay "${ON_OTHER[@]}" wrk -t2 -c"$conns" "$@"
+}
+
 # rss_kb PID: the process's resident set now, in kB.
 rss_kb() { awk '/^VmRSS/ {print $2}' "/proc/$1/status"; }
 
@@ -276,7 +299,7 @@ cpu_split() {
              for (i = 5; i <= NF; i++) {split($i, a, ":"); pg += a[2] - before[a[1]]; delete before[a[1]]}
              for (p in before) pg -= before[p]}
     END {f = 100 / hz / s; other = all - svc - pg - gen; if (other < 0) other = 0 # tick rounding
-         printf "%.0f %.0f %.0f %.0f\n", svc * f, pg * f, gen * f, other * f}'
+         printf "%.1f %.0f %.0f %.0f\n", svc * f, pg * f, gen * f, other * f}'
 }
 
 # run_wrk KIND CONNS: one timed wrk run against SVC with RSS sampled every
@@ -288,7 +311,7 @@ run_wrk() {
   (while :; do rss_kb "$SVC_PID"; sleep 0.5; done) >"$WORK/rss.txt" 2>/dev/null &
   SAMPLER_PID=$!
   before=$(cpu_ticks)
-  "${ON_OTHER[@]}" wrk -t2 -c"$conns" -d"${DURATION}s" --latency -s "deploy/bench/$kind.lua" "$HTTP" >"$out"
+  wrk_on_other "$kind" "$conns" -d"${DURATION}s" --latency -s "deploy/bench/$kind.lua" "$HTTP" >"$out"
   # wrk's last requests are cut off when it stops, and SVC closes the pool
   # connections whose statements it cancels; let their backends exit and be
   # reaped first, so this run counts them whole.
@@ -407,9 +430,15 @@ run_variants() {
       log "$kind: round $i of $ROUNDS, $v"
       # shellcheck disable=SC2086 # VAR=VALUE words, split on purpose
       SVC_EXE=${VARIANT_EXE[$v]} start_svc error ${VARIANT_ENV[$v]}
-      "${ON_OTHER[@]}" wrk -t2 -c32 -d"${ROUND_WARMUP}s" -s "deploy/bench/$kind.lua" "$HTTP" >/dev/null
+      wrk_on_other "$kind" 32 -d"${ROUND_WARMUP}s" -s "deploy/bench/$kind.lua" "$HTTP" >/dev/null
       : >"$WORK/variant-row.tsv"
+      local perf_pid=
+      if [ -n "$PERF_DIR" ]; then
+        perf record -q -e cpu-clock -F 999 -g -o "$PERF_DIR/$kind-$v-$i.data" -p "$SVC_PID" -- sleep "$PAIR_SECONDS" 2>/dev/null &
+        perf_pid=$!
+      fi
       DURATION=$PAIR_SECONDS ROWS=variant-row.tsv run_wrk "$kind" 32
+      [ -z "$perf_pid" ] || wait "$perf_pid" || log "perf record failed for $kind $v $i"
       stop_svc
       awk -v v="$v" -v i="$i" '{print v "\t" i "\t" $0}' "$WORK/variant-row.tsv" >>"$WORK/variants.tsv"
     done
@@ -432,7 +461,7 @@ elif [ -n "$KINDS" ]; then
     log "$kind: warming up for ${WARMUP} s, then ${DURATION} s per run"
     # Warms the pool's prepared statements and PostgreSQL's caches, for
     # pgbench's runs too.
-    "${ON_OTHER[@]}" wrk -t2 -c32 -d"${WARMUP}s" -s "deploy/bench/$kind.lua" "$HTTP" >/dev/null
+    wrk_on_other "$kind" 32 -d"${WARMUP}s" -s "deploy/bench/$kind.lua" "$HTTP" >/dev/null
     for conns in $CONNS; do run_wrk "$kind" "$conns"; done
     for mode in $MODES; do run_pgbench "$kind" "$mode"; done
     # The issue's p99 target can be read against pgbench at 10 connections
@@ -471,7 +500,7 @@ elif [ "$SOAK" != 0 ]; then
   log "soak: mixed load for ${SOAK} s ..."
   (start=$SECONDS; while :; do echo "$((SECONDS - start)) $(rss_kb "$SVC_PID")"; sleep 10; done) >"$WORK/soak-rss.txt" &
   SAMPLER_PID=$!
-  "${ON_OTHER[@]}" wrk -t2 -c32 -d"${SOAK}s" -s deploy/bench/mixed.lua "$HTTP" >"$WORK/soak-wrk.txt"
+  wrk_on_other mixed 32 -d"${SOAK}s" -s deploy/bench/mixed.lua "$HTTP" >"$WORK/soak-wrk.txt"
   echo "$SOAK $(rss_kb "$SVC_PID")" >>"$WORK/soak-rss.txt"
   kill "$SAMPLER_PID"; wait "$SAMPLER_PID" 2>/dev/null || true; SAMPLER_PID=
 fi
@@ -591,6 +620,12 @@ if [ -s "$WORK/variants.tsv" ]; then
   echo
   echo "Variants: $ROUNDS rounds per workload, each variant in turn (the order rotating), a fresh"
   echo "server each, ${ROUND_WARMUP} s of warm-up, then wrk -t2 -c32 for ${PAIR_SECONDS} s."
+  paced=
+  for kind in $KINDS; do
+    rate_var=RATE_$kind
+    [ -z "${!rate_var:-$RATE}" ] || paced+=" $kind ${!rate_var:-$RATE} req/s,"
+  done
+  [ -z "$paced" ] || echo "wrk paced (RATE; pace.lua) for about:${paced%,}."
   for v in "${names[@]}"; do
     spec_var=VARIANT_$v
     echo "- $v: ${!spec_var:-the work tree, as configured}"
