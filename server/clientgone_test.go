@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/svc-dev/svc/server/config"
+	"github.com/svc-dev/svc/server/internal/e2efixture"
 )
 
 // logThenNap is a raw POST of /rpc/log_then_nap, which writes name to
@@ -33,14 +34,7 @@ func dialServer(t *testing.T, base string) *net.TCPConn {
 }
 
 // logged counts the rows of rpc_log named name.
-func logged(t *testing.T, name string) int {
-	t.Helper()
-	var n int
-	if err := superConn(t).QueryRow(t.Context(), "select count(*) from test.rpc_log where name = $1", name).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	return n
-}
+func logged(t *testing.T, name string) int { return e2efixture.Logged(t, fixture.superURI, name) }
 
 // awaitNoNap waits up to limit until no session runs log_then_nap: the
 // statement of a request whose client left must be cancelled in

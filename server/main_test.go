@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"testing"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"github.com/svc-dev/svc/server"
 	"github.com/svc-dev/svc/server/config"
 	"github.com/svc-dev/svc/server/dbexec"
+	"github.com/svc-dev/svc/server/internal/e2efixture"
 	"github.com/svc-dev/svc/server/reload"
 	"github.com/svc-dev/svc/sql/catalog"
 	"github.com/svc-dev/svc/sql/pgtest"
@@ -54,18 +54,12 @@ func TestMain(m *testing.M) {
 
 func setupFixture(uri string) error {
 	ctx := context.Background()
-	var err error
-	if fixture.superURI, err = pgtest.LoadDatabase(ctx, uri, "e2e", "testdata/fixture.sql"); err != nil {
+	db, err := e2efixture.Load(ctx, uri, "e2e", "testdata/fixture.sql")
+	if err != nil {
 		return err
 	}
-	u, _ := url.Parse(fixture.superURI)
-	u.User = url.User("authenticator")
-	fixture.authURI = u.String()
-
-	cfg := config.Default()
-	cfg.DBURI = fixture.authURI
-	cfg.DBSchemas = []string{"test", "other"}
-	cfg.DBAnonRole = "web_anon"
+	fixture.superURI, fixture.authURI = db.SuperURI, db.AuthURI
+	cfg := db.Config
 	fixture.cfg = cfg
 	fixture.urls = map[string]string{}
 	for _, hs := range httpServers {

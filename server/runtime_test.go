@@ -16,6 +16,7 @@ import (
 	"github.com/svc-dev/svc/server"
 	"github.com/svc-dev/svc/server/config"
 	"github.com/svc-dev/svc/server/dbexec"
+	"github.com/svc-dev/svc/server/internal/e2efixture"
 	"github.com/svc-dev/svc/server/reload"
 	"github.com/svc-dev/svc/snapshot"
 	"github.com/svc-dev/svc/sql/catalog"
@@ -74,15 +75,8 @@ func startRuntimeSnaps(t *testing.T, sources config.Sources, channel string) (*r
 	return rt, snaps, srv.URL
 }
 
-func superConn(t *testing.T) *pgx.Conn {
-	t.Helper()
-	db, err := pgx.Connect(context.Background(), fixture.superURI)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close(context.Background()) })
-	return db
-}
+// superConn connects as the superuser, closed when the test ends.
+func superConn(t *testing.T) *pgx.Conn { return e2efixture.Conn(t, fixture.superURI) }
 
 // rowsAndProfile counts the rows of GET path from the schema profile
 // names ("" for the default) and returns the response's Content-Profile.

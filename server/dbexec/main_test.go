@@ -2,12 +2,12 @@ package dbexec_test
 
 import (
 	"context"
-	"net/url"
 	"os"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/svc-dev/svc/server/config"
+	"github.com/svc-dev/svc/server/internal/e2efixture"
 	"github.com/svc-dev/svc/sql/pgtest"
 )
 
@@ -25,39 +25,16 @@ func TestMain(m *testing.M) {
 }
 
 func setupFixture(uri string) error {
-	ctx := context.Background()
-	var err error
-	if fixture.superURI, err = pgtest.LoadDatabase(ctx, uri, "dbexec", "../testdata/fixture.sql"); err != nil {
+	db, err := e2efixture.Load(context.Background(), uri, "dbexec", "../testdata/fixture.sql")
+	if err != nil {
 		return err
 	}
-	u, _ := url.Parse(fixture.superURI)
-	u.User = url.User("authenticator")
-	fixture.authURI = u.String()
-	cfg := config.Default()
-	cfg.DBURI = fixture.authURI
-	cfg.DBSchemas = []string{"test", "other"}
-	cfg.DBAnonRole = "web_anon"
-	fixture.cfg = cfg
+	fixture.superURI, fixture.authURI, fixture.cfg = db.SuperURI, db.AuthURI, db.Config
 	return nil
 }
 
 // superConn connects as the superuser, closed when the test ends.
-func superConn(t *testing.T) *pgx.Conn {
-	t.Helper()
-	db, err := pgx.Connect(context.Background(), fixture.superURI)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close(context.Background()) })
-	return db
-}
+func superConn(t *testing.T) *pgx.Conn { return e2efixture.Conn(t, fixture.superURI) }
 
 // logged counts the rows of rpc_log named name.
-func logged(t *testing.T, name string) int {
-	t.Helper()
-	var n int
-	if err := superConn(t).QueryRow(t.Context(), "select count(*) from test.rpc_log where name = $1", name).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	return n
-}
+func logged(t *testing.T, name string) int { return e2efixture.Logged(t, fixture.superURI, name) }
