@@ -27,14 +27,16 @@ func (s *Set) Required() LSN { return LSN(s.required.Load()) }
 
 // AwaitSnapshot readies the replicas for a snapshot just loaded: it reads
 // the primary's position, which lies past the migrations the snapshot
-// describes, gives the healthy replicas up to the maximum lag to replay
-// that far (AwaitReplay), and then requires it of every replica (Require).
-// It returns the position and the replicas still behind it, or the error
-// that kept it from reading the position; then nothing is required.
+// describes and which the standbys can reach without another write
+// (snapshotPositionSQL), gives the healthy replicas up to the maximum lag
+// to replay that far (AwaitReplay), and then requires it of every replica
+// (Require). It returns the position and the replicas still behind it, or
+// the error that kept it from reading the position; then nothing is
+// required.
 func (s *Set) AwaitSnapshot(ctx context.Context) (pos LSN, behind []string, err error) {
 	ctx, cancel := context.WithTimeout(ctx, s.maxLag)
 	defer cancel()
-	if pos, err = s.PrimaryPosition(ctx); err != nil {
+	if pos, err = s.snapshotPosition(ctx); err != nil {
 		return 0, nil, err
 	}
 	behind = s.AwaitReplay(ctx, pos)
