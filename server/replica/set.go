@@ -49,7 +49,7 @@ type Set struct {
 	notice   slog.Level
 	history  history
 	next     atomic.Uint32
-	// required is the position the snapshot in force was published at
+	// required is the position the latest snapshot loaded requires
 	// (Require): a replica that has not replayed it serves no reads.
 	required atomic.Uint64
 	// primaryReads counts the reads a replica could have served that the
