@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"strconv"
 	"strings"
@@ -121,6 +122,9 @@ type Executor struct {
 	// Prepare prepares statements on each connection
 	// (db-prepared-statements).
 	Prepare bool
+	// Log, when set, is told when a request finds the pool's sessions
+	// stale (afterSuspect): a migration committed without a reload yet.
+	Log *slog.Logger
 }
 
 // Execute runs steps inside the request transaction in one round trip:

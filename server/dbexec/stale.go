@@ -69,7 +69,7 @@ func (e *Executor) afterSuspect(ctx context.Context, pool *pgxpool.Pool, conn *p
 		discardPooled(conn)
 		return answer(ctx, tx, first, nil)
 	case stale:
-		RetireSessions(pool)
+		e.retireStale(pool, first)
 		return e.rerun(ctx, pool, conn, tx, steps, first)
 	case staleCatalog(first):
 		return e.afterStale(ctx, pool, conn, tx, steps, first)
@@ -161,11 +161,23 @@ func (e *Executor) probeFresh(ctx context.Context, pool *pgxpool.Pool, conn *pgx
 		return answer(ctx, tx, dbErr, checkErr)
 	}
 	discardPooled(conn)
-	RetireSessions(pool)
+	e.retireStale(pool, first)
 	if dbErr != nil && ctx.Err() == nil && staleCatalog(dbErr) {
 		return apierr.StaleCatalog(dbErr)
 	}
 	return answer(ctx, tx, dbErr, checkErr)
+}
+
+// retireStale retires pool's sessions, one of which was found to know a
+// catalog a migration has replaced (what it answered: err), and says so:
+// the reload that would have retired them has not come.
+func (e *Executor) retireStale(pool *pgxpool.Pool, err error) {
+	RetireSessions(pool)
+	if e.Log != nil {
+		e.Log.Warn("a request met a database session that knew objects a migration has replaced; "+
+			"the pool's sessions are retired and the request runs again. Reload the schema snapshot after each migration",
+			"error", err)
+	}
 }
 
 // enterProbe waits, up to limit, for the pool's one run on a session of
