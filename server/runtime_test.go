@@ -69,7 +69,7 @@ func startRuntimeSnaps(t *testing.T, sources config.Sources, channel string) (*r
 		lctx, cancel := context.WithCancel(context.Background())
 		t.Cleanup(cancel)
 		l := &reload.Listener{URI: u.String(), Channel: channel, Snapshots: snaps, Log: log,
-			OnConfigReload: func(ctx context.Context) { rt.ReloadConfig(ctx) }}
+			OnConfigReload: rt.ReloadConfig}
 		go l.Run(lctx)
 		(&reloadFixture{db: superConn(t)}).waitListening(t, channel)
 	}

@@ -108,7 +108,11 @@ func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log 
 	}
 	defer rt.Close()
 	reloads := reload.NewQueue(func(ctx context.Context) { snaps.Reload(ctx) },
-		func(ctx context.Context) { metrics.ConfigReloaded(rt.ReloadConfig(ctx)) })
+		func(ctx context.Context) error {
+			err := rt.ReloadConfig(ctx)
+			metrics.ConfigReloaded(err)
+			return err
+		})
 	go reloads.Run(ctx)
 	reloadOnSignals(ctx, reloads)
 	if cfg.DBChannelEnabled {

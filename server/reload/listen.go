@@ -21,8 +21,9 @@ type Listener struct {
 	URI       string
 	Channel   string
 	Snapshots *Snapshots
-	// OnConfigReload runs on `reload config`; nil logs that it is ignored.
-	OnConfigReload func(ctx context.Context)
+	// OnConfigReload runs on `reload config` and reports whether the new
+	// configuration was put in force; nil logs that it is ignored.
+	OnConfigReload func(ctx context.Context) error
 	// Queue runs the reloads; nil has Run make one of Snapshots and
 	// OnConfigReload. A Queue given is run by its owner.
 	Queue *Queue

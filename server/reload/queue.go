@@ -19,23 +19,33 @@ const ReloadSpacing = 250 * time.Millisecond
 // one at a time, in the background: a request made while a reload runs,
 // or within ReloadSpacing of the last one's start, is served by one more
 // reload, however many requests came meanwhile. Each request is followed
-// by a reload that starts after it, so none is lost. When both kinds are
-// asked for, the configuration is reloaded first, since it may name
-// another snapshot source.
+// by a reload that starts after it, so none is lost.
+//
+// When both kinds are asked for together, the schema is reloaded first: a
+// configuration that exposes a new schema is refused until a snapshot
+// covers it, and one that names another snapshot source reloads the
+// snapshot itself. For the same reason a configuration reload that failed
+// is tried again after the next schema reload: exposing a schema takes a
+// snapshot published and both notifications, in whichever order they come.
 type Queue struct {
-	schema, config func(ctx context.Context)
-	spacing        time.Duration
-	wake           chan struct{}
-	mu             sync.Mutex
+	schema func(ctx context.Context)
+	config func(ctx context.Context) error
+	// spacing is ReloadSpacing but in tests.
+	spacing time.Duration
+	wake    chan struct{}
+	mu      sync.Mutex
 	// wantSchema and wantConfig are the kinds asked for since the last
 	// reload began.
 	wantSchema, wantConfig bool
+	// configFailed is set while the last configuration reload has failed.
+	configFailed bool
 }
 
 // NewQueue returns a Queue that reloads the schema with schema and the
-// configuration with config (nil when that is not available). Start it
-// with Run.
-func NewQueue(schema, config func(ctx context.Context)) *Queue {
+// configuration with config (nil when that is not available), which
+// reports whether the new configuration was put in force. Start it with
+// Run.
+func NewQueue(schema func(ctx context.Context), config func(ctx context.Context) error) *Queue {
 	return &Queue{schema: schema, config: config, spacing: ReloadSpacing, wake: make(chan struct{}, 1)}
 }
 
@@ -82,11 +92,11 @@ func (q *Queue) Run(ctx context.Context) {
 			continue // asked for while waiting, and taken by the last run
 		}
 		last = time.Now()
-		if config && q.config != nil {
-			q.config(ctx)
-		}
 		if schema {
 			q.schema(ctx)
+		}
+		if q.config != nil && (config || schema && q.configFailed) {
+			q.configFailed = q.config(ctx) != nil
 		}
 	}
 }

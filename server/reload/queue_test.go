@@ -2,7 +2,9 @@ package reload
 
 import (
 	"context"
+	"errors"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -35,12 +37,25 @@ func (r *recorder) run(kind string) func(context.Context) {
 	}
 }
 
+// config is run as a configuration reload, failing while fail is set.
+func (r *recorder) config(fail *atomic.Bool) func(context.Context) error {
+	run := r.run("config")
+	return func(ctx context.Context) error {
+		failed := fail.Load() // before the test, released, goes on
+		run(ctx)
+		if failed {
+			return errors.New("refused")
+		}
+		return nil
+	}
+}
+
 // TestQueueCoalesces: requests made while a reload runs are served by one
 // more reload that starts after them, and reloads start no closer than
 // the spacing.
 func TestQueueCoalesces(t *testing.T) {
 	r := newRecorder()
-	q := NewQueue(r.run("schema"), r.run("config"))
+	q := NewQueue(r.run("schema"), r.config(new(atomic.Bool)))
 	q.spacing = 50 * time.Millisecond
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -73,20 +88,49 @@ func TestQueueCoalesces(t *testing.T) {
 	}
 }
 
-// TestQueueConfigFirst: asked for both, a Queue reloads the configuration
-// first, since it may name another snapshot source.
-func TestQueueConfigFirst(t *testing.T) {
+// TestQueueSchemaFirst: asked for both, a Queue reloads the schema first,
+// since a configuration exposing a new schema needs a snapshot covering
+// it; and a configuration reload that failed is tried again after the
+// next schema reload, whatever the order the two were asked in.
+func TestQueueSchemaFirst(t *testing.T) {
 	r := newRecorder()
-	q := NewQueue(r.run("schema"), r.run("config"))
+	var fail atomic.Bool
+	q := NewQueue(r.run("schema"), r.config(&fail))
+	q.spacing = time.Millisecond
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	q.Schema()
-	q.Config()
-	go q.Run(ctx)
-	for _, want := range []string{"config", "schema"} {
-		if got := <-r.started; got != want {
-			t.Errorf("reloaded %s, want %s", got, want)
+	expect := func(kinds ...string) {
+		t.Helper()
+		for _, want := range kinds {
+			select {
+			case got := <-r.started:
+				if got != want {
+					t.Fatalf("reloaded %s, want %s", got, want)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatalf("no %s reload", want)
+			}
+			r.release <- struct{}{}
 		}
-		r.release <- struct{}{}
+	}
+	q.Config()
+	q.Schema()
+	go q.Run(ctx)
+	expect("schema", "config")
+
+	// The configuration comes first, and is refused: the snapshot it
+	// needs is not out yet.
+	fail.Store(true)
+	q.Config()
+	expect("config")
+	fail.Store(false)
+	q.Schema()
+	expect("schema", "config")
+	q.Schema()
+	expect("schema")
+	select {
+	case kind := <-r.started:
+		t.Fatalf("a %s reload nothing asked for", kind)
+	case <-time.After(100 * time.Millisecond):
 	}
 }
