@@ -92,6 +92,9 @@ func (s *Server) runCall(x *exchange, e *callEntry, stmt query.Statement) error 
 	var res dbexec.Result
 	defer res.Release()
 	x.tx.Check = callChecks(e, x.tx.ReadOnly, &res)
+	// A VOLATILE function may act outside the transaction (a sequence, a
+	// message to another server), which a rollback does not undo.
+	x.tx.OutsideEffects = !e.reads
 	if err := s.executeFor(x, dbexec.Step{Stmt: stmt, Row: dbexec.ScanResult(&res)}); err != nil {
 		return err
 	}

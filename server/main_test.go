@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/svc-dev/svc/server"
 	"github.com/svc-dev/svc/server/config"
 	"github.com/svc-dev/svc/server/dbexec"
@@ -95,6 +96,7 @@ func startServer(ctx context.Context, cfg *config.Config, source reload.Source) 
 		log = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
 	snaps := reload.NewSnapshots(source, log)
+	snaps.RetireWith(func() { dbexec.RetireSessions(pool) })
 	if err := snaps.Reload(ctx); err != nil {
 		return nil, nil, err
 	}
@@ -105,7 +107,7 @@ func startServer(ctx context.Context, cfg *config.Config, source reload.Source) 
 	h := server.New(cfg, pool, snaps, jwt, log)
 	srv, err := newTestServer(cfg, h)
 	if srv != nil {
-		srv.handler = h
+		srv.handler, srv.pool = h, pool
 	}
 	return srv, snaps, err
 }
@@ -116,7 +118,8 @@ func startServer(ctx context.Context, cfg *config.Config, source reload.Source) 
 type testServer struct {
 	URL     string
 	srv     server.HTTPServer
-	handler http.Handler // what srv serves, when startServer made it
+	handler http.Handler  // what srv serves, when startServer made it
+	pool    *pgxpool.Pool // the request pool, when startServer made it
 }
 
 func newTestServer(cfg *config.Config, h http.Handler) (*testServer, error) {

@@ -233,11 +233,13 @@ func (run *replicaRun) checkReplayed(values [][]byte) error {
 
 // retryOnPrimary reports whether a read that failed on a replica, before
 // any row arrived, is better run again on the primary than answered with
-// the error: the replica was down (replicaDown), or cancelled the read for
-// a conflict with the WAL it replays (40001), which the primary has not.
+// the error: the replica was down (replicaDown), cancelled the read for
+// a conflict with the WAL it replays (40001), which the primary has not,
+// or ran it on a session that knew objects a migration replaced since
+// (SVC004; the session is closed).
 func retryOnPrimary(err error) bool {
 	var e *apierr.Error
-	return replicaDown(err) || errors.As(err, &e) && e.Code == "40001"
+	return replicaDown(err) || errors.As(err, &e) && (e.Code == "40001" || e.Code == apierr.Names.CodePrefix+"004")
 }
 
 // replicaDown reports whether err says the replica could not be reached,

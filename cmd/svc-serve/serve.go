@@ -61,6 +61,9 @@ func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log 
 	dbexec.AwaitDatabase(ctx, pool, log, 10*time.Second)
 
 	snaps := reload.NewSnapshots(reload.SourceFor(cfg, log), log)
+	// Every reload retires the pooled sessions: a migration may have
+	// replaced objects they cached (dbexec.RetireSessions).
+	snaps.RetireWith(func() { dbexec.RetireSessions(pool) })
 	metrics := admin.NewMetrics(pool, snaps)
 	snaps.OnReload(metrics.SnapshotReloaded)
 	// Replicas, when configured, are checked from now on; the first
@@ -104,10 +107,13 @@ func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log 
 		return err
 	}
 	defer rt.Close()
+	reloads := reload.NewQueue(func(ctx context.Context) { snaps.Reload(ctx) },
+		func(ctx context.Context) { metrics.ConfigReloaded(rt.ReloadConfig(ctx)) })
+	go reloads.Run(ctx)
+	reloadOnSignals(ctx, reloads)
 	if cfg.DBChannelEnabled {
 		l := &reload.Listener{URI: cfg.DirectURI(), Channel: naming.ListenChannel(cfg), Snapshots: snaps, Log: log,
-			OnConfigReload: func(ctx context.Context) { metrics.ConfigReloaded(rt.ReloadConfig(ctx)) },
-			OnConnected:    metrics.ListenerConnected}
+			Queue: reloads, OnConnected: metrics.ListenerConnected}
 		go l.Run(ctx)
 	}
 

@@ -94,6 +94,19 @@ func SnapshotUnavailable() *Error {
 		Headers: retryAfter}
 }
 
+// StaleCatalog is SVC004: the request met a database session that knew
+// objects a migration has since replaced (a prepared statement or a cached
+// type whose id is gone), and could not be run again on a new session: it
+// calls a VOLATILE function, which may act outside its transaction, or no
+// new session could be had. The session is not used again, so the
+// client's retry meets the catalog as it is. err, PostgreSQL's own words,
+// goes to the log.
+func StaleCatalog(err error) *Error {
+	return &Error{Status: 503, Code: code("004"), Message: "The database schema changed while the request ran. Retry it.",
+		Details: "A migration replaced objects the request's database session had cached; the session is no longer used.",
+		Headers: retryAfter, Cause: err}
+}
+
 // PoolTimeout is SVC003: no free connection within db-pool-acquisition-timeout.
 func PoolTimeout() *Error {
 	return &Error{Status: 504, Code: code("003"), Message: "Timed out acquiring connection from connection pool."}

@@ -1,7 +1,6 @@
 package dbexec
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -16,149 +15,8 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/svc-dev/svc/server/apierr"
-	"github.com/svc-dev/svc/server/query"
-	"github.com/svc-dev/svc/server/replica"
 	"github.com/svc-dev/svc/sql/connerr"
 )
-
-// Tx is the per-request transaction context.
-type Tx struct {
-	ReadOnly   bool
-	Role       string
-	SearchPath string
-	Method     string
-	Path       string
-	// Claims, Headers and Cookies are JSON objects for request.jwt.claims,
-	// request.headers and request.cookies.
-	Claims, Headers, Cookies string
-	// Settings are set_config name/value pairs applied after the role
-	// switch: the role's own settings, then app.settings.*.
-	Settings [][2]string
-	// Isolation is the role's default_transaction_isolation, or "" for
-	// read committed.
-	Isolation string
-	// PreRequest is db-pre-request's call, run before the steps; nil for none.
-	PreRequest *query.Statement
-	// Authenticated decides 401 versus 403 for privilege errors.
-	Authenticated bool
-	// Rollback ends the transaction with a rollback (db-tx-end, Prefer: tx).
-	Rollback bool
-	// Timezone is the Prefer: timezone to set for the transaction, or "".
-	Timezone string
-	// Check, when set, runs on the results before the transaction ends;
-	// an error rolls back and is the request's answer. The transaction's
-	// end then takes a second round trip.
-	Check func() error
-	// Reads marks a request that only reads, which a replica may serve;
-	// Replica is the one it runs on, nil for the primary.
-	Reads   bool
-	Replica *replica.Replica
-	// Mark, when set, reads the primary's WAL position after the commit,
-	// in the round trip that commits: the transaction is explicit, and
-	// its steps end with the commit and the mark unless Check must see
-	// the results first.
-	Mark *Step
-}
-
-// Result is what every main statement returns (see query's result columns).
-type Result struct {
-	Total     *int64
-	PageCount int64
-	// Body is nil for NULL; it lives in buf, a pooled buffer the request
-	// gives back with Release once the body is written.
-	Body    []byte
-	buf     *[]byte
-	Headers *string
-	Status  *string
-}
-
-// Release gives the body's buffer back to the pool; res.Body is then gone.
-func (res *Result) Release() {
-	giveBody(res.buf)
-	res.buf, res.Body = nil, nil
-}
-
-// Step is one statement of a request transaction and what to do with each
-// row it returns.
-type Step struct {
-	Stmt query.Statement
-	Row  RowFunc
-}
-
-// RowFunc receives one result row, each value in PostgreSQL's text format
-// and nil for NULL. The values are only valid during the call.
-type RowFunc func(values [][]byte) error
-
-// ScanResult reads the main statement's single row into res, the body
-// into a pooled buffer (see Release).
-func ScanResult(res *Result) RowFunc {
-	scan := ScanOne(&res.Total, &res.PageCount, nil, &res.Headers, &res.Status)
-	return func(values [][]byte) error {
-		if len(values) == 5 && values[2] != nil {
-			if res.buf == nil {
-				res.buf = takeBody()
-			}
-			*res.buf = append((*res.buf)[:0], values[2]...)
-			res.Body = *res.buf
-		}
-		return scan(values)
-	}
-}
-
-// ScanOne reads a one-row result into dest: *int64, **int64, *string,
-// **string or *[]byte (copied, as the row's memory is reused); a nil dest
-// skips its column.
-func ScanOne(dest ...any) RowFunc {
-	return func(values [][]byte) error {
-		if len(values) != len(dest) {
-			return fmt.Errorf("result has %d columns, expected %d", len(values), len(dest))
-		}
-		for i, v := range values {
-			if dest[i] == nil {
-				continue // read by the caller
-			}
-			if err := scanText(v, dest[i]); err != nil {
-				return fmt.Errorf("result column %d: %w", i+1, err)
-			}
-		}
-		return nil
-	}
-}
-
-func scanText(v []byte, dest any) error {
-	switch d := dest.(type) {
-	case *[]byte:
-		*d = bytes.Clone(v)
-	case *string:
-		*d = string(v)
-	case **string:
-		*d = nil
-		if v != nil {
-			str := string(v)
-			*d = &str
-		}
-	case *int64, **int64:
-		if v == nil {
-			if d, ok := d.(**int64); ok {
-				*d = nil
-				return nil
-			}
-			return errors.New("unexpected NULL")
-		}
-		n, err := strconv.ParseInt(string(v), 10, 64)
-		if err != nil {
-			return err
-		}
-		if d, ok := d.(**int64); ok {
-			*d = &n
-		} else {
-			*dest.(*int64) = n
-		}
-	default:
-		return fmt.Errorf("cannot scan into %T", dest)
-	}
-	return nil
-}
 
 const (
 	// setupFixed sets the transaction-local context every request has in
@@ -269,45 +127,71 @@ type Executor struct {
 // begin, context set-up, the steps and commit (or rollback) are pipelined
 // together, each statement prepared on the connection the first time it is
 // seen there. A second round trip ends the transaction only when a
-// statement fails or tx.Check must see the results first.
+// statement fails or tx.Check must see the results first. A request that
+// meets a session's stale knowledge of the catalog is run again on a new
+// session, or refused with SVC004 (afterStale).
 func (e *Executor) Execute(ctx context.Context, tx Tx, steps ...Step) error {
+	pool := e.poolFor(&tx)
+	conn, err := e.acquire(ctx, pool)
+	if err != nil {
+		return err
+	}
+	dbErr, checkErr := runTx(ctx, conn.Conn(), &tx, steps, e.Prepare)
+	if dbErr != nil && ctx.Err() == nil && staleCatalog(dbErr) {
+		return e.afterStale(ctx, pool, conn, &tx, steps, dbErr)
+	}
+	releaseAndYield(conn)
+	return answer(ctx, &tx, dbErr, checkErr)
+}
+
+// acquire takes a session from pool within the acquisition timeout.
+func (e *Executor) acquire(ctx context.Context, pool *pgxpool.Pool) (*pgxpool.Conn, error) {
 	acquireCtx, cancel := context.WithTimeout(ctx, e.AcquireTimeout)
-	conn, err := e.poolFor(&tx).Acquire(acquireCtx)
+	conn, err := pool.Acquire(acquireCtx)
 	cancel()
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
-			return apierr.PoolTimeout()
+			return nil, apierr.PoolTimeout()
 		}
 		if ctx.Err() != nil {
-			return ErrClientGone
+			return nil, ErrClientGone
 		}
-		return apierr.ConnectionRefused(connerr.Explain(err))
+		return nil, apierr.ConnectionRefused(connerr.Explain(err))
 	}
-	defer releaseAndYield(conn)
+	return conn, nil
+}
 
-	pc := conn.Conn().PgConn()
-	err = runPipeline(ctx, pc, tx, steps, e.Prepare)
-	var checkErr error
-	if err == nil && tx.Check != nil {
+// runTx runs the request transaction on conn, and leaves conn idle, or
+// closed when that cannot be: dbErr is what PostgreSQL or the driver
+// reported, checkErr what tx.Check found.
+func runTx(ctx context.Context, conn *pgx.Conn, tx *Tx, steps []Step, prepare bool) (dbErr, checkErr error) {
+	pc := conn.PgConn()
+	dbErr = runPipeline(ctx, pc, *tx, steps, prepare)
+	if dbErr == nil && tx.Check != nil {
 		// A rollback's deferred checks ran in the pipeline (requestCalls).
 		end := "commit"
 		if checkErr = tx.Check(); checkErr != nil || tx.Rollback {
 			end = "rollback"
 		}
-		err = endTransaction(ctx, conn, end, tx.Mark)
+		dbErr = endTransaction(ctx, conn, end, tx.Mark)
 	}
 	if !pc.IsClosed() && pc.TxStatus() != 'I' {
 		// The failed statement left the transaction open; roll back here so
 		// the pool keeps the connection instead of discarding it.
 		if _, rerr := conn.Exec(context.WithoutCancel(ctx), "rollback"); rerr != nil {
-			conn.Conn().Close(context.Background())
+			conn.Close(context.Background())
 		}
 	}
-	if err != nil {
+	return dbErr, checkErr
+}
+
+// answer is the request's outcome from what runTx reported.
+func answer(ctx context.Context, tx *Tx, dbErr, checkErr error) error {
+	if dbErr != nil {
 		if ctx.Err() != nil {
 			return ErrClientGone
 		}
-		return APIError(err, tx.Authenticated)
+		return APIError(dbErr, tx.Authenticated)
 	}
 	return checkErr
 }
@@ -572,12 +456,12 @@ func (e *Executor) poolFor(tx *Tx) *pgxpool.Pool {
 // endTransaction ends a transaction whose results a check had to see
 // first: with end, and, when a mark asks for it after a commit, the
 // primary's position read in the same round trip.
-func endTransaction(ctx context.Context, conn *pgxpool.Conn, end string, mark *Step) error {
+func endTransaction(ctx context.Context, conn *pgx.Conn, end string, mark *Step) error {
 	if mark == nil || end != "commit" {
 		_, err := conn.Exec(ctx, end)
 		return err
 	}
-	results, err := conn.Conn().PgConn().Exec(ctx, "commit; "+mark.Stmt.SQL).ReadAll()
+	results, err := conn.PgConn().Exec(ctx, "commit; "+mark.Stmt.SQL).ReadAll()
 	if err != nil {
 		return err
 	}

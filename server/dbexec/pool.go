@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"weak"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -32,7 +33,7 @@ func NewPool(ctx context.Context, cfg *config.Config) (*pgxpool.Pool, error) {
 	return pool, nil
 }
 
-// newPool opens a request pool of size connections to uri, with cfg's
+// OpenPool opens a request pool of size connections to uri, with cfg's
 // lifetimes: the primary's, or a replica's.
 func OpenPool(ctx context.Context, cfg *config.Config, uri string, size int) (*pgxpool.Pool, error) {
 	poolCfg, err := pgxpool.ParseConfig(uri)
@@ -44,12 +45,23 @@ func OpenPool(ctx context.Context, cfg *config.Config, uri string, size int) (*p
 	poolCfg.MaxConnIdleTime = cfg.DBPoolMaxIdletime
 	poolCfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeExec
 	nameSession(poolCfg.ConnConfig.RuntimeParams)
-	poolCfg.AfterConnect = setUpSession
+	sessions := newPoolSessions()
+	poolCfg.AfterConnect = func(ctx context.Context, conn *pgx.Conn) error {
+		// The count is read before the session's first statement: a
+		// retirement from then on must retire it.
+		sessions.recordEpoch(conn.PgConn())
+		return setUpSession(ctx, conn)
+	}
 	poolCfg.ConnConfig.BuildFrontend = bufferedFrontend
 	if cfg.ServerRawSockets {
 		poolCfg.ConnConfig.AfterNetConnect = rawSocket
 	}
-	return pgxpool.NewWithConfig(ctx, poolCfg)
+	pool, err := pgxpool.NewWithConfig(ctx, poolCfg)
+	if err != nil {
+		return nil, err
+	}
+	pools.Store(weak.Make(pool), sessions)
+	return pool, nil
 }
 
 // resultReadBuffer is how much of the server's output one read takes.

@@ -15,14 +15,18 @@ import (
 // and reloads the snapshot on `reload schema`. The connection is its own
 // (not pooled) because a pooled one would be handed to requests. After a
 // reconnect, or a first connection that had to be retried, it reloads,
-// since notifications sent while it was away are lost.
+// since notifications sent while it was away are lost. Reloads run on a
+// Queue, which spaces out a burst of notifications.
 type Listener struct {
 	URI       string
 	Channel   string
 	Snapshots *Snapshots
 	// OnConfigReload runs on `reload config`; nil logs that it is ignored.
 	OnConfigReload func(ctx context.Context)
-	Log            *slog.Logger
+	// Queue runs the reloads; nil has Run make one of Snapshots and
+	// OnConfigReload. A Queue given is run by its owner.
+	Queue *Queue
+	Log   *slog.Logger
 	// MaxBackoff caps the wait between reconnection attempts.
 	MaxBackoff time.Duration
 	// OnConnected, when set, is told when the LISTEN connection comes up
@@ -36,6 +40,11 @@ func (l *Listener) Run(ctx context.Context) {
 	maxBackoff := l.MaxBackoff
 	if maxBackoff == 0 {
 		maxBackoff = 10 * time.Second
+	}
+	q := l.Queue
+	if q == nil {
+		q = NewQueue(func(ctx context.Context) { l.Snapshots.Reload(ctx) }, l.OnConfigReload)
+		go q.Run(ctx)
 	}
 	first := true
 	for ctx.Err() == nil {
@@ -60,13 +69,13 @@ func (l *Listener) Run(ctx context.Context) {
 		l.connected(true)
 		if !first {
 			// Notifications sent while away are lost: reload both.
-			if l.OnConfigReload != nil {
-				l.OnConfigReload(ctx)
+			if q.HasConfig() {
+				q.Config()
 			}
-			l.Snapshots.Reload(ctx)
+			q.Schema()
 		}
 		first = false
-		l.loop(ctx, conn)
+		l.loop(ctx, conn, q)
 		l.connected(false)
 		conn.Close(context.Background())
 	}
@@ -91,7 +100,7 @@ func (l *Listener) connect(ctx context.Context) (*pgx.Conn, error) {
 }
 
 // loop handles notifications until the connection fails or ctx ends.
-func (l *Listener) loop(ctx context.Context, conn *pgx.Conn) {
+func (l *Listener) loop(ctx context.Context, conn *pgx.Conn, q *Queue) {
 	for {
 		n, err := conn.WaitForNotification(ctx)
 		if err != nil {
@@ -102,10 +111,10 @@ func (l *Listener) loop(ctx context.Context, conn *pgx.Conn) {
 		}
 		switch strings.TrimSpace(n.Payload) {
 		case "reload schema", "":
-			l.Snapshots.Reload(ctx)
+			q.Schema()
 		case "reload config":
-			if l.OnConfigReload != nil {
-				l.OnConfigReload(ctx)
+			if q.HasConfig() {
+				q.Config()
 			} else {
 				l.Log.Warn("'reload config' received; configuration reload is not available in this build")
 			}

@@ -115,6 +115,9 @@ type Snapshots struct {
 	// gate, when set, runs between loading a snapshot and putting it in
 	// force (Gate).
 	gate func(ctx context.Context)
+	// retire, when set, runs on every reload before its snapshot is put
+	// in force (RetireWith).
+	retire func()
 }
 
 // Gate has fn run after each snapshot is loaded and before it is put in
@@ -124,6 +127,19 @@ func (s *Snapshots) Gate(fn func(ctx context.Context)) {
 	s.reloading.Lock()
 	defer s.reloading.Unlock()
 	s.gate = fn
+}
+
+// RetireWith has fn run on every later Reload, once the snapshot is
+// loaded and before it is put in force, and on a Reload that fails too:
+// fn retires what knows the catalog as it was before the migration the
+// reload may follow, the pooled database sessions (dbexec.RetireSessions).
+// A migration may drop and create objects under the same names, which
+// leaves the fingerprint as it was, so every reload retires them. Set it
+// before the first Reload; fn runs under the reload lock.
+func (s *Snapshots) RetireWith(fn func()) {
+	s.reloading.Lock()
+	defer s.reloading.Unlock()
+	s.retire = fn
 }
 
 // OnReload has fn told of every later Reload: the snapshot swapped in
@@ -184,6 +200,8 @@ func (s *Snapshots) Reload(ctx context.Context) error {
 		s.onReload(snap, time.Since(start), err)
 	}
 	if err != nil {
+		// The source may be what failed while the database did change.
+		s.retireSessions()
 		msg := "schema snapshot reload failed; keeping the current snapshot"
 		if s.current.Load() == nil {
 			msg = "schema snapshot not loaded; requests are answered 503 until one is"
@@ -194,6 +212,9 @@ func (s *Snapshots) Reload(ctx context.Context) error {
 	if s.gate != nil {
 		s.gate(ctx)
 	}
+	// Before the swap: no request planned on the new snapshot may run on
+	// a session that knew the old catalog.
+	s.retireSessions()
 	old := s.current.Swap(snap)
 	h := snap.Header
 	attrs := []any{"source", s.source.Describe(), "fingerprint", short(h.Fingerprint),
@@ -204,6 +225,12 @@ func (s *Snapshots) Reload(ctx context.Context) error {
 	}
 	s.log.Log(ctx, logging.LevelNotice, fmt.Sprintf("schema snapshot loaded in %d ms", time.Since(start).Milliseconds()), attrs...)
 	return nil
+}
+
+func (s *Snapshots) retireSessions() {
+	if s.retire != nil {
+		s.retire()
+	}
 }
 
 // LoadRetrying loads the first snapshot, retrying with backoff (up to

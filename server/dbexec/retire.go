@@ -1,0 +1,82 @@
+package dbexec
+
+import (
+	"sync"
+	"sync/atomic"
+	"weak"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// A pooled session keeps what it learnt of the catalog: its prepared
+// statements carry the ids of the types, relations and functions they
+// were planned with, and extensions keep caches of their own per backend
+// (PostGIS the id of its geometry type). A migration that drops an object
+// and creates it again under the same name leaves those ids pointing at
+// nothing, and the session answers "cache lookup failed for type N" for as
+// long as it lives. Only a new backend starts clean: DISCARD ALL drops
+// statements and plans, not an extension's caches. So sessions are
+// retired, not reset: RetireSessions on every schema reload, and a
+// session that met a stale catalog is not used again (stale.go).
+
+// poolSessions is what SVC keeps beside one request pool about its
+// sessions.
+type poolSessions struct {
+	// retirements counts RetireSessions calls; a session records the count
+	// when it is opened, so a session opened before the last retirement is
+	// known to be one the pool will close on release.
+	retirements atomic.Uint64
+	// probe admits one request at a time to try again on a session of its
+	// own (stale.go), so that requests failing together open one extra
+	// connection, not one each.
+	probe chan struct{}
+}
+
+// pools maps each request pool OpenPool made to its poolSessions, by a
+// weak pointer, so that a closed pool is not kept alive by the map.
+var pools sync.Map // weak.Pointer[pgxpool.Pool] -> *poolSessions
+
+func newPoolSessions() *poolSessions {
+	return &poolSessions{probe: make(chan struct{}, 1)}
+}
+
+// sessionsOf returns pool's poolSessions; a pool not opened by OpenPool
+// gets one of its own, kept like the others.
+func sessionsOf(pool *pgxpool.Pool) *poolSessions {
+	key := weak.Make(pool)
+	if ps, ok := pools.Load(key); ok {
+		return ps.(*poolSessions)
+	}
+	ps, _ := pools.LoadOrStore(key, newPoolSessions())
+	return ps.(*poolSessions)
+}
+
+// epochKey is where a session's pgconn custom data holds the pool's
+// retirement count at the time the session was opened.
+const epochKey = "svc.epoch"
+
+// recordEpoch notes, on a session being opened, how many retirements its
+// pool has seen.
+func (ps *poolSessions) recordEpoch(pc *pgconn.PgConn) {
+	pc.CustomData()[epochKey] = ps.retirements.Load()
+}
+
+// retiredSince reports whether the pool retired its sessions after pc was
+// opened: pc then goes when released, and every session the pool hands
+// out is newer than the retirement.
+func (ps *poolSessions) retiredSince(pc *pgconn.PgConn) bool {
+	epoch, ok := pc.CustomData()[epochKey].(uint64)
+	return !ok || ps.retirements.Load() > epoch
+}
+
+// RetireSessions retires every session pool holds: the idle ones close at
+// once, those running a request close when it releases them, and later
+// requests get sessions opened from now on, which know the catalog as it
+// is now. It costs each retired session a reconnection on its next use
+// (a backend start and the statements prepared again), so it is meant
+// for schema reloads, which reload.Listener spaces out.
+func RetireSessions(pool *pgxpool.Pool) {
+	sessionsOf(pool).retirements.Add(1)
+	pool.Reset()
+}

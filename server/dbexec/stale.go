@@ -1,0 +1,178 @@
+package dbexec
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/svc-dev/svc/server/apierr"
+)
+
+// A migration can commit before the servers hear of it (the NOTIFY comes
+// after the COMMIT, or a snapshot is published later), and a request in
+// that window may run on a session that knew the objects the migration
+// replaced. What PostgreSQL answers then is an internal error, which would
+// reach the client as a 500 for a request that is fine. afterStale turns
+// it into a run on a session that knows the catalog as it is, or, where
+// running the request twice could repeat what its function did outside
+// the transaction, into a 503 the client can retry.
+
+// staleCatalog reports whether err may come from a session's stale
+// knowledge of the catalog: PostgreSQL's internal errors (XX000: "cache
+// lookup failed for type N", "could not open relation with OID N", an
+// extension's per-session cache, as PostGIS's "geometry column is
+// missing") and a cached plan whose result type changed. An internal
+// error may also be genuine (an extension reporting bad input as XX000),
+// which afterStale tells apart by running the request on a new session.
+// The routine is the C function that raised the error, which PostgreSQL
+// never translates, unlike the message.
+func staleCatalog(err error) bool {
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) {
+		return false
+	}
+	switch pgErr.Code {
+	case "XX000":
+		return true
+	case "0A000":
+		return pgErr.Routine == "RevalidateCachedQuery" // cached plan must not change result type
+	}
+	return false
+}
+
+// sameError reports whether a and b are the same database error, as an
+// error that does not depend on the session is each time it happens.
+func sameError(a, b error) bool {
+	var pa, pb *pgconn.PgError
+	return errors.As(a, &pa) && errors.As(b, &pb) && pa.Code == pb.Code && pa.Message == pb.Message
+}
+
+// afterStale answers a request whose run on conn, a session of pool,
+// failed with first, which staleCatalog suspects. The transaction rolled
+// back, so nothing it wrote stays.
+//
+//   - A request that may have acted outside its transaction, or ran on a
+//     replica (the caller runs it again on the primary), gets SVC004 and
+//     its session is closed.
+//   - When the pool retired its sessions since conn was opened (a reload
+//     while the request ran), the request runs again on a session from
+//     the pool, all of which are newer.
+//   - Otherwise it runs again on a session of its own, opened now: one
+//     such run at a time per pool, so requests failing together open one
+//     extra connection, and the others, once the first has proved the
+//     pool stale and retired it, run again from the pool. Should the new
+//     session fail the same way, the error is genuine (a session's age
+//     has nothing to do with it), conn is kept and the error answered; if
+//     not, conn was stale, and so may be every session of the pool opened
+//     before now: they are retired.
+//
+// A retry that still meets a stale catalog (another migration meanwhile)
+// is answered SVC004: a suspected stale catalog is answered 503, never
+// 500, unless a new session gave the same error.
+func (e *Executor) afterStale(ctx context.Context, pool *pgxpool.Pool, conn *pgxpool.Conn, tx *Tx, steps []Step, first error) error {
+	if tx.Replica != nil || tx.OutsideEffects {
+		discardPooled(conn)
+		return apierr.StaleCatalog(first)
+	}
+	ps := sessionsOf(pool)
+	if !ps.retiredSince(conn.Conn().PgConn()) {
+		if !ps.enterProbe(ctx, e.AcquireTimeout) {
+			discardPooled(conn)
+			if ctx.Err() != nil {
+				return ErrClientGone
+			}
+			return apierr.StaleCatalog(first)
+		}
+		defer ps.leaveProbe()
+		if !ps.retiredSince(conn.Conn().PgConn()) {
+			return e.probeFresh(ctx, pool, conn, tx, steps, first)
+		}
+	}
+	discardPooled(conn)
+	again, err := e.acquire(ctx, pool)
+	if err != nil {
+		return err
+	}
+	dbErr, checkErr := runTx(ctx, again.Conn(), tx, steps, e.Prepare)
+	if dbErr != nil && ctx.Err() == nil && staleCatalog(dbErr) && !sameError(dbErr, first) {
+		discardPooled(again)
+		return apierr.StaleCatalog(dbErr)
+	}
+	releaseAndYield(again)
+	return answer(ctx, tx, dbErr, checkErr)
+}
+
+// probeFresh runs the request again on a session opened for it, and
+// decides from the outcome whether conn, where it failed with first, was
+// stale (see afterStale).
+func (e *Executor) probeFresh(ctx context.Context, pool *pgxpool.Pool, conn *pgxpool.Conn, tx *Tx, steps []Step, first error) error {
+	fresh, err := openSession(ctx, pool, e.AcquireTimeout)
+	if err != nil {
+		discardPooled(conn)
+		if ctx.Err() != nil {
+			return ErrClientGone
+		}
+		return apierr.StaleCatalog(first)
+	}
+	// The session is closed after one request, so preparing its
+	// statements would only cost a Describe each.
+	dbErr, checkErr := runTx(ctx, fresh, tx, steps, false)
+	fresh.Close(context.WithoutCancel(ctx))
+	if dbErr != nil && sameError(dbErr, first) {
+		releaseAndYield(conn)
+		return answer(ctx, tx, dbErr, checkErr)
+	}
+	discardPooled(conn)
+	RetireSessions(pool)
+	if dbErr != nil && ctx.Err() == nil && staleCatalog(dbErr) {
+		return apierr.StaleCatalog(dbErr)
+	}
+	return answer(ctx, tx, dbErr, checkErr)
+}
+
+// enterProbe waits, up to limit, for the pool's one run on a session of
+// its own; leaveProbe ends it.
+func (ps *poolSessions) enterProbe(ctx context.Context, limit time.Duration) bool {
+	select {
+	case ps.probe <- struct{}{}:
+		return true
+	default:
+	}
+	t := time.NewTimer(limit)
+	defer t.Stop()
+	select {
+	case ps.probe <- struct{}{}:
+		return true
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	return false
+}
+
+func (ps *poolSessions) leaveProbe() { <-ps.probe }
+
+// openSession opens a session as pool opens its own, outside the pool,
+// within limit.
+func openSession(ctx context.Context, pool *pgxpool.Pool, limit time.Duration) (*pgx.Conn, error) {
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	conn, err := pgx.ConnectConfig(ctx, pool.Config().ConnConfig)
+	if err != nil {
+		return nil, err
+	}
+	if err := setUpSession(ctx, conn); err != nil {
+		conn.Close(context.WithoutCancel(ctx))
+		return nil, err
+	}
+	return conn, nil
+}
+
+// discardPooled closes conn's session and gives conn back to its pool,
+// which drops it: the session is not used again.
+func discardPooled(conn *pgxpool.Conn) {
+	discard(conn.Conn().PgConn())
+	conn.Release()
+}
