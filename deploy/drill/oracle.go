@@ -127,6 +127,9 @@ type run struct {
 	// converged is, per node, when it served the new version (zero:
 	// never seen).
 	converged []time.Time
+	// gaveUp is when the drill stopped waiting for the nodes that had
+	// not converged, if any.
+	gaveUp time.Time
 	// fingerprint is the snapshot the step published.
 	fingerprint string
 	// failure says why the step did not complete, if it did not.
@@ -137,11 +140,15 @@ type run struct {
 // baseline or a step that failed before its commit.
 func (r *run) migration() bool { return !r.commit.IsZero() }
 
-// windowEnd is when node n served r's new version; a node never seen
-// converging keeps the window open to the end.
+// windowEnd is when node n served r's new version. For a node the drill
+// gave up waiting for, it is when the drill gave up: from then on the node
+// is held to the new version like the others.
 func (r *run) windowEnd(n int) time.Time {
 	if t := r.converged[n]; !t.IsZero() {
 		return t
+	}
+	if !r.gaveUp.IsZero() {
+		return r.gaveUp
 	}
 	return time.Unix(1<<40, 0)
 }

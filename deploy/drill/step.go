@@ -10,12 +10,14 @@ import (
 // convergenceLimit bounds the wait for every node to serve a step; a
 // step past it is reported as not converged (the bound the issue sets
 // is form.convergenceBound, judged afterwards).
-const convergenceLimit = 20 * time.Second
+const convergenceLimit = 10 * time.Second
 
 // migrate runs step s on top under w's load: the load goes on for f.pre,
 // then the migration commits, its actions tell the servers, and the load
 // goes on until every node serves the new version and f.post after. The
-// run it returns has the times the oracle judges by.
+// run it returns has the times the oracle judges by, and says why when
+// the step failed: a step whose migration did not commit ends the drill,
+// one some node did not follow lets it go on.
 func (top *topology) migrate(ctx context.Context, w *workload, f form, s Step, v *Version) *run {
 	next := v.clone()
 	s.Apply(next)
@@ -62,8 +64,9 @@ func (top *topology) migrate(ctx context.Context, w *workload, f form, s Step, v
 		r.fingerprint = fp
 	}
 	if err := top.awaitConvergence(r, config); err != nil {
+		// The nodes that did not follow are judged by the new version
+		// from now on, so what they answer wrongly is counted.
 		r.failure = err.Error()
-		return r
 	}
 	w.phase.Store(&phase{old: next, new: next})
 	time.Sleep(f.post)
@@ -108,10 +111,16 @@ func (top *topology) awaitConvergence(r *run, config bool) error {
 			break
 		}
 		if time.Now().After(deadline) {
+			r.gaveUp = time.Now()
 			var why []string
 			for i, n := range top.nodes {
 				if r.converged[i].IsZero() {
-					why = append(why, fmt.Sprintf("%s not serving %s within %s; its log:\n%s", n.name, r.fingerprint, convergenceLimit, n.logTail()))
+					var lines []string
+					for _, e := range n.eventsSince(r.commit) {
+						lines = append(lines, "    "+e.line)
+					}
+					why = append(why, fmt.Sprintf("%s not serving %s (with its configuration reloaded: %v) within %s; since the COMMIT it logged:\n%s",
+						n.name, r.fingerprint, config, convergenceLimit, strings.Join(lines, "\n")))
 				}
 			}
 			return fmt.Errorf("%s", strings.Join(why, "\n"))
