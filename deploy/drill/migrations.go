@@ -56,6 +56,7 @@ create view api.item_moods as select id, name, mood from api.items;
 create function api.item_count() returns bigint stable language sql as $$ select count(*) from api.items $$;
 %s
 %s
+%s
 alter table api.items enable row level security;
 create policy read_all on api.items for select using (true);
 create policy anon_write on api.items for all to web_anon using (owner = 'anon') with check (owner = 'anon');
@@ -66,13 +67,19 @@ grant select on api.authors, api.items, api.tags, api.item_moods to web_anon, we
 grant insert, update on api.items to web_anon, web_user;
 grant delete on api.items to web_anon;
 grant insert on api.tags to web_anon, web_user;
-`, seedRows, itemsByMoodSQL, bumpOldSQL)
+`, seedRows, itemsByMoodSQL, setMoodSQL, bumpOldSQL)
 
 // seedRows is how many rows of api.items (and their tags) the seed holds.
 const seedRows = 20
 
-const itemsByMoodSQL = `create function api.items_by_mood(m api.mood) returns setof api.items stable language sql
+// The functions whose argument is the enum: a STABLE one and a VOLATILE
+// one, which a server must not run twice.
+const (
+	itemsByMoodSQL = `create function api.items_by_mood(m api.mood) returns setof api.items stable language sql
   as $$ select * from api.items where mood = m $$;`
+	setMoodSQL = `create function api.set_mood(item integer, m api.mood) returns text volatile language sql
+  as $$ update api.items set mood = m where id = item returning mood::text $$;`
+)
 
 // The two signatures of api.bump. Each keeps mood and size.w following
 // qty, as writers do.
@@ -183,11 +190,12 @@ var steps = []Step{
 		SQL: func(v *Version) string {
 			labels := "'" + strings.Join(baseLabels, "', '") + "'"
 			return aroundView(v, []string{"mood"}, `drop function api.items_by_mood(api.mood);
+drop function api.set_mood(integer, api.mood);
 create type api.mood_new as enum (`+labels+`);
 alter table api.items alter column mood type api.mood_new using mood::text::api.mood_new;
 drop type api.mood;
 alter type api.mood_new rename to mood;
-`+itemsByMoodSQL+"\n")
+`+itemsByMoodSQL+"\n"+setMoodSQL+"\n")
 		},
 		Apply: func(v *Version) { v.Labels = slices.Clone(baseLabels) },
 		Short: true,

@@ -144,7 +144,7 @@ func describe(j judgement, runs []*run, nodes []*node) string {
 }
 
 // listed describes the judgements keep selects, one example of each
-// kind (step, request kind, answer, reason) with how many there were, up
+// kind (step, node, request kind, answer, reason) with how many there were, up
 // to limit kinds; it returns the description and the number selected.
 func listed(js []judgement, runs []*run, nodes []*node, limit int, keep func(judgement) bool) (string, int) {
 	type group struct {
@@ -163,7 +163,7 @@ func listed(js []judgement, runs []*run, nodes []*node, limit int, keep func(jud
 		if len(reason) > 40 {
 			reason = reason[:40]
 		}
-		key := fmt.Sprintf("%d|%s|%s|%d|%s|%s", j.run, j.a.req.method, j.a.req.kind, j.a.status, j.a.code, reason)
+		key := fmt.Sprintf("%d|%d|%s|%s|%d|%s|%s", j.run, j.a.node, j.a.req.method, j.a.req.kind, j.a.status, j.a.code, reason)
 		if g := groups[key]; g != nil {
 			g.n++
 			continue

@@ -249,12 +249,22 @@ func (wr *writer) step(rng *rand.Rand) {
 		wr.delete(rng)
 	case wr.ops >= 5:
 		wr.id = 0 // keep the row; go on with a new one
-	case rng.IntN(2) == 0:
-		wr.update(rng, cv)
 	default:
-		wr.bump(rng, cv)
+		wr.change(rng, cv)
 	}
 	wr.ops++
+}
+
+// change updates, bumps or sets the mood of the current row.
+func (wr *writer) change(rng *rand.Rand, cv *Version) {
+	switch rng.IntN(3) {
+	case 0:
+		wr.update(rng, cv)
+	case 1:
+		wr.bump(rng, cv)
+	default:
+		wr.setMood(rng)
+	}
 }
 
 // settled applies a write's answer: a success applies apply; a 4xx
@@ -365,6 +375,21 @@ func (wr *writer) tag(rng *rand.Rand) {
 }
 
 func writerTag(id int) string { return fmt.Sprintf("w%d", id) }
+
+// setMood sets the row's mood through a VOLATILE function whose argument
+// is the enum, to the mood the row's qty already gives it.
+func (wr *writer) setMood(rng *rand.Rand) {
+	id, mood := wr.id, moodOf(wr.qty)
+	req := &request{kind: "call", role: wr.role, method: "POST", path: "/rpc/set_mood", okStatus: 200, volatile: true,
+		body: fmt.Sprintf(`{"item":%d,"m":%q}`, id, mood)}
+	req.check = func(b []byte, _ *Version) error {
+		if s := string(bytes.TrimSpace(b)); s != strconv.Quote(mood) {
+			return fmt.Errorf("want %q, got %s", mood, b)
+		}
+		return nil
+	}
+	wr.settled(wr.w.do(wr.name, rng, req), func() {})
+}
 
 func (wr *writer) delete(rng *rand.Rand) {
 	id := wr.id
