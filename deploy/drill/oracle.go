@@ -124,6 +124,10 @@ type run struct {
 	// start is when the period's requests begin; begin, commit and
 	// committed bracket the migration's transaction.
 	start, begin, commit, committed time.Time
+	// told is when the step's last action (publishing, notifying)
+	// returned; a node may be serving the new version already, since
+	// publish notifies as it commits, before the command exits.
+	told time.Time
 	// converged is, per node, when it served the new version (zero:
 	// never seen).
 	converged []time.Time

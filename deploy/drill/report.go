@@ -74,7 +74,7 @@ func table(runs []*run, st []stats, nodes []*node) string {
 				for n, t := range r.converged {
 					per = append(per, fmt.Sprintf("%s %s", nodes[n].name[4:], ms(t.Sub(r.commit))))
 				}
-				conv = fmt.Sprintf("**%s** (%s)", ms(d), strings.Join(per, ", "))
+				conv = fmt.Sprintf("**%s** (published %s; %s)", ms(d), ms(r.told.Sub(r.commit)), strings.Join(per, ", "))
 			}
 		}
 		fmt.Fprintf(&b, "| %d | %s | %d | %d | %s | %d | %s | %d | %s |\n", i, r.name, s.requests, s.ok,

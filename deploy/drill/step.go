@@ -63,6 +63,7 @@ func (top *topology) migrate(ctx context.Context, w *workload, f form, s Step, v
 		}
 		r.fingerprint = fp
 	}
+	r.told = time.Now()
 	if err := top.awaitConvergence(r, config); err != nil {
 		// The nodes that did not follow are judged by the new version
 		// from now on, so what they answer wrongly is counted.
