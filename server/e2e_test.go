@@ -20,6 +20,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/jackc/pgx/v5"
 	"github.com/svc-dev/svc/server/config"
+	"github.com/svc-dev/svc/server/reload"
 )
 
 // TestCases runs every case file under testdata/cases against a server on
@@ -97,6 +98,14 @@ func serverWith(t *testing.T, settings map[string]string) string {
 	if mode, ok := settings["compat-names"]; ok && mode != "svc" {
 		return processWith(t, settings)
 	}
+	url, _ := serverWithSnapshots(t, settings)
+	return url
+}
+
+// serverWithSnapshots is serverWith in this process, so SVC's naming
+// only, for tests that reload the server's snapshot themselves.
+func serverWithSnapshots(t *testing.T, settings map[string]string) (string, *reload.Snapshots) {
+	t.Helper()
 	flags := map[string]string{
 		"db-uri":       fixture.cfg.DBURI,
 		"db-schemas":   strings.Join(fixture.cfg.DBSchemas, ","),
@@ -107,12 +116,12 @@ func serverWith(t *testing.T, settings map[string]string) string {
 	if err != nil || len(warnings) > 0 {
 		t.Fatalf("case file settings %v: %v %v", settings, err, warnings)
 	}
-	srv, _, err := startServer(t.Context(), cfg, nil)
+	srv, snaps, err := startServer(t.Context(), cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(srv.Close)
-	return srv.URL
+	return srv.URL, snaps
 }
 
 func runCase(t *testing.T, baseURL string, c testCase, jwtSecret string) bool {

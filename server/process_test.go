@@ -27,6 +27,14 @@ import (
 // serverWith comes here for settings naming compat-names.
 func processWith(t *testing.T, settings map[string]string) string {
 	t.Helper()
+	url, _ := processOutputWith(t, settings)
+	return url
+}
+
+// processOutputWith is processWith also returning the program's output,
+// for tests that wait for what it logs.
+func processOutputWith(t *testing.T, settings map[string]string) (string, *syncBuffer) {
+	t.Helper()
 	port := freePort(t)
 	conf := map[string]string{
 		"db-uri":       fixture.authURI,
@@ -45,8 +53,7 @@ func processWith(t *testing.T, settings map[string]string) string {
 	if err := os.WriteFile(file, []byte(b.String()), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	url, _ := startProcess(t, file, nil, port)
-	return url
+	return startProcess(t, file, nil, port)
 }
 
 // startProcess runs svc-serve --config file, with env added to this

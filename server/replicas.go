@@ -57,7 +57,8 @@ func ReplicaOptions(cfg *config.Config, primary *pgxpool.Pool, log *slog.Logger)
 // replicas: before a snapshot is put in force, the replicas are given up
 // to db-replica-max-lag to replay the primary's WAL as of its loading,
 // which holds the tables and functions it describes; from then on a
-// replica serves reads only once it has. A replica still behind is only
+// replica serves reads only once it has, and only on sessions opened
+// since (replica.Set.AwaitSnapshot). A replica still behind is only
 // skipped, so one stalled replica never holds a schema change back.
 func AwaitReplicas(set *replica.Set, log *slog.Logger) func(ctx context.Context) {
 	return func(ctx context.Context) {

@@ -45,6 +45,9 @@ grant select, insert on %[1]s.people to web_anon;
 create function %[1]s.backend() returns int stable language sql as 'select pg_backend_pid()';
 create function %[1]s.nap(s float) returns int stable language sql as 'select pg_backend_pid() from pg_sleep(s)';
 create function %[1]s.everyone() returns setof %[1]s.people volatile language sql as 'select * from %[1]s.people';
+create table %[1]s.scores (id int primary key, score int);
+insert into %[1]s.scores values (1, 5), (2, 7);
+grant select on %[1]s.scores to web_anon;
 create function %[1]s.boom() returns int stable language plpgsql as
 	$$begin raise exception 'a genuine internal error' using errcode = 'XX000'; end$$;
 `
@@ -355,6 +358,33 @@ func TestStaleCatalog(t *testing.T) {
 		}
 		if status, _, body := m.do(t, "POST", call, "{}"); status != http.StatusOK || compact(body) != wantHappy {
 			t.Errorf("the client's retry: %d %s, want 200 %s", status, body, wantHappy)
+		}
+	})
+
+	t.Run("column type changed", func(t *testing.T) {
+		// The statement prepared before compares the column with an
+		// integer parameter: 42883 "operator does not exist: text =
+		// integer", where the statement parsed now compares text.
+		const read = "/scores?select=id&score=eq.5"
+		if status, _, body := m.do(t, "GET", read, ""); status != http.StatusOK || body != `[{"id":1}]` {
+			t.Fatalf("before the migration: %d %s", status, body)
+		}
+		m.exec(t, "alter table $s.scores alter column score type text")
+		if status, _, body := m.do(t, "GET", read, ""); status != http.StatusOK || body != `[{"id":1}]` {
+			t.Errorf("read on a session that prepared it before: %d %s, want 200", status, body)
+		}
+	})
+
+	t.Run("genuine bad input", func(t *testing.T) {
+		m.exec(t, "alter table $s.scores alter column score type int using score::int")
+		m.do(t, "GET", "/scores?select=id&score=eq.5", "") // prepared again
+		old := m.backend(t)
+		status, _, body := m.do(t, "GET", "/scores?select=id&score=eq.many", "")
+		if status != http.StatusBadRequest || decodeError(t, body) != "22P02" {
+			t.Errorf("a value the column's type refuses: %d %s, want 400 22P02", status, body)
+		}
+		if pid := m.backend(t); pid != old {
+			t.Errorf("the session (backend %d) was dropped for the client's mistake; now %d", old, pid)
 		}
 	})
 

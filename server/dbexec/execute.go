@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"strconv"
 	"strings"
@@ -121,6 +122,9 @@ type Executor struct {
 	// Prepare prepares statements on each connection
 	// (db-prepared-statements).
 	Prepare bool
+	// Log, when set, is told when a request finds the pool's sessions
+	// stale (afterSuspect): a migration committed without a reload yet.
+	Log *slog.Logger
 }
 
 // Execute runs steps inside the request transaction in one round trip:
@@ -129,7 +133,7 @@ type Executor struct {
 // seen there. A second round trip ends the transaction only when a
 // statement fails or tx.Check must see the results first. A request that
 // meets a session's stale knowledge of the catalog is run again on a new
-// session, or refused with SVC004 (afterStale).
+// session, or refused with SVC004 (afterSuspect).
 func (e *Executor) Execute(ctx context.Context, tx Tx, steps ...Step) error {
 	pool := e.poolFor(&tx)
 	conn, err := e.acquire(ctx, pool)
@@ -137,8 +141,8 @@ func (e *Executor) Execute(ctx context.Context, tx Tx, steps ...Step) error {
 		return err
 	}
 	dbErr, checkErr := runTx(ctx, conn.Conn(), &tx, steps, e.Prepare)
-	if dbErr != nil && ctx.Err() == nil && staleCatalog(dbErr) {
-		return e.afterStale(ctx, pool, conn, &tx, steps, dbErr)
+	if dbErr != nil && ctx.Err() == nil && suspect(dbErr) {
+		return e.afterSuspect(ctx, pool, conn, &tx, steps, dbErr)
 	}
 	releaseAndYield(conn)
 	return answer(ctx, &tx, dbErr, checkErr)

@@ -101,3 +101,15 @@ func (c *stmtCache) add(key stmtKey, name string, desc *pgconn.StatementDescript
 		c.evicted = append(c.evicted, old.desc.Name)
 	}
 }
+
+// evict drops key's statement from the cache, to be deallocated on the
+// server by the connection's next request.
+func (c *stmtCache) evict(key stmtKey) {
+	e, ok := c.byKey[key]
+	if !ok {
+		return
+	}
+	old := c.lru.Remove(e).(*cachedStmt)
+	delete(c.byKey, key)
+	c.evicted = append(c.evicted, old.desc.Name)
+}

@@ -25,21 +25,45 @@ func (s *Set) Require(pos LSN) {
 // Required is the position Require last raised the bar to.
 func (s *Set) Required() LSN { return LSN(s.required.Load()) }
 
-// AwaitSnapshot readies the replicas for a snapshot just loaded: it reads
+// AwaitSnapshot readies the replicas for a snapshot just loaded. It reads
 // the primary's position, which lies past the migrations the snapshot
-// describes, gives the healthy replicas up to the maximum lag to replay
-// that far (AwaitReplay), and then requires it of every replica (Require).
-// It returns the position and the replicas still behind it, or the error
-// that kept it from reading the position; then nothing is required.
+// describes and which the standbys can reach without another write
+// (snapshotPositionSQL); requires it of every replica (Require); retires
+// every replica's sessions; and gives the healthy replicas up to the
+// maximum lag to replay that far (AwaitReplay). It returns the position
+// and the replicas still behind it, or the error that kept it from reading
+// the position; then nothing is required.
+//
+// A session caches what it learnt of the catalog: the statements prepared
+// on it, with the type ids of their parameters, and extensions' per-session
+// state. After a migration that recreated objects under the same names, a
+// session opened before its replica replayed the migration fails ("cache
+// lookup failed for type"). So no read may run on a replica session opened
+// before that replica replayed pos, and the order matters: once pos is
+// required, Pick sends no read to a replica that has not replayed it; the
+// reset then closes the idle sessions at once and the busy ones when
+// released; and since sessions are opened only for the reads Pick sends, a
+// session opened afterwards on a replica is opened after it replayed pos.
+// The one exception is a read Pick sent there just before the position
+// was required that opens its session just after the reset. Reads that a
+// replica would have served with the old snapshot go to the primary while
+// the replicas replay, usually a moment.
 func (s *Set) AwaitSnapshot(ctx context.Context) (pos LSN, behind []string, err error) {
 	ctx, cancel := context.WithTimeout(ctx, s.maxLag)
 	defer cancel()
-	if pos, err = s.PrimaryPosition(ctx); err != nil {
+	pos, err = s.snapshotPosition(ctx)
+	if err == nil {
+		s.Require(pos)
+	}
+	// Without a position the sessions are retired all the same: the
+	// reload says the catalog may have changed.
+	for _, r := range s.replicas {
+		r.Pool.Reset()
+	}
+	if err != nil {
 		return 0, nil, err
 	}
-	behind = s.AwaitReplay(ctx, pos)
-	s.Require(pos)
-	return pos, behind, nil
+	return pos, s.AwaitReplay(ctx, pos), nil
 }
 
 // AwaitReplay waits until every healthy replica has replayed pos, asking

@@ -5,12 +5,13 @@ import (
 	"time"
 )
 
-// history keeps the primary's WAL position as sampled before each round
+// history keeps the primary's flush position as sampled before each round
 // of checks, long enough to tell a lag past the bound from one within it.
-// A replica's lag is then how long ago the primary had written the oldest
+// A replica's lag is then how long ago the primary had flushed the oldest
 // WAL the replica has not replayed: a measure that stays at zero while
 // nothing is written, unlike the age of the last replayed transaction, and
-// that needs no clock shared between the servers.
+// that needs no clock shared between the servers. WAL not flushed yet is
+// none of a replica's lag, since no standby can have received it.
 type history struct {
 	mu      sync.Mutex
 	samples []sample // oldest first
@@ -22,7 +23,7 @@ type sample struct {
 	pos LSN
 }
 
-// add records the primary's position at a time, dropping the samples too
+// add records the primary's flush position at a time, dropping the samples too
 // old to matter.
 func (h *history) add(at time.Time, pos LSN) {
 	h.mu.Lock()
@@ -48,7 +49,7 @@ func (h *history) lag(replayed LSN, now time.Time) time.Duration {
 	return 0
 }
 
-// latest is the primary's last sampled position, 0 for none.
+// latest is the primary's last sampled flush position, 0 for none.
 func (h *history) latest() LSN {
 	h.mu.Lock()
 	defer h.mu.Unlock()

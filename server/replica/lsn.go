@@ -40,3 +40,26 @@ func (l LSN) String() string {
 const PositionSQL = `select (case when (l - '0/0'::pg_lsn) % b between 1 and 40 then l - (l - '0/0'::pg_lsn) % b else l end)::text
 	from (select pg_catalog.pg_current_wal_insert_lsn() as l,
 		pg_catalog.current_setting('wal_block_size')::numeric as b) as position`
+
+// snapshotPositionSQL reads the position a new snapshot requires
+// (PositionSQL) in a statement that also takes a transaction id, so that
+// its implicit transaction ends with a commit record after the position.
+//
+// Without that record a quiet primary could keep the standbys from ever
+// reaching the position: they receive only flushed WAL, and the last WAL
+// may be inserted but not flushed. A record written without a transaction
+// id by a transaction that rolls back asks nothing to flush it; the live
+// introspection's read-only transaction writes such records when it prunes
+// catalog pages. The WAL writer flushes whole pages, and a partial one
+// only as far as a commit asked, so such a tail waits for the next commit
+// or for the background writer's standby snapshot, which comes up to 15 s
+// or more later. A commit that wrote nothing else is flushed that way, by
+// the WAL writer, with everything before it, whatever synchronous_commit
+// says and without waiting for synchronous standbys. It needs no privilege
+// and works in a read-only transaction; it costs a transaction id and a
+// commit record per reload.
+const snapshotPositionSQL = `select position, pg_catalog.pg_current_xact_id()::text from (` + PositionSQL + `) as p(position)`
+
+// flushedSQL reads the primary's flush position, the end of the WAL a
+// standby can have received. It never stops just past a page's header.
+const flushedSQL = "select pg_catalog.pg_current_wal_flush_lsn()::text"

@@ -14,8 +14,8 @@ var (
 	labels           = []string{"replica"}
 	healthyDesc      = prometheus.NewDesc("svc_replica_healthy", "1 while the replica serves reads: reachable, in recovery and within db-replica-max-lag; else 0.", labels, nil)
 	promotedDesc     = prometheus.NewDesc("svc_replica_promoted", "1 once the replica was found out of recovery (promoted); it then serves no reads until svc-serve restarts.", labels, nil)
-	lagDesc          = prometheus.NewDesc("svc_replica_lag_seconds", "How long ago the primary had written the oldest WAL the replica had not replayed, at the last check.", labels, nil)
-	lagBytesDesc     = prometheus.NewDesc("svc_replica_lag_bytes", "WAL the primary had written and the replica had not replayed, at the last check.", labels, nil)
+	lagDesc          = prometheus.NewDesc("svc_replica_lag_seconds", "How long ago the primary had flushed the oldest WAL the replica had not replayed, at the last check.", labels, nil)
+	lagBytesDesc     = prometheus.NewDesc("svc_replica_lag_bytes", "WAL the primary had flushed and the replica had not replayed, at the last check.", labels, nil)
 	requestsDesc     = prometheus.NewDesc("svc_replica_requests_total", "Reads sent to the replica.", labels, nil)
 	inFlightDesc     = prometheus.NewDesc("svc_replica_requests_in_flight", "Reads running on the replica now.", labels, nil)
 	acquiredDesc     = prometheus.NewDesc("svc_replica_pool_acquired_connections", "Connections of the replica's pool in use by requests.", labels, nil)

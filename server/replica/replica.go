@@ -43,9 +43,9 @@ type Status struct {
 	Reason  string
 	// Replayed is the WAL position the replica had replayed.
 	Replayed LSN
-	// Lag is how long ago the primary had written WAL the replica had not
-	// replayed yet; 0 when it had replayed all the primary had. LagBytes
-	// is how much WAL that was, as of the primary's last sample.
+	// Lag is how long ago the primary had flushed WAL the replica had not
+	// replayed yet; 0 when it had replayed all the primary had flushed.
+	// LagBytes is how much WAL that was, as of the primary's last sample.
 	Lag      time.Duration
 	LagBytes uint64
 	// At is when the check ran.

@@ -49,7 +49,7 @@ type Set struct {
 	notice   slog.Level
 	history  history
 	next     atomic.Uint32
-	// required is the position the snapshot in force was published at
+	// required is the position the latest snapshot loaded requires
 	// (Require): a replica that has not replayed it serves no reads.
 	required atomic.Uint64
 	// primaryReads counts the reads a replica could have served that the
@@ -122,7 +122,7 @@ func (s *Set) Start(ctx context.Context) {
 	}()
 }
 
-// Check runs one round of checks: the primary's position, then every
+// Check runs one round of checks: the primary's flush position, then every
 // replica at once, each bounded by the interval (at least a second), so
 // a replica that does not answer is marked as such rather than holding
 // the round.
@@ -130,7 +130,11 @@ func (s *Set) Check(ctx context.Context) {
 	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, max(s.interval, time.Second))
 	defer cancel()
-	if pos, err := s.PrimaryPosition(ctx); err == nil {
+	// The flush position, not PositionSQL's insert position: the lag is
+	// about WAL a standby could have replayed, and on a quiet primary the
+	// insert position may stay past anything flushed (snapshotPositionSQL)
+	// long enough to make a replica that has replayed it all look behind.
+	if pos, err := s.primaryFlushed(ctx); err == nil {
 		s.history.add(time.Now(), pos)
 	}
 	var wg sync.WaitGroup
@@ -176,10 +180,21 @@ func reasonKind(reason string) string {
 	return kind
 }
 
-// PrimaryPosition reads the primary's WAL position (PositionSQL).
-func (s *Set) PrimaryPosition(ctx context.Context) (LSN, error) {
+// primaryFlushed reads how far the primary has flushed its WAL
+// (flushedSQL).
+func (s *Set) primaryFlushed(ctx context.Context) (LSN, error) {
 	var text string
-	if err := s.primary.QueryRow(ctx, PositionSQL).Scan(&text); err != nil {
+	if err := s.primary.QueryRow(ctx, flushedSQL).Scan(&text); err != nil {
+		return 0, err
+	}
+	return ParseLSN(text)
+}
+
+// snapshotPosition reads the position a new snapshot requires
+// (snapshotPositionSQL), one round trip.
+func (s *Set) snapshotPosition(ctx context.Context) (LSN, error) {
+	var text string
+	if err := s.primary.QueryRow(ctx, snapshotPositionSQL).Scan(&text, nil); err != nil {
 		return 0, err
 	}
 	return ParseLSN(text)

@@ -682,16 +682,22 @@ grant execute on function test.pm_all_notes() to web_user, web_anon;
 -- by those servers (db-schemas = test,js), so its objects and the rows
 -- its tests write show nowhere else; postgrest_js_reset.sql refills its
 -- tables. todos belong to lists (many-to-one, for embeds after writes) and
--- have a unique slug (for upserts). raise_custom raises the custom error
--- of the SQLSTATE it is given ('SVC00', or 'PGRST' under compat-names =
+-- have a unique slug (for upserts). A list's kind is an enum of the
+-- schema's own, which lists_of_kind takes and kind_of returns: statements
+-- are prepared with its OID. raise_custom raises the custom error of the
+-- SQLSTATE it is given ('SVC00', or 'PGRST' under compat-names =
 -- postgrest); nap sleeps, for a client that gives up; pre_config is a
 -- db-pre-config setting both namings' db_max_rows, of which a server reads
--- only its own.
+-- only its own. TestPostgrestJS drops schema js and runs the lines between
+-- the begin and end markers again, as a migration recreating its objects.
+-- begin schema js
 create schema js;
 grant usage on schema js to web_anon, authenticator;
+create type js.list_kind as enum ('personal', 'shared');
 create table js.lists (
   id integer primary key,
-  name text not null
+  name text not null,
+  kind js.list_kind not null default 'personal'
 );
 create table js.todos (
   id serial primary key,
@@ -713,7 +719,13 @@ end $$;
 create function js.nap(seconds float8) returns integer language sql as $$ select 1 from pg_sleep(seconds) $$;
 create function js.pre_config() returns void language sql as $$
   select set_config('pgrst.db_max_rows', '2', true), set_config('svc.db_max_rows', '1', true) $$;
-grant execute on function js.raise_custom(text), js.nap(float8) to web_anon;
+create function js.lists_of_kind(kind js.list_kind) returns setof js.lists stable language sql as
+  $$ select * from js.lists where lists.kind = lists_of_kind.kind $$;
+create function js.kind_of(list_id integer) returns js.list_kind stable language sql as
+  $$ select kind from js.lists where id = list_id $$;
+grant execute on function js.raise_custom(text), js.nap(float8), js.lists_of_kind(js.list_kind), js.kind_of(integer)
+  to web_anon;
+-- end schema js
 
 -- A role's statement_timeout cancels its requests (cases/role_timeout.case):
 -- web_hurried allows 200ms, and slow_call sleeps as long as it is asked.
