@@ -119,6 +119,12 @@ type Step struct {
 	Actions []action
 	// Short marks the steps of the short form.
 	Short bool
+	// Rewrites marks a step that rewrites api.items (ALTER COLUMN ...
+	// TYPE). Such a rewrite is not MVCC-safe, as PostgreSQL documents: a
+	// statement whose snapshot was taken before the COMMIT and that first
+	// locks the table after it, as a STABLE function's query does, finds
+	// the table empty.
+	Rewrites bool
 }
 
 // viewSQL creates api.item_moods with v's view columns: a view must be
@@ -173,9 +179,10 @@ var steps = []Step{
 		},
 	},
 	{
-		Name:  "change column type",
-		SQL:   fixed(`alter table api.items alter column code type text using code::text;`),
-		Apply: func(v *Version) { v.CodeText = true },
+		Name:     "change column type",
+		Rewrites: true,
+		SQL:      fixed(`alter table api.items alter column code type text using code::text;`),
+		Apply:    func(v *Version) { v.CodeText = true },
 	},
 	{
 		Name:  "add enum value",
@@ -186,7 +193,8 @@ var steps = []Step{
 	{
 		// Recreating an enum is how a label is removed: the new type
 		// lacks 'ecstatic', which no row holds.
-		Name: "recreate enum",
+		Name:     "recreate enum",
+		Rewrites: true,
 		SQL: func(v *Version) string {
 			labels := "'" + strings.Join(baseLabels, "', '") + "'"
 			return aroundView(v, []string{"mood"}, `drop function api.items_by_mood(api.mood);
@@ -203,7 +211,8 @@ alter type api.mood_new rename to mood;
 	{
 		// The same shape under a new type: only the type's identity
 		// and its check change.
-		Name: "recreate domain",
+		Name:     "recreate domain",
+		Rewrites: true,
 		SQL: func(v *Version) string {
 			return aroundView(v, []string{"qty"}, `create domain api.qty_new as integer check (value > 0 and value < 1000000);
 alter table api.items alter column qty type api.qty_new using qty::integer;
@@ -214,7 +223,8 @@ alter domain api.qty_new rename to qty;
 		Apply: func(*Version) {},
 	},
 	{
-		Name: "recreate composite",
+		Name:     "recreate composite",
+		Rewrites: true,
 		SQL: fixed(`create type api.dims_new as (w integer, h integer, d integer);
 alter table api.items alter column size type api.dims_new
   using case when size is null then null else row((size).w, (size).h, null)::api.dims_new end;
@@ -295,7 +305,8 @@ drop schema api2 cascade;`),
 	{
 		// email keeps its type's name and shape, under the new
 		// extension's type.
-		Name: "drop and create extension",
+		Name:     "drop and create extension",
+		Rewrites: true,
 		SQL: fixed(`alter table api.items alter column email type text;
 drop extension citext;
 create extension citext;

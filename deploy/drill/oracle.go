@@ -138,6 +138,8 @@ type run struct {
 	fingerprint string
 	// failure says why the step did not complete, if it did not.
 	failure string
+	// rewrites is the step's Rewrites.
+	rewrites bool
 }
 
 // migration reports whether r is a step that committed, rather than the
@@ -208,7 +210,26 @@ func judge(a *answer, runs []*run) judgement {
 		}
 	}
 	j.verdict, j.reason = decide(a, allowed, j.inWindow)
+	if j.verdict == wrong && seesRewriteEmpty(a, runs) {
+		j.verdict, j.reason = right, ""
+	}
 	return j
+}
+
+// seesRewriteEmpty reports whether a is a STABLE function's read of
+// api.items answered as if the table were empty, by a statement in flight
+// when a step rewriting the table committed: PostgreSQL's own answer
+// (Step.Rewrites), which a fresh request would not get.
+func seesRewriteEmpty(a *answer, runs []*run) bool {
+	if a.req.emptyRead == "" || a.status != 200 || strings.TrimSpace(string(a.body)) != a.req.emptyRead {
+		return false
+	}
+	for _, p := range runs {
+		if p.rewrites && p.migration() && a.sent.Before(p.committed) && !a.done.Before(p.commit) {
+			return true
+		}
+	}
+	return false
 }
 
 func decide(a *answer, allowed []outcome, inWindow bool) (verdict, string) {

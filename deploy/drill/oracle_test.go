@@ -132,3 +132,37 @@ func TestJudge(t *testing.T) {
 		}
 	}
 }
+
+// A STABLE function's read of api.items in flight when a step rewriting
+// the table commits may find it empty, as PostgreSQL answers; no other
+// read, and no read at another time, may.
+func TestRewriteSeenEmpty(t *testing.T) {
+	t.Parallel()
+	v0 := initialVersion()
+	v1 := after(t, v0, "change column type")
+	t0 := time.Now()
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	runs := func(rewrites bool) []*run {
+		return []*run{
+			{name: "baseline", old: v0, new: v0, start: at(0), converged: make([]time.Time, 1)},
+			{name: "retype", old: v0, new: v1, start: at(1000), begin: at(1400), commit: at(1500), committed: at(1501),
+				converged: []time.Time{at(1600)}, rewrites: rewrites},
+		}
+	}
+	count := &request{role: anon, okStatus: 200, emptyRead: "0", check: func(b []byte, _ *Version) error { return checkCount(b) }}
+	for _, tc := range []struct {
+		name     string
+		rewrites bool
+		sent     int
+		want     verdict
+	}{
+		{"in flight at a rewrite's commit", true, 1495, right},
+		{"sent after the commit", true, 1550, wrong},
+		{"in flight at a commit that rewrites nothing", false, 1495, wrong},
+	} {
+		a := &answer{req: count, sent: at(tc.sent), done: at(tc.sent + 20), status: 200, body: []byte("0")}
+		if j := judge(a, runs(tc.rewrites)); j.verdict != tc.want {
+			t.Errorf("%s: verdict %d (%s), want %d", tc.name, j.verdict, j.reason, tc.want)
+		}
+	}
+}

@@ -2,9 +2,12 @@ package drill
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // convergenceLimit bounds the wait for every node to serve a step; a
@@ -22,7 +25,7 @@ func (top *topology) migrate(ctx context.Context, w *workload, f form, s Step, v
 	next := v.clone()
 	s.Apply(next)
 	next.Step = s.Name
-	r := &run{name: s.Name, old: v, new: next, start: time.Now(), converged: make([]time.Time, len(top.nodes))}
+	r := &run{name: s.Name, old: v, new: next, start: time.Now(), converged: make([]time.Time, len(top.nodes)), rewrites: s.Rewrites}
 	time.Sleep(f.pre)
 	r.begin = time.Now()
 	// Clients learn of the new version as the migration starts, as an
@@ -30,22 +33,10 @@ func (top *topology) migrate(ctx context.Context, w *workload, f form, s Step, v
 	// version's requests until every node serves the new one.
 	w.phase.Store(&phase{old: v, new: next, mixed: true})
 	defer w.phase.Store(&phase{old: next, new: next})
-	tx, err := top.conn.Begin(ctx)
-	if err != nil {
-		r.failure = "begin: " + err.Error()
+	if err := top.commitMigration(ctx, s.SQL(v), r); err != nil {
+		r.failure = err.Error()
 		return r
 	}
-	if _, err := tx.Exec(ctx, s.SQL(v)); err != nil {
-		tx.Rollback(ctx)
-		r.failure = "migration: " + err.Error()
-		return r
-	}
-	r.commit = time.Now()
-	if err := tx.Commit(ctx); err != nil {
-		r.failure = "commit: " + err.Error()
-		return r
-	}
-	r.committed = time.Now()
 	config := false
 	for _, a := range s.actions() {
 		if a.publish == nil {
@@ -73,6 +64,57 @@ func (top *topology) migrate(ctx context.Context, w *workload, f form, s Step, v
 	time.Sleep(f.post)
 	top.awaitQuiet(150 * time.Millisecond)
 	return r
+}
+
+// migrationLockTimeout bounds each lock a migration waits for, and
+// migrationAttempts the times it is tried. Clients take locks in orders
+// no migration can share with all of them (a read locks items, then the
+// tags it embeds; an insert into tags locks tags, then the item its
+// foreign key checks), so a migration locking both can close a cycle with
+// a client. Waiting less than PostgreSQL's deadlock_timeout (1 s), the
+// migration gives up before a client can be chosen as the deadlock's
+// victim, and is tried again: what a careful migration tool does.
+const (
+	migrationLockTimeout = "200ms"
+	migrationAttempts    = 50
+)
+
+// commitMigration runs sql in one transaction, tried again while it gives
+// up on a lock (55P03) or is a deadlock's victim (40P01), and records in
+// r when the commit was sent and returned.
+func (top *topology) commitMigration(ctx context.Context, sql string, r *run) error {
+	var err error
+	for range migrationAttempts {
+		if err = top.tryMigration(ctx, sql, r); err == nil || !lockConflict(err) {
+			return err
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return err
+}
+
+func (top *topology) tryMigration(ctx context.Context, sql string, r *run) error {
+	tx, err := top.conn.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	if _, err := tx.Exec(ctx, "set local lock_timeout = '"+migrationLockTimeout+"';\n"+sql); err != nil {
+		tx.Rollback(ctx)
+		return fmt.Errorf("migration: %w", err)
+	}
+	r.commit = time.Now()
+	if err := tx.Commit(ctx); err != nil {
+		r.commit = time.Time{}
+		return fmt.Errorf("commit: %w", err)
+	}
+	r.committed = time.Now()
+	return nil
+}
+
+// lockConflict reports whether err is a lock given up on or a deadlock.
+func lockConflict(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && (pgErr.Code == "55P03" || pgErr.Code == "40P01")
 }
 
 // awaitConvergence waits until every node has put in force, after the
