@@ -75,7 +75,7 @@ func (ps *poolSessions) retiredSince(pc *pgconn.PgConn) bool {
 // requests get sessions opened from now on, which know the catalog as it
 // is now. It costs each retired session a reconnection on its next use
 // (a backend start and the statements prepared again), so it is meant
-// for schema reloads, which reload.Listener spaces out.
+// for schema reloads, which reload.Queue spaces out.
 func RetireSessions(pool *pgxpool.Pool) {
 	sessionsOf(pool).retirements.Add(1)
 	pool.Reset()
