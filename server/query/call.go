@@ -57,7 +57,11 @@ func Call(c *plan.Call) Statement {
 			") select null::bigint as total_count, 1::bigint as page_count, coalesce(", rows, ".v::text, 'null') as body, ",
 			resultColumns, " from ", rows)
 	}
-	return b.statement()
+	st := b.statement()
+	if c.ReturnsRows() {
+		st.Expansion = readExpansion(c.Read)
+	}
+	return st
 }
 
 // arguments writes the FROM item the arguments are read from: the JSON

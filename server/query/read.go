@@ -14,6 +14,10 @@ type Statement struct {
 	Args []any
 	// Sources says, for each of Args, where it came from.
 	Sources []Source
+	// Expansion estimates, in bytes, what PostgreSQL holds for the
+	// statement prepared beyond what its text's length accounts for
+	// (expansion.go): 0 when the text tells it all.
+	Expansion int
 }
 
 // Source is where a bind value came from. Slot 0: the statement's shape
@@ -39,7 +43,9 @@ const resultColumns = `nullif(pg_catalog.current_setting('response.headers', tru
 func Read(p *plan.Read) Statement {
 	b := newBuilder()
 	readRows(b, p, func() *scope { return topScope(&p.Node) })
-	return b.statement()
+	st := b.statement()
+	st.Expansion = readExpansion(p)
+	return st
 }
 
 // readRows writes the read statement over the rows top's scope names;
@@ -142,7 +148,7 @@ func Explain(stmt Statement, asJSON bool, options []string) Statement {
 	}
 	sb.WriteString(") ")
 	sb.WriteString(stmt.SQL)
-	return Statement{SQL: sb.String(), Args: stmt.Args, Sources: stmt.Sources}
+	return Statement{SQL: sb.String(), Args: stmt.Args, Sources: stmt.Sources, Expansion: stmt.Expansion}
 }
 
 // body writes the expression that serialises the page in PostgreSQL.

@@ -19,7 +19,7 @@ func (s Statement) Shape() (Statement, bool) {
 			args[i] = s.Args[i]
 		}
 	}
-	return Statement{SQL: s.SQL, Args: args, Sources: s.Sources}, true
+	return Statement{SQL: s.SQL, Args: args, Sources: s.Sources, Expansion: s.Expansion}, true
 }
 
 // Bind returns the statement a shape (see Shape) makes for the request t
@@ -46,5 +46,5 @@ func (s Statement) Bind(t *request.Template) (Statement, bool) {
 			args[i] = OperandArg(t.Filters[src.Slot-1], src.Part)
 		}
 	}
-	return Statement{SQL: s.SQL, Args: args, Sources: s.Sources}, true
+	return Statement{SQL: s.SQL, Args: args, Sources: s.Sources, Expansion: s.Expansion}, true
 }

@@ -87,6 +87,8 @@ func Write(w *plan.Write) Statement {
 	b.write(") _svc_row")
 	st := b.statement()
 	st.SQL = st.SQL[:at] + returned(w, rows.used) + st.SQL[at:]
+	// The relation written, and the rows written as the answer reads them.
+	st.Expansion = len(w.Relation.Columns)*priceNamed + nodeExpansion(&w.Read.Node)
 	return st
 }
 
