@@ -59,6 +59,7 @@ func TestDefault(t *testing.T) {
 		ServerReadTimeout:          60 * time.Second,
 		ServerIdleTimeout:          120 * time.Second,
 		DBPreparedStatements:       true,
+		DBStatementsMaxBytes:       32 << 20,
 		DBReplicaURIs:              []string{},
 		DBReplicaPool:              10,
 		DBReplicaMaxLag:            5 * time.Second,
@@ -253,6 +254,7 @@ server-raw-sockets = true
 server-gc-headroom = 1048576
 db-channel-uri = "postgres://bob@db-direct/app"
 db-prepared-statements = false
+db-prepared-statements-max-bytes = 300000
 db-replica-uris = "postgres://bob@replica1/app,postgres://bob@replica2/app"
 db-replica-pool = 4
 db-replica-max-lag = 2
@@ -291,7 +293,7 @@ app.settings.Other = 1
 		ServerWriteTimeout: 90 * time.Second, ServerIdleTimeout: 10 * time.Second,
 		ServerUnixSocket: "/run/svc/svc.sock", ServerUnixSocketMode: 0o600, ServerReuseport: true, ServerSchedBatch: true, ServerRawSockets: true, ServerGCHeadroom: 1 << 20,
 		ServerHTTP:   HTTPServerHTTP1,
-		DBChannelURI: "postgres://bob@db-direct/app", DBPreparedStatements: false, LogLevel: "info",
+		DBChannelURI: "postgres://bob@db-direct/app", DBPreparedStatements: false, DBStatementsMaxBytes: 300000, LogLevel: "info",
 		DBReplicaURIs: []string{"postgres://bob@replica1/app", "postgres://bob@replica2/app"}, DBReplicaPool: 4, DBReplicaMaxLag: 2 * time.Second,
 		Snapshot:  filepath.Join(filepath.Dir(path), "api.msgpack"), // beside the file
 		LogFormat: "json", LogQuery: "main-query", ServerTimingEnabled: true, ServerTraceHeader: "X-Request-Id",

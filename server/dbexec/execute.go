@@ -203,7 +203,8 @@ func answer(ctx context.Context, tx *Tx, dbErr, checkErr error) error {
 // runPipeline sends the request transaction as one pipeline and reads its
 // results in order. Without prepare (db-prepared-statements off, for a
 // transaction pooler that cannot keep named statements) every statement
-// is parsed each time as an unnamed one.
+// is parsed each time as an unnamed one; so is a statement too large for
+// the connection's cache to keep (stmtCache.keeps).
 func runPipeline(ctx context.Context, pc *pgconn.PgConn, tx Tx, steps []Step, prepare bool) (err error) {
 	// Everything up to the pipeline's Sync runs in one transaction: an
 	// implicit one that the Sync commits, or that a failed statement rolls
@@ -234,7 +235,7 @@ func runPipeline(ctx context.Context, pc *pgconn.PgConn, tx Tx, steps []Step, pr
 	}
 	cache.evicted = cache.evicted[:0]
 	for _, c := range calls {
-		if !prepare {
+		if !prepare || !cache.keeps(c.cost()) {
 			pl.SendQueryParams(c.key.sql, c.args, nil, nil, nil)
 			continue
 		}
@@ -247,7 +248,7 @@ func runPipeline(ctx context.Context, pc *pgconn.PgConn, tx Tx, steps []Step, pr
 		}
 		name := cache.newName()
 		pl.SendPrepare(name, c.key.sql, nil)
-		prepared = append(prepared, pendingStmt{c.key, name})
+		prepared = append(prepared, pendingStmt{c.key, name, c.cost()})
 		pl.SendQueryPrepared(name, c.args, nil, nil)
 	}
 	if err := pl.Sync(); err != nil {
@@ -265,7 +266,7 @@ func runPipeline(ctx context.Context, pc *pgconn.PgConn, tx Tx, steps []Step, pr
 		}
 		switch res := res.(type) {
 		case *pgconn.StatementDescription:
-			cache.add(prepared[0].key, prepared[0].name, res)
+			cache.add(prepared[0], res)
 			prepared = prepared[1:]
 		case *pgconn.ResultReader:
 			if i := reader - setups; i >= 0 && i < len(steps) {
@@ -295,6 +296,8 @@ func needsBegin(tx *Tx, pc *pgconn.PgConn) bool {
 type call struct {
 	key  stmtKey
 	args [][]byte
+	// expansion is the statement's query.Statement.Expansion, for a step.
+	expansion int
 	// name is the statement's on the connection, once allPrepared has
 	// found it there.
 	name string
@@ -324,7 +327,7 @@ func requestCalls(calls []call, tx *Tx, steps []Step, explicit bool) (_ []call, 
 		if err != nil {
 			return nil, 0, err
 		}
-		calls = append(calls, call{key: stmtKey{tx.Role, tx.SearchPath, st.Stmt.SQL}, args: args})
+		calls = append(calls, call{key: stmtKey{tx.Role, tx.SearchPath, st.Stmt.SQL}, args: args, expansion: st.Stmt.Expansion})
 	}
 	switch {
 	case !explicit:
@@ -355,6 +358,7 @@ const checkDeferredSQL = "set constraints all immediate"
 type pendingStmt struct {
 	key  stmtKey
 	name string
+	cost int64
 }
 
 // readRows hands each row of rr to row and returns the first error.

@@ -69,3 +69,15 @@ func ReadsAndWritesRaw(pc *pgconn.PgConn) (raw, watermark bool) {
 	}
 	return false, false
 }
+
+// StatementCost is what the statement cache counts st to cost its
+// backend.
+func StatementCost(st query.Statement) int64 { return statementCost(st.SQL, st.Expansion) }
+
+// BudgetStatements sets the estimated backend memory pc's prepared
+// statements may hold, as db-prepared-statements-max-bytes does for the
+// pool's sessions.
+func BudgetStatements(pc *pgconn.PgConn, budget int64) { budgetStatements(pc, budget) }
+
+// DefaultStmtBudget is the budget of a session not opened by OpenPool.
+const DefaultStmtBudget = defaultStmtBudget

@@ -50,6 +50,7 @@ func OpenPool(ctx context.Context, cfg *config.Config, uri string, size int) (*p
 		// The count is read before the session's first statement: a
 		// retirement from then on must retire it.
 		sessions.recordEpoch(conn.PgConn())
+		budgetStatements(conn.PgConn(), int64(cfg.DBStatementsMaxBytes))
 		return setUpSession(ctx, conn)
 	}
 	poolCfg.ConnConfig.BuildFrontend = bufferedFrontend

@@ -12,6 +12,46 @@ import (
 // recently used statement is deallocated.
 const stmtCacheSize = 256
 
+// A statement prepared on a session costs its backend memory for as long
+// as it is kept: its parse and query trees and, once it has run five
+// times, a generic plan. Both grow with the statement, so a client sending
+// ever new large shapes would, under the count alone, have each session
+// keep hundreds of megabytes until it closes. The cache is therefore also
+// bounded by the memory its statements are estimated to cost the backend
+// (db-prepared-statements-max-bytes): from the length of the text, and
+// from what PostgreSQL expands that the text does not show, which the
+// statement's builder prices from the plan (query.Statement.Expansion).
+// TestStatementCostCoversBackendMemory measures what PostgreSQL's memory
+// contexts hold for SVC's kinds of statement and fails when the estimate
+// falls below it.
+const (
+	// stmtCostFixed is what a statement costs whatever its length: its
+	// memory contexts' first blocks.
+	stmtCostFixed = 16 << 10
+	// stmtCostPerByte is what a statement costs per byte of its text:
+	// the trees and the plan its text parses into.
+	stmtCostPerByte = 96
+	// stmtMaxShare is the share of the budget past which a statement is
+	// not prepared at all: one large statement does not take the room of
+	// many ordinary ones, and a stream of one-off large shapes, which no
+	// cache would serve twice, costs a parse each and nothing kept.
+	stmtMaxShare = 16
+)
+
+// statementCost estimates the backend memory a prepared statement holds,
+// generic plan included, from its text sql and its builder's estimate of
+// what the text does not show (query.Statement.Expansion).
+func statementCost(sql string, expansion int) int64 {
+	return stmtCostFixed + stmtCostPerByte*int64(len(sql)) + int64(expansion)
+}
+
+// cost is statementCost of c's statement.
+func (c *call) cost() int64 { return statementCost(c.key.sql, c.expansion) }
+
+// defaultStmtBudget is db-prepared-statements-max-bytes's default, for a
+// session not opened by OpenPool (in tests).
+const defaultStmtBudget = 32 << 20
+
 // stmtCacheKey is where a connection's statement cache lives in its
 // pgconn custom data, so the cache is born and dies with the connection.
 const stmtCacheKey = "svc.statements"
@@ -27,6 +67,8 @@ type stmtCache struct {
 	byKey map[stmtKey]*list.Element
 	lru   list.List // of *cachedStmt, most recently used first
 	next  int
+	// budget bounds cost, the statementCost of the statements kept.
+	budget, cost int64
 	// evicted holds names dropped from the cache and not yet deallocated on
 	// the server; the next request on the connection deallocates them.
 	evicted []string
@@ -35,6 +77,7 @@ type stmtCache struct {
 type cachedStmt struct {
 	key  stmtKey
 	desc *pgconn.StatementDescription // Name is the statement's
+	cost int64
 }
 
 // stmtKey identifies a prepared statement: its text and the role and
@@ -51,9 +94,23 @@ func statementsOf(conn *pgconn.PgConn) *stmtCache {
 	if c, ok := data[stmtCacheKey].(*stmtCache); ok {
 		return c
 	}
-	c := &stmtCache{byKey: map[stmtKey]*list.Element{}}
+	c := &stmtCache{byKey: map[stmtKey]*list.Element{}, budget: defaultStmtBudget}
 	data[stmtCacheKey] = c
 	return c
+}
+
+// budgetStatements sets the estimated backend memory conn's prepared
+// statements may hold (db-prepared-statements-max-bytes), before it
+// prepares any.
+func budgetStatements(conn *pgconn.PgConn, budget int64) {
+	statementsOf(conn).budget = budget
+}
+
+// keeps reports whether a statement of that cost is prepared and kept on
+// the connection; one that is not is parsed each time it runs, as an
+// unnamed statement the backend drops at the next.
+func (c *stmtCache) keeps(cost int64) bool {
+	return cost <= c.budget/stmtMaxShare
 }
 
 // lookup returns the prepared statement for key, if there is one.
@@ -89,27 +146,36 @@ func (c *stmtCache) newName() string {
 	return "svc_" + strconv.Itoa(c.next)
 }
 
-// add records a statement the server confirmed prepared as name, with
-// the description it sent, evicting the least recently used one when the
-// cache is full.
-func (c *stmtCache) add(key stmtKey, name string, desc *pgconn.StatementDescription) {
-	desc.Name = name
-	c.byKey[key] = c.lru.PushFront(&cachedStmt{key: key, desc: desc})
-	if c.lru.Len() > stmtCacheSize {
-		old := c.lru.Remove(c.lru.Back()).(*cachedStmt)
-		delete(c.byKey, old.key)
-		c.evicted = append(c.evicted, old.desc.Name)
+// add records a statement the server confirmed prepared, with the
+// description it sent, evicting the least recently used ones while the
+// cache holds more statements, or costs more, than it may.
+func (c *stmtCache) add(st pendingStmt, desc *pgconn.StatementDescription) {
+	desc.Name = st.name
+	if e, ok := c.byKey[st.key]; ok {
+		// Prepared twice by one pipeline (a request running one statement
+		// twice): the newer name serves, the older goes.
+		c.remove(e)
+	}
+	c.byKey[st.key] = c.lru.PushFront(&cachedStmt{key: st.key, desc: desc, cost: st.cost})
+	c.cost += st.cost
+	for c.lru.Len() > stmtCacheSize || c.cost > c.budget {
+		c.remove(c.lru.Back())
 	}
 }
 
 // evict drops key's statement from the cache, to be deallocated on the
 // server by the connection's next request.
 func (c *stmtCache) evict(key stmtKey) {
-	e, ok := c.byKey[key]
-	if !ok {
-		return
+	if e, ok := c.byKey[key]; ok {
+		c.remove(e)
 	}
+}
+
+// remove drops e's statement from the cache, to be deallocated on the
+// server by the connection's next request.
+func (c *stmtCache) remove(e *list.Element) {
 	old := c.lru.Remove(e).(*cachedStmt)
-	delete(c.byKey, key)
+	delete(c.byKey, old.key)
+	c.cost -= old.cost
 	c.evicted = append(c.evicted, old.desc.Name)
 }

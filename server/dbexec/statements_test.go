@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/svc-dev/svc/server/dbexec"
+	"github.com/svc-dev/svc/server/query"
 )
 
 // statementConn opens a connection as the authenticator, as the pool does.
@@ -145,5 +147,84 @@ func TestStatementCacheBounded(t *testing.T) {
 	// prepared in this pipeline before its eviction victim is deallocated.
 	if want := dbexec.StmtCacheSize + 1; n != want {
 		t.Errorf("%d statements prepared on the connection, want %d", n, want)
+	}
+}
+
+// preparedStatements lists the texts of the statements prepared on pc.
+func preparedStatements(t *testing.T, pc *pgconn.PgConn) []string {
+	t.Helper()
+	var texts []string
+	err := dbexec.RunStatement(context.Background(), pc, "web_anon", "select statement from pg_catalog.pg_prepared_statements", nil,
+		func(v [][]byte) error { texts = append(texts, string(v[0])); return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return texts
+}
+
+// The cache is bounded by the memory its statements are estimated to
+// cost the backend too: however many distinct statements a connection
+// runs, those it keeps prepared cost at most its budget.
+func TestStatementCacheBoundedByBytes(t *testing.T) {
+	pc := statementConn(t)
+	ctx := context.Background()
+	pad := strings.Repeat(" ", 400)
+	one := query.Statement{SQL: "select 0" + pad}
+	const budget = 1 << 20
+	dbexec.BudgetStatements(pc, budget)
+	ignore := func([][]byte) error { return nil }
+	n := 4 * budget / int(dbexec.StatementCost(one))
+	for i := range n {
+		if err := dbexec.RunStatement(ctx, pc, "web_anon", fmt.Sprintf("select %d%s", i, pad), nil, ignore); err != nil {
+			t.Fatal(err)
+		}
+	}
+	texts := preparedStatements(t, pc)
+	var cost int64
+	for _, text := range texts {
+		cost += dbexec.StatementCost(query.Statement{SQL: text})
+	}
+	// The counting statement was prepared after the last eviction.
+	counting := dbexec.StatementCost(query.Statement{SQL: "select statement from pg_catalog.pg_prepared_statements"})
+	if cost-counting > budget {
+		t.Errorf("after %d statements, %d are prepared, estimated at %d bytes, more than the budget of %d", n, len(texts), cost-counting, budget)
+	}
+	if len(texts) < n/8 {
+		t.Errorf("after %d statements, only %d are prepared: the budget holds about %d", n, len(texts), n/4)
+	}
+}
+
+// A statement estimated at more than a sixteenth of the budget runs, but
+// is never prepared: it does not take the room of many ordinary ones.
+// A budget of 0 prepares nothing.
+func TestStatementTooLargeIsNotPrepared(t *testing.T) {
+	ctx := context.Background()
+	large := "select 1" + strings.Repeat(" ", 2000)
+	for _, budget := range []int64{16 * dbexec.StatementCost(query.Statement{SQL: large}) / 2, 0} {
+		pc := statementConn(t)
+		dbexec.BudgetStatements(pc, budget)
+		for range 2 {
+			var got string
+			if err := dbexec.RunStatement(ctx, pc, "web_anon", large, nil, func(v [][]byte) error { got = string(v[0]); return nil }); err != nil {
+				t.Fatal(err)
+			}
+			if got != "1" {
+				t.Fatalf("budget %d: the statement answered %q, want 1", budget, got)
+			}
+		}
+		if n := preparedCount(t, pc, large); n != 0 {
+			t.Errorf("budget %d: a statement estimated at %d bytes was prepared", budget, dbexec.StatementCost(query.Statement{SQL: large}))
+		}
+		if ok, err := dbexec.RunPrepared(ctx, pc, "web_anon", large, nil, func([][]byte) error { return nil }); ok || err != nil {
+			t.Errorf("budget %d: the prepared path took a statement never prepared (err %v)", budget, err)
+		}
+	}
+}
+
+// Sessions not opened by the pool (these tests') get the budget the
+// pool's get by default.
+func TestStatementBudgetDefault(t *testing.T) {
+	if got := int64(fixture.cfg.DBStatementsMaxBytes); got != dbexec.DefaultStmtBudget {
+		t.Errorf("db-prepared-statements-max-bytes defaults to %d, sessions outside a pool to %d", got, dbexec.DefaultStmtBudget)
 	}
 }
