@@ -35,6 +35,8 @@ type shape interface {
 	bind(t *request.Template) (bound, bool)
 	// run runs statements bound to the request x carries and answers it.
 	run(s *Server, x *exchange, b bound) error
+	// bytes estimates the memory a kept shape holds (shapesize.go).
+	bytes() int
 }
 
 // bound is a request's statements: bound to its values, or, in a kept
@@ -83,18 +85,37 @@ func (b bound) bind(t *request.Template) (bound, bool) {
 }
 
 // shapeCache holds the shapes of the current snapshot, at most a
-// configured number (server-shape-cache-max-entries); past it, the least
-// recently used shape makes room. Shapes repeat, so a few hundred cover a
-// busy API, and a client that sends ever new shapes only churns the cache.
+// configured number (server-shape-cache-max-entries) and a configured
+// estimate of their memory (server-shape-cache-max-bytes); past either,
+// the least recently used shapes make room. Shapes repeat, so a few
+// hundred cover a busy API, and a client that sends ever new shapes only
+// churns the cache; the memory bound keeps a stream of large ones, each
+// as large as the request limits allow, from filling every entry.
 type shapeCache struct {
 	mu   sync.Mutex
-	size int // 0 keeps nothing
-	snap *snapshot.Snapshot
-	lru  *simplelru.LRU[string, shape]
+	size int // entries; 0 keeps nothing
+	// budget bounds used, the estimated memory of the shapes kept (their
+	// keys included); 0 keeps nothing.
+	budget, used int
+	snap         *snapshot.Snapshot
+	lru          *simplelru.LRU[string, keptShape]
 }
 
-// newShapeCache returns a cache keeping up to size shapes.
-func newShapeCache(size int) *shapeCache { return &shapeCache{size: size} }
+// keptShape is a shape in the cache with its estimated memory.
+type keptShape struct {
+	shape
+	size int
+}
+
+// shapeMaxShare is the share of the budget past which a shape is not
+// kept: one large shape does not take the room of many ordinary ones.
+const shapeMaxShare = 16
+
+// newShapeCache returns a cache keeping up to size shapes, of up to
+// budget bytes in all.
+func newShapeCache(size, budget int) *shapeCache {
+	return &shapeCache{size: size, budget: budget}
+}
 
 // lookup returns the shape of the request t is the template of, planned
 // against snap, with its statements bound to the request's values; false
@@ -105,7 +126,8 @@ func (c *shapeCache) lookup(snap *snapshot.Snapshot, t *request.Template) (shape
 	if c.snap == snap && c.lru != nil && len(t.Key) > 0 {
 		// The LRU only reads the key to find it, so a string sharing
 		// the template's bytes spares copying them for every request.
-		sh, _ = c.lru.Get(unsafe.String(&t.Key[0], len(t.Key)))
+		kept, _ := c.lru.Get(unsafe.String(&t.Key[0], len(t.Key)))
+		sh = kept.shape
 	}
 	c.mu.Unlock()
 	if sh == nil {
@@ -121,21 +143,37 @@ func (c *shapeCache) lookup(snap *snapshot.Snapshot, t *request.Template) (shape
 // swap; that empties the cache once more and costs nothing else, as
 // lookup checks the snapshot.
 func (c *shapeCache) keep(snap *snapshot.Snapshot, key []byte, sh shape) {
-	if c.size <= 0 {
+	if c.size <= 0 || c.budget <= 0 {
 		return
 	}
 	kept := sh.kept()
 	if kept == nil {
 		return
 	}
+	size := shapeOverhead + len(key) + kept.bytes()
+	if size > c.budget/shapeMaxShare {
+		return
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.snap != snap || c.lru == nil {
-		c.snap = snap
-		c.lru, _ = simplelru.NewLRU[string, shape](c.size, nil)
+		c.snap, c.used = snap, 0
+		c.lru, _ = simplelru.NewLRU(c.size, c.evicted)
 	}
-	c.lru.Add(string(key), kept)
+	k := string(key)
+	if old, ok := c.lru.Peek(k); ok {
+		// Two requests of a new shape both planned it; the later stays.
+		c.used -= old.size
+	}
+	c.lru.Add(k, keptShape{kept, size})
+	c.used += size
+	for c.used > c.budget {
+		c.lru.RemoveOldest()
+	}
 }
+
+// evicted accounts for a shape the LRU let go, under c.mu.
+func (c *shapeCache) evicted(_ string, sh keptShape) { c.used -= sh.size }
 
 // len is the number of shapes kept.
 func (c *shapeCache) len() int {
@@ -145,6 +183,13 @@ func (c *shapeCache) len() int {
 		return 0
 	}
 	return c.lru.Len()
+}
+
+// bytesUsed is the estimated memory of the shapes kept.
+func (c *shapeCache) bytesUsed() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.used
 }
 
 // txShape is what a read's transaction takes from its shape: the
@@ -197,6 +242,8 @@ func (e *readEntry) kept() shape {
 	}
 	kept := *e
 	kept.stmts = stmts
+	kept.txShape.detach()
+	detachMedia(&kept.reply.media)
 	return &kept
 }
 
@@ -243,6 +290,13 @@ func (e *callEntry) kept() shape {
 	}
 	kept := *e
 	kept.stmts = stmts
+	kept.txShape.detach()
+	detachMedia(&kept.media)
+	if e.rows != nil {
+		rows := *e.rows
+		detachMedia(&rows.media)
+		kept.rows = &rows
+	}
 	return &kept
 }
 

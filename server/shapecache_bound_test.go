@@ -10,8 +10,9 @@ import (
 	"github.com/svc-dev/svc/snapshot"
 )
 
-// numbered is a shape that binds to itself, told apart by its number.
-type numbered struct{ n int }
+// numbered is a shape that binds to itself, told apart by its number, of
+// a given estimated size.
+type numbered struct{ n, size int }
 
 func (s *numbered) kept() shape { return s }
 
@@ -20,6 +21,8 @@ func (s *numbered) bind(*request.Template) (bound, bool) {
 }
 
 func (s *numbered) run(*Server, *exchange, bound) error { return nil }
+
+func (s *numbered) bytes() int { return s.size }
 
 // found returns the number of the shape c binds key to, -1 for none.
 func found(c *shapeCache, snap *snapshot.Snapshot, key string) int {
@@ -36,11 +39,11 @@ func found(c *shapeCache, snap *snapshot.Snapshot, key string) int {
 // snapshot.
 func TestShapeCacheKeepsItsBound(t *testing.T) {
 	const size = 64
-	c := newShapeCache(size)
+	c := newShapeCache(size, 1<<30)
 	snap := &snapshot.Snapshot{}
 	for i := range 3 * size {
 		key := "shape " + strconv.Itoa(i)
-		c.keep(snap, []byte(key), &numbered{i})
+		c.keep(snap, []byte(key), &numbered{n: i})
 		if c.len() > size {
 			t.Fatalf("after %d shapes the cache holds %d, more than %d", i+1, c.len(), size)
 		}
@@ -65,7 +68,7 @@ func TestShapeCacheKeepsItsBound(t *testing.T) {
 	if found(c, next, "shape "+strconv.Itoa(3*size-1)) >= 0 {
 		t.Fatal("a shape planned against the old snapshot is served for the new one")
 	}
-	c.keep(next, []byte("new"), &numbered{1})
+	c.keep(next, []byte("new"), &numbered{n: 1})
 	if c.len() != 1 {
 		t.Fatalf("after the first keep for a new snapshot the cache holds %d shapes, want 1", c.len())
 	}
@@ -86,18 +89,18 @@ func TestShapeCacheEvictsLeastRecentlyUsed(t *testing.T) {
 		{"one used twice", []int{1, 0, 1}, []int{2, 3}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := newShapeCache(4)
+			c := newShapeCache(4, 1<<30)
 			snap := &snapshot.Snapshot{}
 			for i := range 4 {
-				c.keep(snap, []byte("shape "+strconv.Itoa(i)), &numbered{i})
+				c.keep(snap, []byte("shape "+strconv.Itoa(i)), &numbered{n: i})
 			}
 			for _, i := range tc.used {
 				if found(c, snap, "shape "+strconv.Itoa(i)) != i {
 					t.Fatalf("shape %d missing from a cache that is not full yet", i)
 				}
 			}
-			c.keep(snap, []byte("shape 4"), &numbered{4})
-			c.keep(snap, []byte("shape 5"), &numbered{5})
+			c.keep(snap, []byte("shape 4"), &numbered{n: 4})
+			c.keep(snap, []byte("shape 5"), &numbered{n: 5})
 			var evicted []int
 			for i := range 6 {
 				if found(c, snap, "shape "+strconv.Itoa(i)) < 0 {
@@ -117,13 +120,56 @@ func sortedCopy(s []int) []int {
 	return out
 }
 
-// server-shape-cache-max-entries = 0 keeps no shape: every request is
-// parsed and planned.
+// server-shape-cache-max-entries = 0 or server-shape-cache-max-bytes = 0
+// keeps no shape: every request is parsed and planned.
 func TestShapeCacheOfSizeZeroKeepsNothing(t *testing.T) {
-	c := newShapeCache(0)
+	for _, c := range []*shapeCache{newShapeCache(0, 1<<30), newShapeCache(1024, 0)} {
+		snap := &snapshot.Snapshot{}
+		c.keep(snap, []byte("shape"), &numbered{n: 1})
+		if c.len() != 0 || found(c, snap, "shape") >= 0 {
+			t.Fatalf("a cache of %d shapes and %d bytes kept a shape (len %d)", c.size, c.budget, c.len())
+		}
+	}
+}
+
+// The cache is bounded by the estimated memory of its shapes too: however
+// many large shapes arrive, those kept stay within the budget, the newest
+// kept; a shape larger than a sixteenth of the budget is not kept at all.
+func TestShapeCacheKeepsItsByteBound(t *testing.T) {
+	const budget, size = 1 << 20, 10 << 10
+	c := newShapeCache(1024, budget)
 	snap := &snapshot.Snapshot{}
-	c.keep(snap, []byte("shape"), &numbered{1})
-	if c.len() != 0 || found(c, snap, "shape") >= 0 {
-		t.Fatalf("a cache of size 0 kept a shape (len %d)", c.len())
+	for i := range 1000 {
+		key := "shape " + strconv.Itoa(i)
+		c.keep(snap, []byte(key), &numbered{i, size})
+		if c.bytesUsed() > budget {
+			t.Fatalf("after %d shapes the cache holds %d bytes, more than %d", i+1, c.bytesUsed(), budget)
+		}
+		if got := found(c, snap, key); got != i {
+			t.Fatalf("shape %d not kept right after keep: %d", i, got)
+		}
+	}
+	kept := c.len()
+	if each := size + shapeOverhead; kept < budget/each-1 || kept > budget/each {
+		t.Errorf("%d shapes of %d bytes kept in %d bytes", kept, size, budget)
+	}
+	if found(c, snap, "shape 999") != 999 || found(c, snap, "shape "+strconv.Itoa(999-kept)) >= 0 {
+		t.Error("the cache kept other shapes than the newest")
+	}
+
+	c.keep(snap, []byte("large"), &numbered{-2, budget / 16})
+	if found(c, snap, "large") >= 0 {
+		t.Error("a shape of a sixteenth of the budget was kept")
+	}
+	// Kept again under its key, a shape is counted once.
+	used := c.bytesUsed()
+	c.keep(snap, []byte("shape 999"), &numbered{999, size})
+	if c.bytesUsed() != used {
+		t.Errorf("a shape kept twice: %d bytes held, was %d", c.bytesUsed(), used)
+	}
+	// A new snapshot starts over.
+	c.keep(&snapshot.Snapshot{}, []byte("new"), &numbered{1, size})
+	if c.len() != 1 || c.bytesUsed() != size+shapeOverhead+len("new") {
+		t.Errorf("after a new snapshot: %d shapes, %d bytes", c.len(), c.bytesUsed())
 	}
 }

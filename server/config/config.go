@@ -45,6 +45,7 @@ type Config struct {
 	JWTJWKSURL                 string            // jwt-jwks-url (SVC's addition)
 	JWTCacheMaxEntries         int               // jwt-cache-max-entries; 0 disables the cache
 	ServerShapeCacheMaxEntries int               // server-shape-cache-max-entries; 0 disables the cache
+	ServerShapeCacheMaxBytes   int               // server-shape-cache-max-bytes; 0 disables the cache
 	ServerHost                 string            // server-host
 	ServerPort                 int               // server-port
 	ServerCORSAllowedOrigins   []string          // server-cors-allowed-origins; empty allows any origin

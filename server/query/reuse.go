@@ -1,6 +1,12 @@
 package query
 
-import "github.com/svc-dev/svc/server/request"
+import (
+	"slices"
+	"strings"
+	"unsafe"
+
+	"github.com/svc-dev/svc/server/request"
+)
 
 // Shape returns s with the values it took from its request's query
 // parameters removed, fit to keep for other requests of the same shape (see
@@ -17,9 +23,54 @@ func (s Statement) Shape() (Statement, bool) {
 			return Statement{}, false
 		case src.Slot == 0:
 			args[i] = s.Args[i]
+			if v, ok := args[i].(string); ok {
+				// A value the shape fixes (a JSON path's key) may be a
+				// slice of the request's URL: kept, it would keep the
+				// whole URL alive, which Bytes does not count.
+				args[i] = strings.Clone(v)
+			}
 		}
 	}
-	return Statement{SQL: s.SQL, Args: args, Sources: s.Sources, Expansion: s.Expansion}, true
+	// The text and the sources are copied to their length: built by
+	// appending, they may have room for as much again, which Bytes does
+	// not count either.
+	return Statement{SQL: strings.Clone(s.SQL), Args: args, Sources: slices.Clone(s.Sources), Expansion: s.Expansion}, true
+}
+
+// Sizes, in bytes, of what a kept statement holds besides its text and
+// its values' bytes.
+const (
+	sizeStatement = int(unsafe.Sizeof(Statement{}))
+	sizeArg       = int(unsafe.Sizeof(any(nil)))
+	sizeSource    = int(unsafe.Sizeof(Source{}))
+	// A value behind an interface is allocated on its own: a string's or
+	// a slice's header, or an integer, and the bytes of a string or slice
+	// in a block of their own, each rounded up to the allocator's next
+	// size, by up to sizeRounding for the small ones a shape holds.
+	sizeString   = int(unsafe.Sizeof(""))
+	sizeSlice    = int(unsafe.Sizeof([]byte(nil)))
+	sizeInt      = int(unsafe.Sizeof(int64(0)))
+	sizeRounding = 16
+)
+
+// Bytes estimates the memory a shape (see Shape) holds: its text, its
+// arguments and where each comes from, and the values its shape fixes.
+// The text may be shared with the statement prepared on the database
+// connections; it is counted here all the same.
+func (s Statement) Bytes() int {
+	n := sizeStatement + len(s.SQL) + len(s.Args)*sizeArg + len(s.Sources)*sizeSource
+	for _, a := range s.Args {
+		switch v := a.(type) {
+		case nil:
+		case string:
+			n += sizeString + len(v) + sizeRounding
+		case []byte:
+			n += sizeSlice + len(v) + sizeRounding
+		default:
+			n += sizeInt
+		}
+	}
+	return n
 }
 
 // Bind returns the statement a shape (see Shape) makes for the request t

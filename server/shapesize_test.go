@@ -1,0 +1,120 @@
+package server
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/svc-dev/svc/server/config"
+	"github.com/svc-dev/svc/server/plan"
+	"github.com/svc-dev/svc/server/query"
+	"github.com/svc-dev/svc/server/request"
+	"github.com/svc-dev/svc/snapshot"
+)
+
+// shapeOperators are filters a text value takes, each writing other SQL.
+var shapeOperators = []string{"eq.x", "neq.x", "gt.x", "like.*x*", "ilike.*x*", "match.x", "is.null",
+	"isdistinct.x", "in.(a,b,c)", "fts.x", "phfts(english).x", "not.eq.x", "like(any).{a,b}"}
+
+// The shape cache's budget (server-shape-cache-max-bytes) counts what each
+// kept shape holds by an estimate. Here shapes of several kinds, from
+// ordinary reads to the largest the request limits allow, are kept, and
+// the heap they hold once the requests they came from are gone must be
+// within the estimate, and not far below it. Run with -v for the figures.
+func TestShapeBytesCoverHeap(t *testing.T) {
+	snap := shapeSnapshot(t)
+	s := &Server{cfg: &config.Config{DBSchemas: []string{"api"}, DBExtraSearchPath: []string{"public"}}}
+	cases := []struct {
+		name   string
+		n      int
+		target func(i int) string
+		header map[string]string
+	}{
+		{"lookup", 2000, func(i int) string { return fmt.Sprintf("/docs?select=a%d:id&id=eq.1", i) }, nil},
+		{"page as CSV, preferences", 1000, func(i int) string {
+			return fmt.Sprintf("/docs?select=id,a%d:meta->x->>y,title&title=like.*a*&order=id.desc&limit=10", i)
+		}, map[string]string{"Accept": "text/csv", "Prefer": "count=exact, timezone=UTC, handling=lenient, nope=1"}},
+		{"200 JSON filters, long keys", 100, func(i int) string {
+			r := rand.New(rand.NewPCG(uint64(i), 7))
+			var b strings.Builder
+			b.WriteString("/docs?select=id")
+			for j := range 200 {
+				fmt.Fprintf(&b, "&meta->%s%d->>k=%s", strings.Repeat("k", 100), j, shapeOperators[r.IntN(len(shapeOperators))])
+			}
+			return b.String()
+		}, nil},
+	}
+	for _, c := range cases {
+		cache := newShapeCache(1<<30, 1<<40)
+		before := liveHeap()
+		for i := range c.n {
+			keepShape(t, s, cache, snap, c.target(i), c.header)
+		}
+		held := int(liveHeap() - before)
+		n, estimated := cache.len(), cache.bytesUsed()
+		t.Logf("%-28s %5d shapes: %8d bytes of heap each, estimated %8d", c.name, n, held/n, estimated/n)
+		if n != c.n {
+			t.Fatalf("%s: %d shapes kept of %d", c.name, n, c.n)
+		}
+		if held > estimated {
+			t.Errorf("%s: the shapes hold %d bytes of heap, estimated at %d", c.name, held, estimated)
+		}
+		if estimated > 3*held {
+			t.Errorf("%s: the shapes hold %d bytes of heap, estimated at %d, which counts what they do not hold", c.name, held, estimated)
+		}
+		runtime.KeepAlive(cache)
+	}
+}
+
+// keepShape plans a GET of target as the server does and keeps its shape
+// in c, leaving nothing else of the request alive.
+func keepShape(t *testing.T, s *Server, c *shapeCache, snap *snapshot.Snapshot, target string, header map[string]string) {
+	t.Helper()
+	r := httptest.NewRequest("GET", target, nil)
+	for k, v := range header {
+		r.Header.Set(k, v)
+	}
+	var tpl request.Template
+	if !tpl.Read(r, request.KindRelation, "docs") {
+		t.Fatalf("%.80s: no template", target)
+	}
+	req, err := request.Parse(r, request.KindRelation, "docs")
+	if err != nil {
+		t.Fatalf("%.80s: %v", target, err)
+	}
+	p, err := plan.BuildRead(req, snap, s.planOptions())
+	if err != nil {
+		t.Fatalf("%.80s: %v", target, err)
+	}
+	e := s.newReadEntry(req, p)
+	e.stmts = bound{main: query.Read(p), count: query.PlanCount(p)}
+	c.keep(snap, tpl.Key, e)
+}
+
+// liveHeap is the heap in use once collected.
+func liveHeap() uint64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}
+
+// shapeSnapshot serves api.docs: an id, a title and a JSON document.
+func shapeSnapshot(t *testing.T) *snapshot.Snapshot {
+	t.Helper()
+	var c snapshot.Content
+	c.Relations = append(c.Relations, snapshot.Relation{QualifiedName: snapshot.QualifiedName{Schema: "api", Name: "docs"},
+		Kind: snapshot.KindTable, Columns: []snapshot.Column{
+			{Name: "id", Type: "integer", BaseType: "integer"},
+			{Name: "title", Type: "text", BaseType: "text"},
+			{Name: "meta", Type: "jsonb", BaseType: "jsonb"},
+		}})
+	snap, err := snapshot.New(snapshot.Header{}, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return snap
+}
