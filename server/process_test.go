@@ -35,6 +35,14 @@ func processWith(t *testing.T, settings map[string]string) string {
 // for tests that wait for what it logs.
 func processOutputWith(t *testing.T, settings map[string]string) (string, *syncBuffer) {
 	t.Helper()
+	url, output, _ := processCmdWith(t, settings)
+	return url, output
+}
+
+// processCmdWith is processOutputWith also returning the running command,
+// for tests that read the process's memory.
+func processCmdWith(t *testing.T, settings map[string]string) (string, *syncBuffer, *exec.Cmd) {
+	t.Helper()
 	port := freePort(t)
 	conf := map[string]string{
 		"db-uri":       fixture.authURI,
@@ -53,7 +61,7 @@ func processOutputWith(t *testing.T, settings map[string]string) (string, *syncB
 	if err := os.WriteFile(file, []byte(b.String()), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	return startProcess(t, file, nil, port)
+	return startProcessCmd(t, file, nil, port)
 }
 
 // startProcess runs svc-serve --config file, with env added to this
@@ -61,6 +69,14 @@ func processOutputWith(t *testing.T, settings map[string]string) (string, *syncB
 // the base URL and the program's standard error, which holds its start-up
 // warnings. The process is stopped (SIGINT) when the test ends.
 func startProcess(t *testing.T, file string, env []string, port string) (string, *syncBuffer) {
+	t.Helper()
+	url, stderr, _ := startProcessCmd(t, file, env, port)
+	return url, stderr
+}
+
+// startProcessCmd is startProcess also returning the running command,
+// for tests that read the process's memory.
+func startProcessCmd(t *testing.T, file string, env []string, port string) (string, *syncBuffer, *exec.Cmd) {
 	t.Helper()
 	cmd := exec.Command(buildServe(t), "--config", file)
 	// SVC_* and PGRST_* variables of the environment running the tests
@@ -101,7 +117,7 @@ func startProcess(t *testing.T, file string, env []string, port string) (string,
 		}
 		if resp, err := http.Get(url + "/"); err == nil {
 			resp.Body.Close()
-			return url, stderr
+			return url, stderr, cmd
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("svc-serve did not answer on %s:\n%s", url, stderr.String())
