@@ -95,7 +95,7 @@ func (t mediaTarget) handler(snap *snapshot.Snapshot, typ string) (request.Media
 		return request.Media{}, nil
 	}
 	if !snap.HasMediaHandlers() || t.rows == (snapshot.QualifiedName{}) {
-		// A set of values or nothing (void) has no rows to aggregate.
+		// A function returning nothing (void) has no rows to aggregate.
 		return request.Media{}, nil
 	}
 	var mh *snapshot.MediaHandler

@@ -509,6 +509,12 @@ begin perform set_config('response.headers', '{"not":"an array"}', true); return
 create function test.bad_status() returns int stable language plpgsql as $$
 begin perform set_config('response.status', 'teapot', true); return 1; end $$;
 create function test.numbers(n int) returns setof int stable language sql as $$ select generate_series(1, n) $$;
+-- Sets of scalars read as rows of one column (cases/rpc_scalar_sets.case):
+-- text that CSV must quote, a null, and JSON values with paths.
+create function test.scalar_words() returns setof text immutable language sql as $$
+  values ('plain'), ('a,b'), ('say "hi"'), (null) $$;
+create function test.scalar_docs() returns setof jsonb immutable language sql as $$
+  values ('{"k":1,"tag":"x"}'::jsonb), ('{"k":2,"tag":"y"}') $$;
 
 -- Standard conditions raised on purpose take the status of their SQLSTATE
 -- (cases/rpc_errors.case); locked_fn is not executable by web_anon.
