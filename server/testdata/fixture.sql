@@ -514,6 +514,8 @@ create function test.header_with_crlf() returns int stable language plpgsql as $
 begin perform set_config('response.headers', '[{"X-Split":"a\r\nSet-Cookie: evil=1"}]', true); return 1; end $$;
 create function test.header_bad_name() returns int stable language plpgsql as $$
 begin perform set_config('response.headers', '[{"Bad Name":"x"}]', true); return 1; end $$;
+create function test.custom_error_spaced() returns int language plpgsql as $$
+begin raise sqlstate 'SVC00' using message = '{"code":"no \"such\" code","message":"m"}', detail = '{"status":418}'; end $$;
 create function test.custom_error_bad_header() returns int language plpgsql as $$
 begin
   raise sqlstate 'SVC00' using message = '{"code":"123","message":"m"}',
