@@ -115,7 +115,7 @@ var keys = []key{
 		doc: "TCP port to listen on; 0 picks a free port",
 		set: whole(0, 65535, func(c *Config) *int { return &c.ServerPort })},
 	{name: "server-max-body-bytes", def: "8388608", svc: true,
-		doc: "largest request body read, in bytes; a larger one is refused before it reaches the database (a write holds 3 to 13 times its body in memory: see docs/operations.md on sizing)",
+		doc: "largest request body read, in bytes; a larger one is answered 413 before it reaches the database (a write holds 3 to 13 times its body in memory: see docs/operations.md on sizing)",
 		set: whole(1, math.MaxInt32, func(c *Config) *int { return &c.ServerMaxBodyBytes })},
 	{name: "server-max-url-bytes", def: "65536", svc: true,
 		doc: "longest path and query string, in bytes; a longer one is answered 414 before it is parsed (the request line also counts toward server-max-header-bytes)",

@@ -59,7 +59,7 @@ func negotiate(req *request.Request, snap *snapshot.Snapshot, t mediaTarget) (re
 		return req.Media, nil, refuseUnrendered(req)
 	}
 	for _, r := range req.AcceptRanges {
-		builtin, ok := request.BuiltinMedia(r)
+		builtin, ok := req.BuiltinMedia(r)
 		if ok && builtin.IsVendor() {
 			if builtin.Kind == request.MediaPlan && builtin.PlanFor == request.MediaHandler {
 				inner, h := t.handler(snap, builtin.PlanForName)

@@ -506,6 +506,21 @@ begin
 end $$;
 create function test.bad_headers() returns int stable language plpgsql as $$
 begin perform set_config('response.headers', '{"not":"an array"}', true); return 1; end $$;
+-- Headers HTTP cannot carry as set: JSON escapes decode to a NUL, to a CR
+-- and LF that would start another header, and a name that is no token.
+create function test.header_with_nul() returns int stable language plpgsql as $$
+begin perform set_config('response.headers', '[{"X-Bad":"a\u0000b"}]', true); return 1; end $$;
+create function test.header_with_crlf() returns int stable language plpgsql as $$
+begin perform set_config('response.headers', '[{"X-Split":"a\r\nSet-Cookie: evil=1"}]', true); return 1; end $$;
+create function test.header_bad_name() returns int stable language plpgsql as $$
+begin perform set_config('response.headers', '[{"Bad Name":"x"}]', true); return 1; end $$;
+create function test.custom_error_spaced() returns int language plpgsql as $$
+begin raise sqlstate 'SVC00' using message = '{"code":"no \"such\" code","message":"m"}', detail = '{"status":418}'; end $$;
+create function test.custom_error_bad_header() returns int language plpgsql as $$
+begin
+  raise sqlstate 'SVC00' using message = '{"code":"123","message":"m"}',
+    detail = '{"status":402,"headers":{"X-Split":"a\r\nSet-Cookie: evil=1"}}';
+end $$;
 create function test.bad_status() returns int stable language plpgsql as $$
 begin perform set_config('response.status', 'teapot', true); return 1; end $$;
 create function test.numbers(n int) returns setof int stable language sql as $$ select generate_series(1, n) $$;
