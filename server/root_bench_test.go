@@ -1,13 +1,16 @@
 package server_test
 
 import (
+	"bufio"
 	"context"
+	"net"
 	"net/url"
 	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/svc-dev/svc/server/config"
+	"github.com/svc-dev/svc/server/internal/benchclient"
 	"github.com/svc-dev/svc/sql/catalog"
 )
 
@@ -17,28 +20,56 @@ import (
 // relation and write half the tables: the document describes all of it.
 // One client on one connection, so ns/op is close to the server's CPU per
 // request; the client allocates nothing, so B/op and allocs/op are the
-// server's.
+// server's. "kept" serves the document openapi.Cache keeps, "built"
+// builds it for every request (openapi-cache-max-bytes = 0).
 func BenchmarkServeRootLarge(b *testing.B) {
-	url := largeSchemaServer(b)
-	for _, hs := range httpServers {
-		if hs.value != fixture.cfg.ServerHTTP {
-			continue
-		}
-		b.Run(hs.name, func(b *testing.B) {
-			benchServeRead(b, url, "/", "application/openapi+json")
+	for _, bc := range []struct {
+		name     string
+		maxBytes int
+	}{{"kept", config.Default().OpenAPICacheMaxBytes}, {"built", 0}} {
+		url := largeSchemaServer(b, bc.maxBytes)
+		b.Run(bc.name, func(b *testing.B) {
+			benchServeRoot(b, url)
 		})
 	}
+}
+
+// benchServeRoot sends GET / one after another on one connection,
+// reporting the document's size.
+func benchServeRoot(b *testing.B, url string) {
+	c, err := net.Dial("tcp", strings.TrimPrefix(url, "http://"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	req := []byte("GET / HTTP/1.1\r\nHost: bench\r\nUser-Agent: bench\r\nAccept: application/openapi+json\r\n\r\n")
+	br := bufio.NewReaderSize(c, 64<<10)
+	// One request before the loop: "kept" measures the document kept,
+	// not the one build that keeps it.
+	if _, err := c.Write(req); err != nil {
+		b.Fatal(err)
+	}
+	size := benchclient.ReadOK(b, br)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := c.Write(req); err != nil {
+			b.Fatal(err)
+		}
+		size = benchclient.ReadOK(b, br)
+	}
+	b.ReportMetric(float64(size), "doc-bytes")
 }
 
 // largeSchemaURI is the database largeSchemaServer loaded, shared by the
 // benchmarks of one run because loading takes far longer than they do.
 var largeSchemaURI string
 
-// largeSchemaServer starts a server of schema synth in a database holding
+// largeSchemaServer starts a server of schema synth, keeping up to
+// openapiCacheMaxBytes of root documents, in a database holding
 // SyntheticSchemaSQL(2000, 500, 500), loading it on first use, with the
 // fixture's roles: web_anon reads every relation and writes the tables
 // whose number is even.
-func largeSchemaServer(b *testing.B) string {
+func largeSchemaServer(b *testing.B, openapiCacheMaxBytes int) string {
 	b.Helper()
 	ctx := context.Background()
 	if largeSchemaURI == "" {
@@ -55,6 +86,7 @@ func largeSchemaServer(b *testing.B) string {
 	cfg.DBSchemas = []string{"synth"}
 	cfg.DBAnonRole = "web_anon"
 	cfg.ServerHTTP = fixture.cfg.ServerHTTP
+	cfg.OpenAPICacheMaxBytes = openapiCacheMaxBytes
 	srv, _, err := startServer(ctx, cfg, nil)
 	if err != nil {
 		b.Fatal(err)
