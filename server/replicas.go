@@ -82,7 +82,8 @@ func AwaitReplicas(set *replica.Set, log *slog.Logger) func(ctx context.Context)
 // within (CommitLSNHeader). A request is never split across servers: a
 // read the chosen replica could not serve runs again, whole, on the
 // primary (retryOnPrimary). A position sent back that is not one is
-// refused (400, SVC100), whatever the request.
+// refused (400, SVC100), whatever the request; one ahead of the primary
+// is ignored (replica.Set.Reached).
 func (s *Server) executeRouted(w http.ResponseWriter, r *http.Request, tx dbexec.Tx, steps []dbexec.Step) error {
 	ctx := r.Context()
 	if s.replicas == nil {
@@ -94,6 +95,12 @@ func (s *Server) executeRouted(w http.ResponseWriter, r *http.Request, tx dbexec
 	}
 	if !s.replicaMayServe(&tx) {
 		return s.executeMarked(ctx, w, tx, steps)
+	}
+	if after > 0 && !s.replicas.Reached(ctx, after) {
+		// Ahead of anything the primary has written: no write answered
+		// it, and obeying it would put the read, and every read sent
+		// with it, on the primary for good.
+		after = 0
 	}
 	rep := s.replicas.Pick(after)
 	if rep == nil {
@@ -149,6 +156,9 @@ func (s *Server) executeMarked(ctx context.Context, w http.ResponseWriter, tx db
 	err := s.exec.Execute(ctx, tx, steps...)
 	if err == nil && pos != "" {
 		w.Header().Set(CommitLSNHeader, pos)
+		if p, perr := replica.ParseLSN(pos); perr == nil {
+			s.replicas.HandedOut(p)
+		}
 	}
 	return err
 }
