@@ -61,7 +61,7 @@ func BenchmarkReplicaReads(b *testing.B) {
 // made one. Every read must still run on the replica.
 func BenchmarkForgedPositions(b *testing.B) {
 	ts := startServer(b, testConfig(), nil, 0)
-	ts.awaitHealthy(b)
+	ts.awaitEligible(b)
 	rep := ts.Replicas.Replicas()[0]
 	addr := strings.TrimPrefix(ts.URL, "http://")
 	req := []byte("GET /items?id=eq.7 HTTP/1.1\r\nHost: bench\r\nAccept: application/json\r\n" +

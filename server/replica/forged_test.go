@@ -44,6 +44,7 @@ func TestForgedPosition(t *testing.T) {
 		(primaryPosition(t) + 1<<20).String(),
 		"0/10, FFFFFFFF/0",
 	} {
+		ts.awaitEligible(t)
 		resp, body := ts.do(t, "GET", "/whereami", http.Header{server.CommitLSNHeader: {pos}}, "")
 		if !standby(t, resp.StatusCode, body) {
 			t.Errorf("position %s, ahead of the primary: the read ran on the primary", pos)
@@ -101,12 +102,18 @@ func TestMalformedPosition(t *testing.T) {
 // reads the primary's position, finds it there, and obeys it, so the
 // client reads its write.
 func TestPositionFromAnotherNode(t *testing.T) {
-	// Checked once, at start: the node learns nothing of the primary's
-	// progress but what it reads to judge positions.
+	// Checked at start and then only when the test says: the node learns
+	// nothing of the primary's progress after that but what it reads to
+	// judge positions.
 	stale := startServerChecking(t, time.Hour, testConfig(), nil, 0)
 	other := startServer(t, testConfig(), nil, 0)
-	stale.awaitHealthy(t)
 	other.awaitHealthy(t)
+	rep := stale.Replicas.Replicas()[0]
+	waitFor(t, "the stale node finds its replica healthy and past the snapshot's position", func() bool {
+		stale.Replicas.Check(context.Background())
+		st := rep.Status()
+		return st.Healthy && st.Replayed >= stale.Replicas.Required()
+	})
 	pauseReplay(t, 0)
 
 	id, pos := other.note(t, "written elsewhere")
