@@ -82,6 +82,7 @@ type Config struct {
 	OpenAPIMode                string            // openapi-mode: follow-privileges, ignore-privileges or disabled
 	OpenAPISecurityActive      bool              // openapi-security-active
 	OpenAPIServerProxyURI      string            // openapi-server-proxy-uri; "" uses server-host and server-port
+	OpenAPICacheMaxBytes       int               // openapi-cache-max-bytes (SVC's addition); 0 disables the cache
 	DBRootSpec                 string            // db-root-spec; "" serves the built-in OpenAPI document
 	Snapshot                   string            // snapshot: a file, "db" or "db:<schema>"; "" introspects the live database
 	CompatNames                string            // compat-names (SVC's addition): svc or postgrest, a key of apierr.Namings

@@ -67,6 +67,7 @@ func TestDefault(t *testing.T) {
 		LogQuery:                   "disabled",
 		AdminServerPort:            -1,
 		OpenAPIMode:                "follow-privileges",
+		OpenAPICacheMaxBytes:       32 << 20,
 		Snapshot:                   "",
 		CompatNames:                "svc",
 		AppSettings:                map[string]string{},
@@ -266,6 +267,7 @@ admin-server-host = "127.0.0.1"
 openapi-mode = "IGNORE-privileges"
 openapi-security-active = true
 openapi-server-proxy-uri = "https://api.example:8443/v1"
+openapi-cache-max-bytes = 4096
 db-root-spec = "root"
 snapshot = "api.msgpack"
 compat-names = "postgrest"
@@ -296,7 +298,7 @@ app.settings.Other = 1
 		Snapshot:  filepath.Join(filepath.Dir(path), "api.msgpack"), // beside the file
 		LogFormat: "json", LogQuery: "main-query", ServerTimingEnabled: true, ServerTraceHeader: "X-Request-Id",
 		AdminServerPort: 3001, AdminServerHost: "127.0.0.1",
-		OpenAPIMode: "ignore-privileges", OpenAPISecurityActive: true, OpenAPIServerProxyURI: "https://api.example:8443/v1", DBRootSpec: "root",
+		OpenAPIMode: "ignore-privileges", OpenAPISecurityActive: true, OpenAPIServerProxyURI: "https://api.example:8443/v1", OpenAPICacheMaxBytes: 4096, DBRootSpec: "root",
 		CompatNames: "postgrest", AppSettings: map[string]string{"jwt_secret": `s3cr"et`, "Other": "1"},
 	}
 	if !reflect.DeepEqual(got, want) {
