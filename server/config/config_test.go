@@ -55,6 +55,7 @@ func TestDefault(t *testing.T) {
 		RequestMaxEmbedDepth:       16,
 		RequestMaxEmbeds:           32,
 		RequestMaxJSONPathDepth:    32,
+		RequestMaxJSONPathSteps:    256,
 		RequestMaxLogicDepth:       16,
 		ServerReadTimeout:          60 * time.Second,
 		ServerIdleTimeout:          120 * time.Second,
@@ -241,6 +242,7 @@ request-max-select-items = 20
 request-max-embed-depth = 3
 request-max-embeds = 5
 request-max-json-path-depth = 4
+request-max-json-path-steps = 12
 request-max-logic-depth = 2
 server-read-timeout = 30
 server-write-timeout = 90
@@ -287,7 +289,7 @@ app.settings.Other = 1
 		ServerCORSAllowedOrigins: []string{"https://app.example", "http://localhost:5173"},
 		ServerMaxBodyBytes:       1000, ServerMaxHeaderBytes: 8192, ServerReadTimeout: 30 * time.Second,
 		ServerMaxURLBytes: 4096, RequestMaxFilters: 10, RequestMaxSelectItems: 20, RequestMaxEmbedDepth: 3,
-		RequestMaxEmbeds: 5, RequestMaxJSONPathDepth: 4, RequestMaxLogicDepth: 2,
+		RequestMaxEmbeds: 5, RequestMaxJSONPathDepth: 4, RequestMaxJSONPathSteps: 12, RequestMaxLogicDepth: 2,
 		ServerWriteTimeout: 90 * time.Second, ServerIdleTimeout: 10 * time.Second,
 		ServerUnixSocket: "/run/svc/svc.sock", ServerUnixSocketMode: 0o600, ServerReuseport: true, ServerSchedBatch: true, ServerRawSockets: true, ServerGCHeadroom: 1 << 20,
 		ServerHTTP:   HTTPServerHTTP1,
