@@ -24,10 +24,20 @@ const (
 	// one statement: set_config(..., true) is SET LOCAL, undone at commit,
 	// so nothing leaks to the next request on the connection. The role
 	// comes first, so the settings after it are checked against it.
+	//
+	// It also turns JIT compilation off. PostgreSQL decides to compile from
+	// the planned cost, which grows with the table, and then compiles every
+	// expression of the statement before running it; the compile checks for
+	// no interrupt, so neither statement_timeout, a cancel nor the client
+	// leaving stops it, and a statement within the request limits can
+	// compile for minutes. The statements SVC writes gain little from it.
+	// A role's own settings come after this (Tx.Settings), so a role set
+	// to `jit = on` gets it back.
 	setupRole  = "select pg_catalog.set_config('role', $1, true)"
 	setupFixed = ", pg_catalog.set_config('search_path', $2, true), pg_catalog.set_config('request.method', $3, true), " +
 		"pg_catalog.set_config('request.path', $4, true), pg_catalog.set_config('request.headers', $5, true), " +
-		"pg_catalog.set_config('request.cookies', $6, true), pg_catalog.set_config('request.jwt.claims', $7, true)"
+		"pg_catalog.set_config('request.cookies', $6, true), pg_catalog.set_config('request.jwt.claims', $7, true), " +
+		"pg_catalog.set_config('jit', 'off', true)"
 	setupFixedArgs = 7
 	// setupReadOnly makes an implicit transaction read only, as BEGIN ...
 	// READ ONLY does an explicit one. Unlike the isolation level, which
