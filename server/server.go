@@ -74,7 +74,8 @@ func New(cfg *config.Config, pool *pgxpool.Pool, snapshots *reload.Snapshots, jw
 	for _, o := range opts {
 		o(s)
 	}
-	s.exec = &dbexec.Executor{Pool: pool, AcquireTimeout: cfg.DBPoolAcquisitionTimeout, Prepare: cfg.DBPreparedStatements, Log: log}
+	s.exec = &dbexec.Executor{Pool: pool, AcquireTimeout: cfg.DBPoolAcquisitionTimeout, Prepare: cfg.DBPreparedStatements,
+		CancelTimeout: cfg.DBPoolCancelTimeout, Log: log}
 	s.routes.read = route{kind: request.KindRelation, shapes: s.readShapes, answer: s.answerRead}
 	s.routes.write = route{kind: request.KindRelation, answer: s.answerWrite}
 	s.routes.call = route{kind: request.KindFunction, shapes: s.callShapes, answer: s.answerCall}

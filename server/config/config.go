@@ -27,6 +27,7 @@ type Config struct {
 	DBExtraSearchPath          []string          // db-extra-search-path
 	DBPool                     int               // db-pool
 	DBPoolAcquisitionTimeout   time.Duration     // db-pool-acquisition-timeout (whole seconds)
+	DBPoolCancelTimeout        time.Duration     // db-pool-cancel-timeout (SVC's addition, whole seconds)
 	DBPoolMaxLifetime          time.Duration     // db-pool-max-lifetime (whole seconds)
 	DBPoolMaxIdletime          time.Duration     // db-pool-max-idletime (whole seconds)
 	DBChannel                  string            // db-channel

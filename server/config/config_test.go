@@ -56,6 +56,7 @@ func TestDefault(t *testing.T) {
 		RequestMaxEmbeds:           32,
 		RequestMaxJSONPathDepth:    32,
 		RequestMaxJSONPathSteps:    256,
+		DBPoolCancelTimeout:        10 * time.Second,
 		RequestMaxLogicDepth:       16,
 		ServerReadTimeout:          60 * time.Second,
 		ServerIdleTimeout:          120 * time.Second,
@@ -213,6 +214,7 @@ db-anon-role = "web_anon"
 db-extra-search-path = ""
 db-pool = 3
 db-pool-acquisition-timeout = "7"
+db-pool-cancel-timeout = 3
 db-pool-max-lifetime = 600
 db-pool-max-idletime = 5
 db-channel = "reload"
@@ -280,7 +282,7 @@ app.settings.Other = 1
 	}
 	want := &Config{
 		DBURI: "postgres://bob@db/app", DBSchemas: []string{"api", "v2"}, DBAnonRole: "web_anon",
-		DBExtraSearchPath: []string{}, DBPool: 3, DBPoolAcquisitionTimeout: 7 * time.Second, DBPoolMaxLifetime: 600 * time.Second, DBPoolMaxIdletime: 5 * time.Second,
+		DBExtraSearchPath: []string{}, DBPool: 3, DBPoolAcquisitionTimeout: 7 * time.Second, DBPoolCancelTimeout: 3 * time.Second, DBPoolMaxLifetime: 600 * time.Second, DBPoolMaxIdletime: 5 * time.Second,
 		DBChannel: "reload", DBChannelEnabled: false, DBMaxRows: 1000, DBPlanEnabled: true,
 		DBTxEnd: "rollback-allow-override", DBPreRequest: "api.check_request", DBConfig: true, DBPreConfig: "api.pre_config",
 		JWTSecret: "a-secret-of-at-least-thirty-two-characters", JWTAud: "svc",

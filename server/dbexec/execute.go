@@ -132,8 +132,14 @@ type Executor struct {
 	// Prepare prepares statements on each connection
 	// (db-prepared-statements).
 	Prepare bool
+	// CancelTimeout bounds how long a request whose client left keeps its
+	// session out of the pool while PostgreSQL stops its statements
+	// (db-pool-cancel-timeout; abandon.go): past it the session is closed
+	// whether its backend has stopped or not. Zero does not wait.
+	CancelTimeout time.Duration
 	// Log, when set, is told when a request finds the pool's sessions
-	// stale (afterSuspect): a migration committed without a reload yet.
+	// stale (afterSuspect): a migration committed without a reload yet,
+	// and when a session's backend did not stop within CancelTimeout.
 	Log *slog.Logger
 }
 
@@ -150,7 +156,7 @@ func (e *Executor) Execute(ctx context.Context, tx Tx, steps ...Step) error {
 	if err != nil {
 		return err
 	}
-	dbErr, checkErr := runTx(ctx, conn.Conn(), &tx, steps, e.Prepare)
+	dbErr, checkErr := e.runTx(ctx, conn.Conn(), &tx, steps, e.Prepare)
 	if dbErr != nil && ctx.Err() == nil && suspect(dbErr) {
 		return e.afterSuspect(ctx, pool, conn, &tx, steps, dbErr)
 	}
@@ -177,17 +183,33 @@ func (e *Executor) acquire(ctx context.Context, pool *pgxpool.Pool) (*pgxpool.Co
 
 // runTx runs the request transaction on conn, and leaves conn idle, or
 // closed when that cannot be: dbErr is what PostgreSQL or the driver
-// reported, checkErr what tx.Check found.
-func runTx(ctx context.Context, conn *pgx.Conn, tx *Tx, steps []Step, prepare bool) (dbErr, checkErr error) {
+// reported, checkErr what tx.Check found. The statements run without ctx:
+// when the client leaves (ctx ends), a watch has PostgreSQL cancel them,
+// and conn is closed only once its backend has stopped, or
+// e.CancelTimeout after the client left (abandon.go).
+func (e *Executor) runTx(ctx context.Context, conn *pgx.Conn, tx *Tx, steps []Step, prepare bool) (dbErr, checkErr error) {
+	if ctx.Err() != nil {
+		return ErrClientGone, nil // nothing sent: the session is as it was
+	}
 	pc := conn.PgConn()
+	watch := watchClient(ctx, pc, e.CancelTimeout)
 	dbErr = runPipeline(ctx, pc, *tx, steps, prepare)
 	if dbErr == nil && tx.Check != nil {
-		// A rollback's deferred checks ran in the pipeline (requestCalls).
-		end := "commit"
-		if checkErr = tx.Check(); checkErr != nil || tx.Rollback {
-			end = "rollback"
+		if ctx.Err() != nil {
+			// Nobody waits for the outcome: the transaction ends unfinished,
+			// rolled back, below or when the watch ends the session.
+			dbErr = ErrClientGone
+		} else {
+			// A rollback's deferred checks ran in the pipeline (requestCalls).
+			end := "commit"
+			if checkErr = tx.Check(); checkErr != nil || tx.Rollback {
+				end = "rollback"
+			}
+			dbErr = endTransaction(context.WithoutCancel(ctx), conn, end, tx.Mark)
 		}
-		dbErr = endTransaction(ctx, conn, end, tx.Mark)
+	}
+	if watch.settle(e.Log) {
+		return dbErr, checkErr
 	}
 	if !pc.IsClosed() && pc.TxStatus() != 'I' {
 		// The failed statement left the transaction open; roll back here so
@@ -211,9 +233,10 @@ func answer(ctx context.Context, tx *Tx, dbErr, checkErr error) error {
 }
 
 // runPipeline sends the request transaction as one pipeline and reads its
-// results in order. Without prepare (db-prepared-statements off, for a
-// transaction pooler that cannot keep named statements) every statement
-// is parsed each time as an unnamed one.
+// results in order, whether or not ctx ends: the caller's clientWatch
+// stops the statements when the client leaves (runTx). Without prepare
+// (db-prepared-statements off, for a transaction pooler that cannot keep
+// named statements) every statement is parsed each time as an unnamed one.
 func runPipeline(ctx context.Context, pc *pgconn.PgConn, tx Tx, steps []Step, prepare bool) (err error) {
 	// Everything up to the pipeline's Sync runs in one transaction: an
 	// implicit one that the Sync commits, or that a failed statement rolls
@@ -228,17 +251,12 @@ func runPipeline(ctx context.Context, pc *pgconn.PgConn, tx Tx, steps []Step, pr
 		return err
 	}
 	if prepare && !explicit && preparedPathTakes(pc, calls) {
-		return runPrepared(ctx, pc, calls, steps, setups)
+		return runPrepared(pc, calls, steps, setups)
 	}
-	defer func() {
-		if err != nil && ctx.Err() != nil && pc.IsClosed() {
-			closeAbandoned(pc)
-		}
-	}()
 	cache := statementsOf(pc)
 
 	var prepared []pendingStmt // prepared by this pipeline, in order
-	pl := pc.StartPipeline(ctx)
+	pl := pc.StartPipeline(context.WithoutCancel(ctx))
 	for _, name := range cache.evicted {
 		pl.SendDeallocate(name)
 	}
