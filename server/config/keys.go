@@ -133,7 +133,7 @@ var keys = []key{
 		doc: "deepest nesting of embedded resources in select; deeper is answered 400",
 		set: whole(1, 64, func(c *Config) *int { return &c.RequestMaxEmbedDepth })},
 	{name: "request-max-embeds", def: "32", svc: true,
-		doc: "most embedded resources in a request, nested ones included; more are answered 400 (each is a subquery PostgreSQL plans and may JIT-compile before statement_timeout can stop it)",
+		doc: "most embedded resources in a request, nested ones included; more are answered 400 (each is a subquery PostgreSQL plans before statement_timeout can stop it)",
 		set: whole(1, math.MaxInt32, func(c *Config) *int { return &c.RequestMaxEmbeds })},
 	{name: "request-max-json-path-depth", def: "32", svc: true,
 		doc: "most arrows (-> or ->>) in one JSON path, in select, filters or order; more are answered 400",

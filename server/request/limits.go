@@ -20,8 +20,8 @@ type Limits struct {
 	// EmbedDepth bounds how deeply embeds nest: `a(b())` is two levels.
 	EmbedDepth int
 	// Embeds bounds the embedded resources at every level: each is a
-	// subquery PostgreSQL plans, and with JIT compiles, before a statement
-	// timeout can stop it.
+	// subquery PostgreSQL plans (and, for a role that turns JIT on,
+	// compiles) before a statement timeout can stop it.
 	Embeds int
 	// JSONPathDepth bounds the arrows of any one JSON path, in select,
 	// filters and order: PostgreSQL nests an operator call per arrow.
