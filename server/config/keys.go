@@ -53,7 +53,7 @@ var keys = []key{
 		set: seconds(1, func(c *Config) *time.Duration { return &c.DBPoolAcquisitionTimeout })},
 	{name: "db-pool-cancel-timeout", def: "10", svc: true,
 		doc: "seconds a pool connection whose request's client left stays out of the pool while PostgreSQL stops the request's statement; past it the connection is closed and its place given back, though its backend may still run",
-		set: seconds(0, func(c *Config) *time.Duration { return &c.DBPoolCancelTimeout })},
+		set: seconds(1, func(c *Config) *time.Duration { return &c.DBPoolCancelTimeout })},
 	{name: "db-pool-max-lifetime", def: "1800", atStart: true,
 		doc: "seconds a pool connection lives before it is replaced, so connections spread again after a failover",
 		set: seconds(1, func(c *Config) *time.Duration { return &c.DBPoolMaxLifetime })},
