@@ -81,7 +81,8 @@ func New(cfg *config.Config, pool *pgxpool.Pool, snapshots *reload.Snapshots, jw
 	}
 	s.rootDocs = openapi.NewCache(int64(cfg.OpenAPICacheMaxBytes), snapshots.Current)
 	s.stopRootDocs = snapshots.OnSwap(s.rootDocs.Reset)
-	s.exec = &dbexec.Executor{Pool: pool, AcquireTimeout: cfg.DBPoolAcquisitionTimeout, Prepare: cfg.DBPreparedStatements, Log: log}
+	s.exec = &dbexec.Executor{Pool: pool, AcquireTimeout: cfg.DBPoolAcquisitionTimeout, Prepare: cfg.DBPreparedStatements,
+		CancelTimeout: cfg.DBPoolCancelTimeout, Log: log}
 	s.routes.read = route{kind: request.KindRelation, shapes: s.readShapes, answer: s.answerRead}
 	s.routes.write = route{kind: request.KindRelation, answer: s.answerWrite}
 	s.routes.call = route{kind: request.KindFunction, shapes: s.callShapes, answer: s.answerCall}

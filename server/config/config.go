@@ -27,6 +27,7 @@ type Config struct {
 	DBExtraSearchPath          []string          // db-extra-search-path
 	DBPool                     int               // db-pool
 	DBPoolAcquisitionTimeout   time.Duration     // db-pool-acquisition-timeout (whole seconds)
+	DBPoolCancelTimeout        time.Duration     // db-pool-cancel-timeout (SVC's addition, whole seconds)
 	DBPoolMaxLifetime          time.Duration     // db-pool-max-lifetime (whole seconds)
 	DBPoolMaxIdletime          time.Duration     // db-pool-max-idletime (whole seconds)
 	DBChannel                  string            // db-channel
@@ -56,6 +57,7 @@ type Config struct {
 	RequestMaxEmbedDepth       int               // request-max-embed-depth (SVC's addition), 1 to 64
 	RequestMaxEmbeds           int               // request-max-embeds (SVC's addition)
 	RequestMaxJSONPathDepth    int               // request-max-json-path-depth (SVC's addition), 1 to 1000
+	RequestMaxJSONPathSteps    int               // request-max-json-path-steps (SVC's addition)
 	RequestMaxLogicDepth       int               // request-max-logic-depth (SVC's addition), 1 to 1000
 	ServerReadTimeout          time.Duration     // server-read-timeout (SVC's addition); 0 for none
 	ServerWriteTimeout         time.Duration     // server-write-timeout (SVC's addition); 0 for none

@@ -55,6 +55,8 @@ func TestDefault(t *testing.T) {
 		RequestMaxEmbedDepth:       16,
 		RequestMaxEmbeds:           32,
 		RequestMaxJSONPathDepth:    32,
+		RequestMaxJSONPathSteps:    256,
+		DBPoolCancelTimeout:        10 * time.Second,
 		RequestMaxLogicDepth:       16,
 		ServerReadTimeout:          60 * time.Second,
 		ServerIdleTimeout:          120 * time.Second,
@@ -213,6 +215,7 @@ db-anon-role = "web_anon"
 db-extra-search-path = ""
 db-pool = 3
 db-pool-acquisition-timeout = "7"
+db-pool-cancel-timeout = 3
 db-pool-max-lifetime = 600
 db-pool-max-idletime = 5
 db-channel = "reload"
@@ -242,6 +245,7 @@ request-max-select-items = 20
 request-max-embed-depth = 3
 request-max-embeds = 5
 request-max-json-path-depth = 4
+request-max-json-path-steps = 12
 request-max-logic-depth = 2
 server-read-timeout = 30
 server-write-timeout = 90
@@ -280,7 +284,7 @@ app.settings.Other = 1
 	}
 	want := &Config{
 		DBURI: "postgres://bob@db/app", DBSchemas: []string{"api", "v2"}, DBAnonRole: "web_anon",
-		DBExtraSearchPath: []string{}, DBPool: 3, DBPoolAcquisitionTimeout: 7 * time.Second, DBPoolMaxLifetime: 600 * time.Second, DBPoolMaxIdletime: 5 * time.Second,
+		DBExtraSearchPath: []string{}, DBPool: 3, DBPoolAcquisitionTimeout: 7 * time.Second, DBPoolCancelTimeout: 3 * time.Second, DBPoolMaxLifetime: 600 * time.Second, DBPoolMaxIdletime: 5 * time.Second,
 		DBChannel: "reload", DBChannelEnabled: false, DBMaxRows: 1000, DBPlanEnabled: true,
 		DBTxEnd: "rollback-allow-override", DBPreRequest: "api.check_request", DBConfig: true, DBPreConfig: "api.pre_config",
 		JWTSecret: "a-secret-of-at-least-thirty-two-characters", JWTAud: "svc",
@@ -289,7 +293,7 @@ app.settings.Other = 1
 		ServerCORSAllowedOrigins: []string{"https://app.example", "http://localhost:5173"},
 		ServerMaxBodyBytes:       1000, ServerMaxHeaderBytes: 8192, ServerReadTimeout: 30 * time.Second,
 		ServerMaxURLBytes: 4096, RequestMaxFilters: 10, RequestMaxSelectItems: 20, RequestMaxEmbedDepth: 3,
-		RequestMaxEmbeds: 5, RequestMaxJSONPathDepth: 4, RequestMaxLogicDepth: 2,
+		RequestMaxEmbeds: 5, RequestMaxJSONPathDepth: 4, RequestMaxJSONPathSteps: 12, RequestMaxLogicDepth: 2,
 		ServerWriteTimeout: 90 * time.Second, ServerIdleTimeout: 10 * time.Second,
 		ServerUnixSocket: "/run/svc/svc.sock", ServerUnixSocketMode: 0o600, ServerReuseport: true, ServerSchedBatch: true, ServerRawSockets: true, ServerGCHeadroom: 1 << 20,
 		ServerHTTP:   HTTPServerHTTP1,

@@ -759,6 +759,30 @@ create function test.slow_call(seconds float8) returns integer language sql as $
 revoke execute on function test.slow_call(float8) from public;
 grant execute on function test.slow_call(float8) to web_hurried;
 
+-- A backend that works on after its client left (abandoned_test.go):
+-- stubborn_nap sleeps as long as it is asked through cancel requests and
+-- its connection closing, as a JIT compile does, which checks for neither.
+-- Only web_stubborn may call it, so it shows in no other role's API.
+create role web_stubborn nologin;
+grant web_stubborn to authenticator;
+grant usage on schema test to web_stubborn;
+create function test.stubborn_nap(seconds float8) returns integer language plpgsql as $$
+  declare
+    until timestamptz := clock_timestamp() + make_interval(secs => seconds);
+  begin
+    perform set_config('client_connection_check_interval', '0', true);
+    while clock_timestamp() < until loop
+      begin
+        perform pg_sleep(0.05);
+      exception when query_canceled then
+        null;
+      end;
+    end loop;
+    return 1;
+  end $$;
+revoke execute on function test.stubborn_nap(float8) from public;
+grant execute on function test.stubborn_nap(float8) to web_stubborn;
+
 -- Computed fields (cases/computed_*.case): functions of one row that read
 -- as columns. On books: a label (text), a flag, a jsonb document (for
 -- paths), a tsvector and a length; on the view recent_books its decade.
