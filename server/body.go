@@ -2,7 +2,6 @@ package server
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 
@@ -15,15 +14,14 @@ import (
 const firstBodyBuffer = 64 << 10
 
 // readBody reads a request body up to server-max-body-bytes; a larger one
-// is refused (SVC102) before anything reaches the database, and at once
+// is refused (413 SVC102) before anything reaches the database, and at once
 // when its Content-Length says so. The buffer grows toward the declared
 // length only as bytes arrive, so a client that declares a large body and
 // sends little holds little memory, and the body ends in a buffer of
 // exactly its size.
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	limit := int64(s.cfg.ServerMaxBodyBytes)
-	tooLarge := apierr.InvalidBody("Request body too large",
-		fmt.Sprintf("The body exceeds %d bytes (server-max-body-bytes)", limit))
+	tooLarge := apierr.BodyTooLarge(s.cfg.ServerMaxBodyBytes)
 	if r.ContentLength > limit {
 		return nil, tooLarge
 	}

@@ -23,6 +23,10 @@ func NewRuntime(ctx context.Context, sources config.Sources, cfg *config.Config,
 	})
 }
 
-// Close stops what s runs in the background: the JWKS refresh. Requests
-// in flight may still use s.
-func (s *Server) Close() { s.jwt.Close() }
+// Close stops what s runs in the background: the JWKS refresh, and the
+// root documents' following of snapshot swaps. Requests in flight may
+// still use s.
+func (s *Server) Close() {
+	s.jwt.Close()
+	s.stopRootDocs()
+}

@@ -135,8 +135,8 @@ func callChecks(e *callEntry, readOnly bool, res *dbexec.Result) func() error {
 	}
 }
 
-// respondValue answers a call whose result is one JSON value: a scalar, a
-// set of scalars, or nothing (void: 204).
+// respondValue answers a call whose result is one JSON value: a scalar,
+// or nothing (void: 204).
 func (s *Server) respondValue(x *exchange, pr request.Preferences, e *callEntry, res *dbexec.Result, applied appliedPrefs) error {
 	w := x.w
 	status := http.StatusOK

@@ -1,5 +1,10 @@
 package server
 
+import "github.com/svc-dev/svc/server/openapi"
+
 // ReadShapes is the number of read shapes s keeps, reads of relations
 // and calls.
 func ReadShapes(s *Server) int { return s.readShapes.len() + s.callShapes.len() }
+
+// RootDocs is s's cache of root documents.
+func RootDocs(s *Server) *openapi.Cache { return s.rootDocs }

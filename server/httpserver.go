@@ -7,11 +7,12 @@ import (
 	"net/http"
 
 	"github.com/svc-dev/svc/server/config"
+	"github.com/svc-dev/svc/server/framing"
 	"github.com/svc-dev/svc/server/http1"
 )
 
-// HTTPServer serves a handler on listeners until shut down: *http.Server
-// and *http1.Server both are one.
+// HTTPServer serves a handler on listeners until shut down:
+// framing.Server (net/http's) and *http1.Server both are one.
 type HTTPServer interface {
 	Serve(ln net.Listener) error
 	Shutdown(ctx context.Context) error
@@ -42,5 +43,8 @@ func NewHTTPServer(cfg *config.Config, h http.Handler, log *slog.Logger) HTTPSer
 		// protocol trouble) goes to SVC's log, not to stderr alone.
 		hs.ErrorLog = slog.NewLogLogger(log.Handler(), slog.LevelWarn)
 	}
-	return hs
+	// net/http keeps a connection open after a request framed both by
+	// Content-Length and Transfer-Encoding, where RFC 9112 requires it
+	// closed (http1 closes it too).
+	return framing.NewServer(hs)
 }

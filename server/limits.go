@@ -25,9 +25,9 @@ func (s *Server) limitURL(next http.Handler) http.Handler {
 
 // parseRequest is request.Parse followed by the configured size limits
 // (request-max-filters, -select-items, -embed-depth, -embeds,
-// -json-path-depth, -logic-depth), so every route refuses an oversized
-// request before planning it. Parsing is Server-Timing's parse figure,
-// noted in obs.
+// -json-path-depth, -json-path-steps, -logic-depth), so every route
+// refuses an oversized request before planning it. Parsing is
+// Server-Timing's parse figure, noted in obs.
 func (s *Server) parseRequest(obs *observation, r *http.Request, kind request.Kind, target string) (*request.Request, error) {
 	t0 := obs.stageStart()
 	req, err := request.Parse(r, kind, target)
@@ -38,7 +38,7 @@ func (s *Server) parseRequest(obs *observation, r *http.Request, kind request.Ki
 	limits := request.Limits{Filters: s.cfg.RequestMaxFilters,
 		SelectItems: s.cfg.RequestMaxSelectItems, EmbedDepth: s.cfg.RequestMaxEmbedDepth,
 		Embeds: s.cfg.RequestMaxEmbeds, JSONPathDepth: s.cfg.RequestMaxJSONPathDepth,
-		LogicDepth: s.cfg.RequestMaxLogicDepth}
+		JSONPathSteps: s.cfg.RequestMaxJSONPathSteps, LogicDepth: s.cfg.RequestMaxLogicDepth}
 	if err := req.CheckLimits(limits); err != nil {
 		return nil, err
 	}

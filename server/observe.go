@@ -30,6 +30,9 @@ type recorder struct {
 	wroteHeader bool
 	start       time.Time
 	obs         observation
+	// vary is the Vary the answer carries unless it is an error or a
+	// function set its own (vary.go).
+	vary []string
 }
 
 // observation is what the pipeline tells the observer of a request.
@@ -72,32 +75,9 @@ func (rec *recorder) WriteHeader(code int) {
 		if rec.obs.timing {
 			h.Set("Server-Timing", rec.serverTiming(time.Now()))
 		}
-		addDefaultVary(h)
+		addDefaultVary(h, rec.vary)
 	}
 	rec.ResponseWriter.WriteHeader(code)
-}
-
-// defaultVary is what an answer depends on besides its URL, as PostgREST
-// declares it, so that a cache keeps a CSV answer apart from a JSON one
-// and a counted or ranged page apart from the whole.
-var defaultVary = []string{"Accept, Prefer, Range"}
-
-// addDefaultVary declares defaultVary on an answer that is not an error
-// (errors carry Proxy-Status; PostgREST's carry no Vary) and whose Vary no
-// function has set through response.headers. The CORS middleware's
-// "Vary: Origin" is kept beside it.
-func addDefaultVary(h http.Header) {
-	if h.Get("Proxy-Status") != "" {
-		return
-	}
-	vary := h["Vary"]
-	if len(vary) == 0 {
-		h["Vary"] = defaultVary
-		return
-	}
-	if len(vary) == 1 && vary[0] == "Origin" {
-		h["Vary"] = []string{"Origin", defaultVary[0]}
-	}
 }
 
 // Write counts the body's bytes.
@@ -192,7 +172,7 @@ func (s *Server) executeFor(x *exchange, steps ...dbexec.Step) error {
 func (s *Server) observe(w http.ResponseWriter, r *http.Request) {
 	rec := recorders.Get().(*recorder)
 	*rec = recorder{ResponseWriter: w, status: http.StatusOK, start: time.Now(),
-		obs: observation{timing: s.cfg.ServerTimingEnabled}}
+		obs: observation{timing: s.cfg.ServerTimingEnabled}, vary: s.defaultVary(r.Method)}
 	var trace string
 	if s.traceHeader != "" {
 		if trace = r.Header.Get(s.traceHeader); trace != "" {

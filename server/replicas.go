@@ -81,21 +81,26 @@ func AwaitReplicas(set *replica.Set, log *slog.Logger) func(ctx context.Context)
 // primary, and a write's answer carries the position its commit lies
 // within (CommitLSNHeader). A request is never split across servers: a
 // read the chosen replica could not serve runs again, whole, on the
-// primary (retryOnPrimary).
+// primary (retryOnPrimary). A position sent back that is not one is
+// refused (400, SVC100), whatever the request; one ahead of the primary
+// is ignored (replica.Set.Reached).
 func (s *Server) executeRouted(w http.ResponseWriter, r *http.Request, tx dbexec.Tx, steps []dbexec.Step) error {
 	ctx := r.Context()
 	if s.replicas == nil {
 		return s.exec.Execute(ctx, tx, steps...)
 	}
+	after, err := readAfter(r.Header)
+	if err != nil {
+		return err
+	}
 	if !s.replicaMayServe(&tx) {
 		return s.executeMarked(ctx, w, tx, steps)
 	}
-	after, ok := readAfter(r.Header)
-	if !ok {
-		// A position that cannot be read could be any: only the primary
-		// is sure to have it.
-		s.replicas.Rerouted(replica.NotReplayed)
-		return s.exec.Execute(ctx, tx, steps...)
+	if after > 0 && !s.replicas.Reached(ctx, after) {
+		// Ahead of anything the primary has written: no write answered
+		// it, and obeying it would put the read, and every read sent
+		// with it, on the primary for good.
+		after = 0
 	}
 	rep := s.replicas.Pick(after)
 	if rep == nil {
@@ -103,7 +108,7 @@ func (s *Server) executeRouted(w http.ResponseWriter, r *http.Request, tx dbexec
 	}
 	run := replicaRun{rep: rep, after: after}
 	tx.Replica = rep
-	err := s.exec.Execute(ctx, tx, run.wrap(steps)...)
+	err = s.exec.Execute(ctx, tx, run.wrap(steps)...)
 	rep.Done()
 	switch {
 	case run.behind:
@@ -151,6 +156,9 @@ func (s *Server) executeMarked(ctx context.Context, w http.ResponseWriter, tx db
 	err := s.exec.Execute(ctx, tx, steps...)
 	if err == nil && pos != "" {
 		w.Header().Set(CommitLSNHeader, pos)
+		if p, perr := replica.ParseLSN(pos); perr == nil {
+			s.replicas.HandedOut(p)
+		}
 	}
 	return err
 }
@@ -159,20 +167,24 @@ func (s *Server) executeMarked(ctx context.Context, w http.ResponseWriter, tx db
 func noRows([][]byte) error { return nil }
 
 // readAfter reads the positions a request sends in CommitLSNHeader and
-// returns the highest, 0 when there is none, and false when one cannot be
-// read.
-func readAfter(h http.Header) (replica.LSN, bool) {
+// returns the highest, 0 when there is none. An empty item is none; any
+// other that is not a position is refused with SVC100.
+func readAfter(h http.Header) (replica.LSN, error) {
 	var after replica.LSN
 	for _, v := range h.Values(CommitLSNHeader) {
 		for item := range strings.SplitSeq(v, ",") {
-			pos, err := replica.ParseLSN(strings.TrimSpace(item))
+			item = strings.TrimSpace(item)
+			if item == "" {
+				continue
+			}
+			pos, err := replica.ParseLSN(item)
 			if err != nil {
-				return 0, false
+				return 0, apierr.InvalidCommitLSN(CommitLSNHeader, item)
 			}
 			after = max(after, pos)
 		}
 	}
-	return after, true
+	return after, nil
 }
 
 // replicaRun is one request's run on a replica.

@@ -2,7 +2,9 @@ package server
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/svc-dev/svc/server/apierr"
@@ -13,28 +15,38 @@ import (
 )
 
 // TestReadAfter reads the positions a request sends back: the highest
-// counts, and one that cannot be read makes the whole unreadable.
+// counts, an empty item is none, and any other that is not a position is
+// refused with SVC100.
 func TestReadAfter(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
 		values []string
 		want   replica.LSN
-		ok     bool
+		bad    string // the item refused; "" for none
 	}{
-		{nil, 0, true},
-		{[]string{"0/10"}, 0x10, true},
-		{[]string{"0/10, 1/0"}, 1 << 32, true},
-		{[]string{"1/0", "0/10"}, 1 << 32, true},
-		{[]string{"0/10", "now"}, 0, false},
-		{[]string{""}, 0, false},
+		{nil, 0, ""},
+		{[]string{"0/10"}, 0x10, ""},
+		{[]string{"0/10, 1/0"}, 1 << 32, ""},
+		{[]string{"1/0", "0/10"}, 1 << 32, ""},
+		{[]string{"FFFFFFFF/FFFFFFFF"}, 1<<64 - 1, ""},
+		{[]string{""}, 0, ""},
+		{[]string{"0/10,", " , 0/20"}, 0x20, ""},
+		{[]string{"0/10", "now"}, 0, "now"},
+		{[]string{"0/10, 1/0/0"}, 0, "1/0/0"},
+		{[]string{"100000000/0"}, 0, "100000000/0"},
+		{[]string{"-1/0"}, 0, "-1/0"},
 	} {
 		h := http.Header{}
 		for _, v := range c.values {
 			h.Add(CommitLSNHeader, v)
 		}
-		got, ok := readAfter(h)
-		if got != c.want || ok != c.ok {
-			t.Errorf("%q: %v, %v; want %v, %v", c.values, got, ok, c.want, c.ok)
+		got, err := readAfter(h)
+		var e *apierr.Error
+		switch {
+		case c.bad == "" && (err != nil || got != c.want):
+			t.Errorf("%q: %v, %v; want %v", c.values, got, err, c.want)
+		case c.bad != "" && (!errors.As(err, &e) || e.Status != 400 || e.Code != "SVC100" || !strings.Contains(fmt.Sprint(e.Details), `"`+c.bad+`"`)):
+			t.Errorf("%q: %v, %v; want 400 SVC100 naming %q", c.values, got, err, c.bad)
 		}
 	}
 }

@@ -42,8 +42,9 @@ func contentRange(offset, n int64, total *int64) string {
 
 // applyResponseSettings applies what functions in the statement set with
 // set_config: response.headers, a JSON array of one-key objects, and
-// response.status, which replaces status. Values that are neither are the
-// database developer's error: 500 SVC111 and SVC112. The headers SVC sets
+// response.status, which replaces status. Values that are neither, and
+// headers HTTP cannot carry as set, are the database developer's error:
+// 500 SVC111 and SVC112. The headers SVC sets
 // after it go through setDefault, so that a function's value wins, as in
 // PostgREST.
 func applyResponseSettings(h http.Header, res *dbexec.Result, status int) (int, error) {
@@ -55,6 +56,11 @@ func applyResponseSettings(h http.Header, res *dbexec.Result, status int) (int, 
 		for _, m := range list {
 			if len(m) != 1 {
 				return 0, apierr.InvalidResponseHeaders()
+			}
+			for k, v := range m {
+				if reason := apierr.HeaderFieldError(k, v); reason != "" {
+					return 0, apierr.InvalidResponseHeader(k, reason)
+				}
 			}
 		}
 		// A name set here replaces SVC's own value of that header; set

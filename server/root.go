@@ -44,14 +44,17 @@ func (s *Server) checkRoot(x *exchange, req *request.Request) (err error) {
 }
 
 // answerRoot answers GET and HEAD / with the OpenAPI description of the
-// schema checkRoot selected, for the requesting role.
+// schema checkRoot selected, for the requesting role. The document is
+// built once per snapshot, schema and set of privileges, and kept
+// (openapi.Cache, openapi-cache-max-bytes): building it walks the whole
+// schema (BenchmarkServeRootLarge).
 func (s *Server) answerRoot(x *exchange, _ *request.Request) error {
 	snap, role, schema := x.snap, x.tx.Role, x.schema
 	if snap.Role(role) == nil {
 		return apierr.UndefinedRole(role)
 	}
 	scheme, host, basePath := s.cfg.OpenAPIServer()
-	body, err := openapi.Build(snap, openapi.Options{
+	body, err := s.rootDocs.Document(snap, openapi.Options{
 		Schema:           schema,
 		Version:          snapshot.SVCVersion,
 		Role:             role,

@@ -17,6 +17,7 @@ import (
 	"github.com/svc-dev/svc/server/auth"
 	"github.com/svc-dev/svc/server/config"
 	"github.com/svc-dev/svc/server/dbexec"
+	"github.com/svc-dev/svc/server/openapi"
 	"github.com/svc-dev/svc/server/plan"
 	"github.com/svc-dev/svc/server/query"
 	"github.com/svc-dev/svc/server/reload"
@@ -53,6 +54,10 @@ type Server struct {
 	replicas *replica.Set
 	// exec runs the requests' transactions.
 	exec *dbexec.Executor
+	// rootDocs keeps the root's OpenAPI documents, and stopRootDocs stops
+	// it hearing of snapshot swaps (Close).
+	rootDocs     *openapi.Cache
+	stopRootDocs func()
 }
 
 // Option adds an optional part to a Server.
@@ -75,7 +80,10 @@ func New(cfg *config.Config, pool *pgxpool.Pool, snapshots *reload.Snapshots, jw
 	for _, o := range opts {
 		o(s)
 	}
-	s.exec = &dbexec.Executor{Pool: pool, AcquireTimeout: cfg.DBPoolAcquisitionTimeout, Prepare: cfg.DBPreparedStatements, Log: log}
+	s.rootDocs = openapi.NewCache(int64(cfg.OpenAPICacheMaxBytes), snapshots.Current)
+	s.stopRootDocs = snapshots.OnSwap(s.rootDocs.Reset)
+	s.exec = &dbexec.Executor{Pool: pool, AcquireTimeout: cfg.DBPoolAcquisitionTimeout, Prepare: cfg.DBPreparedStatements,
+		CancelTimeout: cfg.DBPoolCancelTimeout, Log: log}
 	s.routes.read = route{kind: request.KindRelation, shapes: s.readShapes, answer: s.answerRead}
 	s.routes.write = route{kind: request.KindRelation, answer: s.answerWrite}
 	s.routes.call = route{kind: request.KindFunction, shapes: s.callShapes, answer: s.answerCall}

@@ -11,6 +11,9 @@ type index struct {
 	functions     map[QualifiedName][]*Function
 	relationships map[QualifiedName][]*Relationship
 	roles         map[string]*Role
+	// grantees are the roles some grant names (PUBLIC included): only
+	// they tell one role's privileges from another's (Access.Key).
+	grantees map[string]bool
 	// representations holds each cast's function by its source and
 	// target types.
 	representations map[castTypes]*QualifiedName
@@ -36,6 +39,7 @@ func (s *Snapshot) buildIndex() {
 		functions:     make(map[QualifiedName][]*Function, len(c.Functions)),
 		relationships: make(map[QualifiedName][]*Relationship),
 		roles:         make(map[string]*Role, len(c.Roles)),
+		grantees:      map[string]bool{},
 	}
 	if len(c.Casts) > 0 {
 		ix.representations = make(map[castTypes]*QualifiedName, len(c.Casts))
@@ -47,6 +51,10 @@ func (s *Snapshot) buildIndex() {
 	for i := range c.Relations {
 		r := &c.Relations[i]
 		ix.relations[r.QualifiedName] = r
+		ix.addGrantees(r.Grants)
+		for j := range r.Columns {
+			ix.addGrantees(r.Columns[j].Grants)
+		}
 		if len(r.Columns) <= wideRelation {
 			continue
 		}
@@ -59,6 +67,7 @@ func (s *Snapshot) buildIndex() {
 	for i := range c.Functions {
 		f := &c.Functions[i]
 		ix.functions[f.QualifiedName] = append(ix.functions[f.QualifiedName], f)
+		ix.addGrantees(f.Grants)
 	}
 	for i := range c.Relationships {
 		r := &c.Relationships[i]
@@ -81,6 +90,12 @@ func (s *Snapshot) buildIndex() {
 		}
 	}
 	s.idx = ix
+}
+
+func (ix *index) addGrantees(grants []Grant) {
+	for _, g := range grants {
+		ix.grantees[g.Grantee] = true
+	}
 }
 
 // Relation returns the relation named q, or nil.

@@ -1,6 +1,9 @@
 package snapshot
 
-import "slices"
+import (
+	"slices"
+	"strings"
+)
 
 // Access is what one role may do, derived from the snapshot's raw access
 // lists and role memberships alone, so that the OpenAPI document (and
@@ -20,6 +23,8 @@ type Access struct {
 	// roles pg_read_all_data (SELECT on every relation) and
 	// pg_write_all_data (INSERT, UPDATE and DELETE), which no grant shows.
 	readAll, writeAll bool
+	// grantees are the roles the snapshot's grants name (Key).
+	grantees map[string]bool
 }
 
 // AccessOf computes the effective privileges of role. Privileges of a role
@@ -28,7 +33,7 @@ type Access struct {
 // does not know holds only what PUBLIC holds. The cost is one walk over
 // the role's memberships; compute it once per request, not per object.
 func (s *Snapshot) AccessOf(role string) Access {
-	a := Access{holders: map[string]bool{"PUBLIC": true}}
+	a := Access{holders: map[string]bool{"PUBLIC": true}, grantees: s.idx.grantees}
 	var walk func(name string)
 	walk = func(name string) {
 		if a.holders[name] {
@@ -51,6 +56,38 @@ func (s *Snapshot) AccessOf(role string) Access {
 	walk(role)
 	a.readAll, a.writeAll = a.holders["pg_read_all_data"], a.holders["pg_write_all_data"]
 	return a
+}
+
+// Key identifies what the role may do on the objects of the snapshot a
+// was computed from: roles with the same key hold the same privileges
+// there, so what follows from privileges alone (the OpenAPI document) is
+// the same for them and can be shared. It names the powers no grant shows
+// and, in order, the role's holders that some grant names; a holder no
+// grant names changes nothing.
+func (a Access) Key() string {
+	if a.all {
+		return "superuser"
+	}
+	var names []string
+	for h := range a.holders {
+		if a.grantees[h] {
+			names = append(names, h)
+		}
+	}
+	slices.Sort(names)
+	var b strings.Builder
+	if a.readAll {
+		b.WriteString("read-all")
+	}
+	if a.writeAll {
+		b.WriteString("write-all")
+	}
+	for _, n := range names {
+		// A role name cannot hold a NUL byte, so the key is unambiguous.
+		b.WriteByte(0)
+		b.WriteString(n)
+	}
+	return b.String()
 }
 
 // granted reports whether grants give priv to one of a's holders.

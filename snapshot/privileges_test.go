@@ -2,8 +2,10 @@ package snapshot
 
 import "testing"
 
-func TestAccess(t *testing.T) {
-	t.Parallel()
+// accessFixture is a relation, a function and roles granted them in
+// every way privileges pass.
+func accessFixture(t *testing.T) *Snapshot {
+	t.Helper()
 	grants := func(pairs ...string) []Grant {
 		var out []Grant
 		for i := 0; i < len(pairs); i += 2 {
@@ -37,6 +39,12 @@ func TestAccess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return snap
+}
+
+func TestAccess(t *testing.T) {
+	t.Parallel()
+	snap := accessFixture(t)
 	r, f := &snap.Content.Relations[0], &snap.Content.Functions[0]
 	cases := []struct {
 		role                          string
@@ -87,5 +95,34 @@ func TestAccess(t *testing.T) {
 		if got := snap.AccessOf(c.role).Column(r, col, c.priv); got != c.want {
 			t.Errorf("%s: Column(%s, %s) = %v, want %v", c.role, c.col, c.priv, got, c.want)
 		}
+	}
+}
+
+// TestAccessKey: roles whose holders differ only by roles no grant names
+// share a key; any difference in what they may do gives another.
+func TestAccessKey(t *testing.T) {
+	t.Parallel()
+	snap := accessFixture(t)
+	same := [][]string{
+		{"reader", "web", "deep"},                     // reader's grants, through inheritance
+		{"middle", "noinherit", "stranger", "nobody"}, // PUBLIC's alone
+		{"root"},
+		{"colwriter"},
+		{"caller", "loop1", "loop2"},
+		{"allreader"},
+		{"allwriter"},
+	}
+	seen := map[string]string{}
+	for _, group := range same {
+		key := snap.AccessOf(group[0]).Key()
+		for _, role := range group[1:] {
+			if got := snap.AccessOf(role).Key(); got != key {
+				t.Errorf("%s: key %q, want %s's %q", role, got, group[0], key)
+			}
+		}
+		if other, ok := seen[key]; ok {
+			t.Errorf("%s and %s hold different privileges and share key %q", group[0], other, key)
+		}
+		seen[key] = group[0]
 	}
 }

@@ -1,6 +1,9 @@
 package apierr
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // Errors of function calls (SPEC.md "Function calls").
 
@@ -34,6 +37,14 @@ func AmbiguousFunction(candidates []string) *Error {
 func InvalidResponseHeaders() *Error {
 	return &Error{Status: 500, Code: code("111"),
 		Message: "response.headers guc must be a JSON array composed of objects with a single key and a string value"}
+}
+
+// InvalidResponseHeader is SVC111 for a header in response.headers that
+// HTTP cannot carry as set; reason is HeaderFieldError's.
+func InvalidResponseHeader(name, reason string) *Error {
+	return &Error{Status: 500, Code: code("111"),
+		Message: "response.headers guc must hold header names and values HTTP can carry",
+		Details: str(fmt.Sprintf("The header %q cannot be sent: %s", name, reason))}
 }
 
 // InvalidResponseStatus is SVC112: response.status is not a status code.

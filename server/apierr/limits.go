@@ -11,3 +11,13 @@ func URLTooLong(length, limit int) *Error {
 	return &Error{Status: 414, Code: code("100"), Message: fmt.Sprintf("URL longer than %d bytes", limit),
 		Details: fmt.Sprintf("The path and query string are %d bytes; server-max-url-bytes allows %d", length, limit)}
 }
+
+// BodyTooLarge is SVC102 answered 413 (RFC 9110 section 15.5.14): the
+// body exceeds server-max-body-bytes, a limit of SVC's own. A body that
+// is too large is not malformed, and 413 tells a client (or a proxy) that
+// sending it again unchanged will not help, where 400 says nothing of
+// size.
+func BodyTooLarge(limit int) *Error {
+	return &Error{Status: 413, Code: code("102"), Message: "Request body too large",
+		Details: fmt.Sprintf("The body exceeds %d bytes (server-max-body-bytes)", limit)}
+}

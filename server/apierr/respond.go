@@ -18,7 +18,7 @@ func (e *Error) Write(w http.ResponseWriter, log *slog.Logger) {
 		log.Error("request failed", attrs...)
 	}
 	h := w.Header()
-	h.Set("Proxy-Status", Names.Product+"; error="+e.Code)
+	h.Set("Proxy-Status", proxyStatus(Names.Product, e.Code))
 	for k, v := range e.Headers {
 		h.Set(k, v)
 	}

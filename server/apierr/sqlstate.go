@@ -93,7 +93,8 @@ func ptStatus(state string) (int, bool) {
 
 // raised builds the response a function specified with RAISE SQLSTATE
 // 'SVC..': the message is {code, message, details, hint}, the detail
-// {status, headers}. Either unparsable is SVC121.
+// {status, headers}. Either unparsable, or a header HTTP cannot carry, is
+// SVC121.
 func raised(e *pgconn.PgError) *Error {
 	var body struct {
 		Code    string `json:"code"`
@@ -113,6 +114,11 @@ func raised(e *pgconn.PgError) *Error {
 	}
 	if detail.Status < 100 || detail.Status > 599 {
 		return unparsableRaise(fmt.Errorf("status %d is no HTTP status", detail.Status))
+	}
+	for name, value := range detail.Headers {
+		if reason := HeaderFieldError(name, value); reason != "" {
+			return unparsableRaise(fmt.Errorf("header %q: %s", name, reason))
+		}
 	}
 	return &Error{Status: detail.Status, Code: body.Code, Message: body.Message, Details: body.Details,
 		Hint: body.Hint, Headers: detail.Headers}

@@ -27,6 +27,7 @@ type Config struct {
 	DBExtraSearchPath          []string          // db-extra-search-path
 	DBPool                     int               // db-pool
 	DBPoolAcquisitionTimeout   time.Duration     // db-pool-acquisition-timeout (whole seconds)
+	DBPoolCancelTimeout        time.Duration     // db-pool-cancel-timeout (SVC's addition, whole seconds)
 	DBPoolMaxLifetime          time.Duration     // db-pool-max-lifetime (whole seconds)
 	DBPoolMaxIdletime          time.Duration     // db-pool-max-idletime (whole seconds)
 	DBChannel                  string            // db-channel
@@ -57,6 +58,7 @@ type Config struct {
 	RequestMaxEmbedDepth       int               // request-max-embed-depth (SVC's addition), 1 to 64
 	RequestMaxEmbeds           int               // request-max-embeds (SVC's addition)
 	RequestMaxJSONPathDepth    int               // request-max-json-path-depth (SVC's addition), 1 to 1000
+	RequestMaxJSONPathSteps    int               // request-max-json-path-steps (SVC's addition)
 	RequestMaxLogicDepth       int               // request-max-logic-depth (SVC's addition), 1 to 1000
 	ServerReadTimeout          time.Duration     // server-read-timeout (SVC's addition); 0 for none
 	ServerWriteTimeout         time.Duration     // server-write-timeout (SVC's addition); 0 for none
@@ -84,6 +86,7 @@ type Config struct {
 	OpenAPIMode                string            // openapi-mode: follow-privileges, ignore-privileges or disabled
 	OpenAPISecurityActive      bool              // openapi-security-active
 	OpenAPIServerProxyURI      string            // openapi-server-proxy-uri; "" uses server-host and server-port
+	OpenAPICacheMaxBytes       int               // openapi-cache-max-bytes (SVC's addition); 0 disables the cache
 	DBRootSpec                 string            // db-root-spec; "" serves the built-in OpenAPI document
 	Snapshot                   string            // snapshot: a file, "db" or "db:<schema>"; "" introspects the live database
 	CompatNames                string            // compat-names (SVC's addition): svc or postgrest, a key of apierr.Namings

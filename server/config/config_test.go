@@ -56,6 +56,8 @@ func TestDefault(t *testing.T) {
 		RequestMaxEmbedDepth:       16,
 		RequestMaxEmbeds:           32,
 		RequestMaxJSONPathDepth:    32,
+		RequestMaxJSONPathSteps:    256,
+		DBPoolCancelTimeout:        10 * time.Second,
 		RequestMaxLogicDepth:       16,
 		ServerReadTimeout:          60 * time.Second,
 		ServerIdleTimeout:          120 * time.Second,
@@ -69,6 +71,7 @@ func TestDefault(t *testing.T) {
 		LogQuery:                   "disabled",
 		AdminServerPort:            -1,
 		OpenAPIMode:                "follow-privileges",
+		OpenAPICacheMaxBytes:       32 << 20,
 		Snapshot:                   "",
 		CompatNames:                "svc",
 		AppSettings:                map[string]string{},
@@ -214,6 +217,7 @@ db-anon-role = "web_anon"
 db-extra-search-path = ""
 db-pool = 3
 db-pool-acquisition-timeout = "7"
+db-pool-cancel-timeout = 3
 db-pool-max-lifetime = 600
 db-pool-max-idletime = 5
 db-channel = "reload"
@@ -244,6 +248,7 @@ request-max-select-items = 20
 request-max-embed-depth = 3
 request-max-embeds = 5
 request-max-json-path-depth = 4
+request-max-json-path-steps = 12
 request-max-logic-depth = 2
 server-read-timeout = 30
 server-write-timeout = 90
@@ -270,6 +275,7 @@ admin-server-host = "127.0.0.1"
 openapi-mode = "IGNORE-privileges"
 openapi-security-active = true
 openapi-server-proxy-uri = "https://api.example:8443/v1"
+openapi-cache-max-bytes = 4096
 db-root-spec = "root"
 snapshot = "api.msgpack"
 compat-names = "postgrest"
@@ -282,7 +288,7 @@ app.settings.Other = 1
 	}
 	want := &Config{
 		DBURI: "postgres://bob@db/app", DBSchemas: []string{"api", "v2"}, DBAnonRole: "web_anon",
-		DBExtraSearchPath: []string{}, DBPool: 3, DBPoolAcquisitionTimeout: 7 * time.Second, DBPoolMaxLifetime: 600 * time.Second, DBPoolMaxIdletime: 5 * time.Second,
+		DBExtraSearchPath: []string{}, DBPool: 3, DBPoolAcquisitionTimeout: 7 * time.Second, DBPoolCancelTimeout: 3 * time.Second, DBPoolMaxLifetime: 600 * time.Second, DBPoolMaxIdletime: 5 * time.Second,
 		DBChannel: "reload", DBChannelEnabled: false, DBMaxRows: 1000, DBPlanEnabled: true,
 		DBTxEnd: "rollback-allow-override", DBPreRequest: "api.check_request", DBConfig: true, DBPreConfig: "api.pre_config",
 		JWTSecret: "a-secret-of-at-least-thirty-two-characters", JWTAud: "svc",
@@ -291,7 +297,7 @@ app.settings.Other = 1
 		ServerCORSAllowedOrigins: []string{"https://app.example", "http://localhost:5173"},
 		ServerMaxBodyBytes:       1000, ServerMaxHeaderBytes: 8192, ServerReadTimeout: 30 * time.Second,
 		ServerMaxURLBytes: 4096, RequestMaxFilters: 10, RequestMaxSelectItems: 20, RequestMaxEmbedDepth: 3,
-		RequestMaxEmbeds: 5, RequestMaxJSONPathDepth: 4, RequestMaxLogicDepth: 2,
+		RequestMaxEmbeds: 5, RequestMaxJSONPathDepth: 4, RequestMaxJSONPathSteps: 12, RequestMaxLogicDepth: 2,
 		ServerWriteTimeout: 90 * time.Second, ServerIdleTimeout: 10 * time.Second,
 		ServerUnixSocket: "/run/svc/svc.sock", ServerUnixSocketMode: 0o600, ServerReuseport: true, ServerSchedBatch: true, ServerRawSockets: true, ServerGCHeadroom: 1 << 20,
 		ServerHTTP:   HTTPServerHTTP1,
@@ -300,7 +306,7 @@ app.settings.Other = 1
 		Snapshot:  filepath.Join(filepath.Dir(path), "api.msgpack"), // beside the file
 		LogFormat: "json", LogQuery: "main-query", ServerTimingEnabled: true, ServerTraceHeader: "X-Request-Id",
 		AdminServerPort: 3001, AdminServerHost: "127.0.0.1",
-		OpenAPIMode: "ignore-privileges", OpenAPISecurityActive: true, OpenAPIServerProxyURI: "https://api.example:8443/v1", DBRootSpec: "root",
+		OpenAPIMode: "ignore-privileges", OpenAPISecurityActive: true, OpenAPIServerProxyURI: "https://api.example:8443/v1", OpenAPICacheMaxBytes: 4096, DBRootSpec: "root",
 		CompatNames: "postgrest", AppSettings: map[string]string{"jwt_secret": `s3cr"et`, "Other": "1"},
 	}
 	if !reflect.DeepEqual(got, want) {

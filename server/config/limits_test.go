@@ -28,6 +28,8 @@ func TestRequestLimitKeys(t *testing.T) {
 		{"request-max-embeds", "0", "expected a whole number of at least 1"},
 		{"request-max-json-path-depth", "1000", ""},
 		{"request-max-json-path-depth", "1001", "expected a whole number from 1 to 1000"},
+		{"request-max-json-path-steps", "1", ""},
+		{"request-max-json-path-steps", "0", "expected a whole number of at least 1"},
 		{"request-max-logic-depth", "1000", ""},
 		{"request-max-logic-depth", "0", "expected a whole number from 1 to 1000"},
 	}
@@ -42,7 +44,7 @@ func TestRequestLimitKeys(t *testing.T) {
 	}
 	names := DatabaseSettings()
 	for _, key := range []string{"server-max-url-bytes", "request-max-filters", "request-max-select-items", "request-max-embed-depth",
-		"request-max-embeds", "request-max-json-path-depth", "request-max-logic-depth"} {
+		"request-max-embeds", "request-max-json-path-depth", "request-max-json-path-steps", "request-max-logic-depth"} {
 		if names[strings.ReplaceAll(key, "-", "_")] != key {
 			t.Errorf("%s cannot be set from the database", key)
 		}

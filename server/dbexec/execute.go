@@ -9,7 +9,6 @@ import (
 	"net"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -18,98 +17,6 @@ import (
 	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/sql/connerr"
 )
-
-const (
-	// setupFixed sets the transaction-local context every request has in
-	// one statement: set_config(..., true) is SET LOCAL, undone at commit,
-	// so nothing leaks to the next request on the connection. The role
-	// comes first, so the settings after it are checked against it.
-	setupRole  = "select pg_catalog.set_config('role', $1, true)"
-	setupFixed = ", pg_catalog.set_config('search_path', $2, true), pg_catalog.set_config('request.method', $3, true), " +
-		"pg_catalog.set_config('request.path', $4, true), pg_catalog.set_config('request.headers', $5, true), " +
-		"pg_catalog.set_config('request.cookies', $6, true), pg_catalog.set_config('request.jwt.claims', $7, true)"
-	setupFixedArgs = 7
-	// setupReadOnly makes an implicit transaction read only, as BEGIN ...
-	// READ ONLY does an explicit one. Unlike the isolation level, which
-	// only BEGIN can choose, read-only may be switched on at any point.
-	setupReadOnly = ", pg_catalog.set_config('transaction_read_only', 'on', true)"
-	// timezoneSQL applies Prefer: timezone; a statement of its own keeps
-	// the set-up one variant for the requests that do not ask.
-	timezoneSQL = "select pg_catalog.set_config('timezone', $1, true)"
-)
-
-// setupVariant is what the set-up statement's text depends on.
-type setupVariant struct {
-	settings int  // extra name/value settings
-	readOnly bool // the transaction is implicit and read only
-}
-
-// setupStatements caches the set-up statement by its variant, so its text
-// is built once per variant and prepared once per connection and variant.
-var setupStatements sync.Map // setupVariant -> string
-
-// setupSQL returns the set-up statement of a variant.
-func setupSQL(v setupVariant) string {
-	if sql, ok := setupStatements.Load(v); ok {
-		return sql.(string)
-	}
-	var b strings.Builder
-	b.WriteString(setupRole)
-	b.WriteString(setupFixed)
-	for i := range v.settings {
-		p := setupFixedArgs + 2*i + 1
-		fmt.Fprintf(&b, ", pg_catalog.set_config($%d, $%d, true)", p, p+1)
-	}
-	if v.readOnly {
-		b.WriteString(setupReadOnly)
-	}
-	sql, _ := setupStatements.LoadOrStore(v, b.String())
-	return sql.(string)
-}
-
-// setupArgs are setupSQL's bind values for tx, copied into one buffer:
-// two allocations a request rather than one per value.
-func setupArgs(tx *Tx) [][]byte {
-	fixed := [setupFixedArgs]string{tx.Role, tx.SearchPath, tx.Method, tx.Path, tx.Headers, tx.Cookies, tx.Claims}
-	size := 0
-	for _, v := range fixed {
-		size += len(v)
-	}
-	for _, kv := range tx.Settings {
-		size += len(kv[0]) + len(kv[1])
-	}
-	buf := make([]byte, 0, size)
-	args := make([][]byte, 0, setupFixedArgs+2*len(tx.Settings))
-	for _, v := range fixed {
-		buf, args = appendArg(buf, args, v)
-	}
-	for _, kv := range tx.Settings {
-		buf, args = appendArg(buf, args, kv[0])
-		buf, args = appendArg(buf, args, kv[1])
-	}
-	return args
-}
-
-// appendArg copies v into buf, which must have room for it (a slice handed
-// out must not move), and appends the copy to args. The copy is never nil,
-// since pgx sends a nil value as NULL.
-func appendArg(buf []byte, args [][]byte, v string) ([]byte, [][]byte) {
-	start := len(buf)
-	buf = append(buf, v...)
-	return buf, append(args, buf[start:len(buf):len(buf)])
-}
-
-// beginSQL opens the request transaction.
-func beginSQL(tx *Tx) string {
-	level := tx.Isolation
-	if level == "" {
-		level = "read committed"
-	}
-	if tx.ReadOnly {
-		return "begin isolation level " + level + " read only"
-	}
-	return "begin isolation level " + level
-}
 
 // Executor runs request transactions over a pool.
 type Executor struct {
@@ -122,8 +29,14 @@ type Executor struct {
 	// Prepare prepares statements on each connection
 	// (db-prepared-statements).
 	Prepare bool
+	// CancelTimeout bounds how long a request whose client left keeps its
+	// session out of the pool while PostgreSQL stops its statements
+	// (db-pool-cancel-timeout; abandon.go): past it the session is closed
+	// whether its backend has stopped or not. Zero does not wait.
+	CancelTimeout time.Duration
 	// Log, when set, is told when a request finds the pool's sessions
-	// stale (afterSuspect): a migration committed without a reload yet.
+	// stale (afterSuspect): a migration committed without a reload yet,
+	// and when a session's backend did not stop within CancelTimeout.
 	Log *slog.Logger
 }
 
@@ -140,7 +53,7 @@ func (e *Executor) Execute(ctx context.Context, tx Tx, steps ...Step) error {
 	if err != nil {
 		return err
 	}
-	dbErr, checkErr := runTx(ctx, conn.Conn(), &tx, steps, e.Prepare)
+	dbErr, checkErr := e.runTx(ctx, conn.Conn(), &tx, steps, e.Prepare)
 	if dbErr != nil && ctx.Err() == nil && suspect(dbErr) {
 		return e.afterSuspect(ctx, pool, conn, &tx, steps, dbErr)
 	}
@@ -167,17 +80,33 @@ func (e *Executor) acquire(ctx context.Context, pool *pgxpool.Pool) (*pgxpool.Co
 
 // runTx runs the request transaction on conn, and leaves conn idle, or
 // closed when that cannot be: dbErr is what PostgreSQL or the driver
-// reported, checkErr what tx.Check found.
-func runTx(ctx context.Context, conn *pgx.Conn, tx *Tx, steps []Step, prepare bool) (dbErr, checkErr error) {
+// reported, checkErr what tx.Check found. The statements run without ctx:
+// when the client leaves (ctx ends), a watch has PostgreSQL cancel them,
+// and conn is closed only once its backend has stopped, or
+// e.CancelTimeout after the client left (abandon.go).
+func (e *Executor) runTx(ctx context.Context, conn *pgx.Conn, tx *Tx, steps []Step, prepare bool) (dbErr, checkErr error) {
+	if ctx.Err() != nil {
+		return ErrClientGone, nil // nothing sent: the session is as it was
+	}
 	pc := conn.PgConn()
+	watch := watchClient(ctx, pc, e.CancelTimeout)
 	dbErr = runPipeline(ctx, pc, *tx, steps, prepare)
 	if dbErr == nil && tx.Check != nil {
-		// A rollback's deferred checks ran in the pipeline (requestCalls).
-		end := "commit"
-		if checkErr = tx.Check(); checkErr != nil || tx.Rollback {
-			end = "rollback"
+		if ctx.Err() != nil {
+			// Nobody waits for the outcome: the transaction ends unfinished,
+			// rolled back, below or when the watch ends the session.
+			dbErr = ErrClientGone
+		} else {
+			// A rollback's deferred checks ran in the pipeline (requestCalls).
+			end := "commit"
+			if checkErr = tx.Check(); checkErr != nil || tx.Rollback {
+				end = "rollback"
+			}
+			dbErr = endTransaction(context.WithoutCancel(ctx), conn, end, tx.Mark)
 		}
-		dbErr = endTransaction(ctx, conn, end, tx.Mark)
+	}
+	if watch.settle(e.Log) {
+		return dbErr, checkErr
 	}
 	if !pc.IsClosed() && pc.TxStatus() != 'I' {
 		// The failed statement left the transaction open; roll back here so
@@ -201,10 +130,12 @@ func answer(ctx context.Context, tx *Tx, dbErr, checkErr error) error {
 }
 
 // runPipeline sends the request transaction as one pipeline and reads its
-// results in order. Without prepare (db-prepared-statements off, for a
-// transaction pooler that cannot keep named statements) every statement
-// is parsed each time as an unnamed one; so is a statement too large for
-// the connection's cache to keep (stmtCache.keeps).
+// results in order, whether or not ctx ends: the caller's clientWatch
+// stops the statements when the client leaves (runTx). Without prepare
+// (db-prepared-statements off, for a transaction pooler that cannot keep
+// named statements) every statement is parsed each time as an unnamed one;
+// so is a statement too large for the connection's cache to keep
+// (stmtCache.keeps).
 func runPipeline(ctx context.Context, pc *pgconn.PgConn, tx Tx, steps []Step, prepare bool) (err error) {
 	// Everything up to the pipeline's Sync runs in one transaction: an
 	// implicit one that the Sync commits, or that a failed statement rolls
@@ -219,17 +150,12 @@ func runPipeline(ctx context.Context, pc *pgconn.PgConn, tx Tx, steps []Step, pr
 		return err
 	}
 	if prepare && !explicit && preparedPathTakes(pc, calls) {
-		return runPrepared(ctx, pc, calls, steps, setups)
+		return runPrepared(pc, calls, steps, setups)
 	}
-	defer func() {
-		if err != nil && ctx.Err() != nil && pc.IsClosed() {
-			closeAbandoned(pc)
-		}
-	}()
 	cache := statementsOf(pc)
 
 	var prepared []pendingStmt // prepared by this pipeline, in order
-	pl := pc.StartPipeline(ctx)
+	pl := pc.StartPipeline(context.WithoutCancel(ctx))
 	for _, name := range cache.evicted {
 		pl.SendDeallocate(name)
 	}

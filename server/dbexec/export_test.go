@@ -2,10 +2,11 @@ package dbexec
 
 import (
 	"context"
-	"github.com/svc-dev/svc/server/rawsock"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/svc-dev/svc/server/query"
+	"github.com/svc-dev/svc/server/rawsock"
 )
 
 // StmtCacheSize exposes the per-connection statement cache bound to tests.
@@ -17,12 +18,30 @@ const StmtCacheSize = stmtCacheSize
 // role may use, so a role's effective search_path never differs from
 // another's (a difference would make PostgreSQL re-parse by itself).
 func RunStatement(ctx context.Context, pc *pgconn.PgConn, role, sql string, args []any, row func([][]byte) error) error {
-	return runPipeline(ctx, pc, testTx(role, true), []Step{{query.Statement{SQL: sql, Args: args}, row}}, true)
+	return watched(ctx, pc, func() error {
+		return runPipeline(ctx, pc, testTx(role, true), []Step{{query.Statement{SQL: sql, Args: args}, row}}, true)
+	})
 }
 
 // RunWrite is RunStatement in a transaction that may write.
 func RunWrite(ctx context.Context, pc *pgconn.PgConn, role, sql string, args []any, row func([][]byte) error) error {
-	return runPipeline(ctx, pc, testTx(role, false), []Step{{query.Statement{SQL: sql, Args: args}, row}}, true)
+	return watched(ctx, pc, func() error {
+		return runPipeline(ctx, pc, testTx(role, false), []Step{{query.Statement{SQL: sql, Args: args}, row}}, true)
+	})
+}
+
+// TestCancelTimeout is the db-pool-cancel-timeout of the requests the
+// helpers here run.
+const TestCancelTimeout = 10 * time.Second
+
+// watched runs a request's statements on pc as Executor.runTx does: when
+// ctx ends, PostgreSQL is asked to cancel them, and pc is closed once its
+// backend has stopped.
+func watched(ctx context.Context, pc *pgconn.PgConn, run func() error) error {
+	w := watchClient(ctx, pc, TestCancelTimeout)
+	err := run()
+	w.settle(nil)
+	return err
 }
 
 // testTx is the transaction of RunStatement and its kin.
@@ -54,7 +73,7 @@ func runPreparedAs(ctx context.Context, pc *pgconn.PgConn, tx Tx, sql string, ar
 	if err != nil || explicit || !preparedPathTakes(pc, calls) {
 		return false, err
 	}
-	return true, runPrepared(ctx, pc, calls, steps, setups)
+	return true, watched(ctx, pc, func() error { return runPrepared(pc, calls, steps, setups) })
 }
 
 // ReadsAndWritesRaw reports whether pc reads and writes its socket with

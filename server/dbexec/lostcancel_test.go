@@ -21,15 +21,15 @@ import (
 // statements go out, so that the cancel request reaches the backend
 // before they do (PostgreSQL drops a cancel that arrives while the backend
 // waits for its next message), still does not commit. The backend runs the
-// write, but SVC has closed its connection and the backend's check of it
-// (setUpSession) ends the transaction before the Sync commits it.
+// write, but SVC asks again until the statements answer (abandon.go), and
+// the next cancel request ends the transaction before the Sync commits it.
 //
 // The proxy forces the interleaving: it holds what the session sends once
 // the request's statements are written, the test cancels the request
 // then, and the proxy lets the statements through, as the network would
 // have, only once a cancel request has ended: PostgreSQL has signalled the
-// backend by then, while it still waited for them. Both paths send one
-// (pgx's pipeline before closing, the prepared path after).
+// backend by then, while it still waited for them. Execute returns only
+// once the backend has stopped.
 func TestLostCancelRollsBack(t *testing.T) {
 	cases := []struct {
 		name    string
@@ -58,7 +58,7 @@ func TestLostCancelRollsBack(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer pool.Close()
-			exec := &dbexec.Executor{Pool: pool, AcquireTimeout: 10 * time.Second, Prepare: tc.prepare}
+			exec := &dbexec.Executor{Pool: pool, AcquireTimeout: 10 * time.Second, Prepare: tc.prepare, CancelTimeout: dbexec.TestCancelTimeout}
 			tx := dbexec.Tx{Role: "web_anon", SearchPath: `"test"`, Method: "POST", Path: "/rpc/log_then_nap",
 				Isolation: tc.isolation}
 			call := func(ctx context.Context, name string, seconds string) error {
@@ -97,13 +97,16 @@ func TestLostCancelRollsBack(t *testing.T) {
 				t.Fatalf("Execute = %v, want ErrClientGone", err)
 			}
 
-			// The backend ends, by the check of its connection or when the
-			// write has run to its end (5 s) and the session is closed.
-			waitFor(t, 30*time.Second, func() bool {
-				var alive bool
-				db.QueryRow(t.Context(), "select exists (select from pg_stat_activity where pid = $1)", pid).Scan(&alive)
-				return !alive
-			})
+			// Execute returns once PostgreSQL has closed the session, which
+			// a backend does as it exits: the pool may not open another in
+			// its place while it runs on.
+			var alive bool
+			if err := db.QueryRow(t.Context(), "select exists (select from pg_stat_activity where pid = $1)", pid).Scan(&alive); err != nil {
+				t.Fatal(err)
+			}
+			if alive {
+				t.Error("Execute returned while the backend of its session still runs")
+			}
 			if lastLogID(t, db) == before {
 				t.Fatal("the write never ran: the test did not force a lost cancel")
 			}

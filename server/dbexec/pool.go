@@ -89,14 +89,15 @@ const implicitKey = "svc.implicit-read-committed"
 //
 // It also has the session check, while a statement runs, that its
 // connection is still open (client_connection_check_interval, where the
-// server has it and nothing set it already). When a client leaves
-// mid-request SVC cancels the statement and closes the connection; a
-// cancel request that arrives while the backend reads the next pipelined
-// message is ignored, and the backend would then run the write to its end
-// and commit at the Sync it already has: the write of a client that left
-// would happen after all. The check ends such a backend instead, rolling
-// back. It costs a timer in the backend while a statement runs. It is set
-// here rather than as a startup parameter, which PgBouncer refuses.
+// server has it and nothing set it already). When a request's client
+// leaves, SVC has PostgreSQL cancel its statements (abandon.go), but a
+// connection may also be closed under a running statement: when SVC gives
+// up waiting for it (db-pool-cancel-timeout), or when svc-serve itself
+// stops or dies. The backend would then run a write to its end and commit
+// at the Sync it already has: the write of a client that left would
+// happen after all. The check ends such a backend instead, rolling back.
+// It costs a timer in the backend while a statement runs. It is set here
+// rather than as a startup parameter, which PgBouncer refuses.
 func setUpSession(ctx context.Context, conn *pgx.Conn) error {
 	var level string
 	err := conn.QueryRow(ctx, "select pg_catalog.current_setting('default_transaction_isolation'), "+

@@ -26,25 +26,13 @@ const preparedMaxBytes = 32 << 10
 // pipeline bookkeeping (a list of expected results, some 17 allocations a
 // request), its context watch or the timer its flush arms. It leaves the
 // connection as pgx's pipeline would: in sync and idle, or closed, so the
-// pool drops it on release.
+// pool drops it on release. Like the pipeline, it reads until the server
+// has answered, whether or not the client is still there: the request's
+// clientWatch (abandon.go) has PostgreSQL cancel the statements.
 //
 // calls are named by allPrepared; the results of the calls from setups on
 // are the steps', in order.
-func runPrepared(ctx context.Context, pc *pgconn.PgConn, calls []call, steps []Step, setups int) error {
-	if ctx.Done() != nil {
-		// As pgx does by default: a cancelled request's reads and writes
-		// fail at once, and the connection, its protocol state lost, is
-		// closed, once PostgreSQL is asked to cancel the statement.
-		conn := pc.Conn()
-		stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Now()) })
-		defer func() {
-			if !stop() {
-				cancelStatement(pc)
-				discard(pc)
-			}
-		}()
-	}
-
+func runPrepared(pc *pgconn.PgConn, calls []call, steps []Step, setups int) error {
 	fe := pc.Frontend()
 	var bind pgproto3.Bind
 	for _, c := range calls {
@@ -120,36 +108,10 @@ func preparedPathTakes(pc *pgconn.PgConn, calls []call) bool {
 	return n <= preparedMaxBytes && statementsOf(pc).allPrepared(calls)
 }
 
-// cancelStatement asks PostgreSQL to cancel what pc's session runs, as
-// pgx does before it closes a connection it gave up on. Closing alone
-// leaves the statement running until it ends, holding a backend, and then
-// the implicit transaction, its Sync sent already, commits: the write of
-// a client that left would happen after all.
-func cancelStatement(pc *pgconn.PgConn) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	pc.CancelRequest(ctx)
-}
-
 // discard closes a connection whose protocol state is lost. The pool
 // destroys a closed connection when it is released.
 func discard(pc *pgconn.PgConn) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	pc.Close(ctx)
-}
-
-// closeAbandoned closes the socket of pc, a connection pgx gave up on when
-// its request was cancelled. pgx asks PostgreSQL to cancel the statement,
-// then keeps the socket open, reading until the server closes it (which
-// spares the server a reset). But a cancel request that reaches the
-// backend before it has read the pipeline, as when the client leaves just
-// as the statements go out, is dropped: PostgreSQL ignores a cancel while
-// no statement runs. The backend then runs the write and commits at the
-// Sync it already has, with the socket open all along, so its check of
-// the connection (setUpSession) never fires: the write of a client that
-// left would happen after all. Closed now, the check ends the backend and
-// its transaction rolls back, as on the prepared path (runPrepared).
-func closeAbandoned(pc *pgconn.PgConn) {
-	pc.Conn().Close()
 }

@@ -131,7 +131,7 @@ func (e *Executor) rerun(ctx context.Context, pool *pgxpool.Pool, conn *pgxpool.
 	if err != nil {
 		return err
 	}
-	dbErr, checkErr := runTx(ctx, again.Conn(), tx, steps, e.Prepare)
+	dbErr, checkErr := e.runTx(ctx, again.Conn(), tx, steps, e.Prepare)
 	if dbErr != nil && ctx.Err() == nil && staleCatalog(dbErr) && !sameError(dbErr, first) {
 		discardPooled(again)
 		return apierr.StaleCatalog(dbErr)
@@ -154,7 +154,7 @@ func (e *Executor) probeFresh(ctx context.Context, pool *pgxpool.Pool, conn *pgx
 	}
 	// The session is closed after one request, so preparing its
 	// statements would only cost a Describe each.
-	dbErr, checkErr := runTx(ctx, fresh, tx, steps, false)
+	dbErr, checkErr := e.runTx(ctx, fresh, tx, steps, false)
 	fresh.Close(context.WithoutCancel(ctx))
 	if dbErr != nil && sameError(dbErr, first) {
 		releaseAndYield(conn)

@@ -73,7 +73,7 @@ func TestStatementCostCoversBackendMemory(t *testing.T) {
 		{"wide select", "/books?select=" + wideSelect(200), ""},
 		{"512 columns", "/books?select=" + columns(512, "c%d:id"), ""},
 		{"512 casts", "/books?select=" + columns(512, "c%d:year::text"), ""},
-		{"512 JSON paths", "/books?select=" + columns(512, "c%d:meta->a->b->>c"), ""},
+		{"256 JSON paths", "/books?select=" + columns(256, "c%d:meta->>a"), ""},
 		{"JSON orders", "/books?select=id&order=" + jsonOrders(50), ""},
 		{"256 column filters", "/books?select=id&" + strings.ReplaceAll(columns(256, "year=gt.%d"), ",", "&"), ""},
 		{"25 JSON filters", hostileRead(25), ""},
@@ -164,7 +164,7 @@ func hostileRead(n int) string {
 	var b strings.Builder
 	b.WriteString("/books?select=id")
 	for j := range n {
-		fmt.Fprintf(&b, "&meta->k%d->>j=%s", j, hostileOperators[r.IntN(len(hostileOperators))])
+		fmt.Fprintf(&b, "&meta->>k%d=%s", j, hostileOperators[r.IntN(len(hostileOperators))])
 	}
 	return b.String()
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/svc-dev/svc/server/framing"
 	"github.com/svc-dev/svc/server/http1"
 )
 
@@ -59,14 +60,16 @@ func awaitServeClosed(t testing.TB, served <-chan error) {
 	}
 }
 
-// startNetHTTP serves s (net/http's server) on a fresh loopback listener.
+// startNetHTTP serves s (net/http's server) on a fresh loopback
+// listener, as svc-serve runs it: behind framing.Server, which closes a
+// connection after a request framed two ways.
 func startNetHTTP(t testing.TB, s *http.Server) string {
 	t.Helper()
 	ln := listen(t)
 	if s.ErrorLog == nil {
 		s.ErrorLog = log.New(io.Discard, "", 0)
 	}
-	go s.Serve(ln)
+	go framing.NewServer(s).Serve(ln)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()

@@ -3,6 +3,8 @@ package http1
 import (
 	"net"
 	"net/http"
+
+	"github.com/svc-dev/svc/server/framing"
 )
 
 // unlimited is connReader's remain once a request's headers are read.
@@ -11,9 +13,11 @@ const unlimited = 1<<63 - 1
 // connReader is what the connection's bufio.Reader reads from: rwc,
 // bounded to remain bytes while headers are read (so a client cannot
 // send endless headers), and first the bytes the watcher read ahead while
-// waiting for the client to leave.
+// waiting for the client to leave. Everything it serves passes scan,
+// which notes a request framed two ways (see response.decideConnection).
 type connReader struct {
 	rwc    net.Conn
+	scan   framing.Scanner
 	remain int64
 	// ahead[aheadOff:] are bytes the watcher read that are still to be
 	// served: they came after everything the bufio.Reader holds, and
@@ -39,10 +43,12 @@ func (r *connReader) Read(p []byte) (int, error) {
 		if r.aheadOff == len(r.ahead) {
 			r.dropAhead()
 		}
+		r.scan.Scan(p[:n])
 		return n, nil
 	}
 	n, err := r.rwc.Read(p)
 	r.remain -= int64(n)
+	r.scan.Scan(p[:n])
 	return n, err
 }
 

@@ -191,7 +191,9 @@ func (w *response) sendHeader(first []byte) {
 // decideConnection settles keep-alive as net/http does: HTTP/1.1 keeps
 // the connection unless either side says close or the request's body is
 // left unread; HTTP/1.0 only when the client asks and the body's end is
-// known.
+// known. Once a request framed two ways has come on the connection, it
+// closes after the answer, as net/http's server does behind
+// framing.Server (RFC 9112 section 6.1).
 func (w *response) decideConnection() {
 	h, req := w.header, w.req
 	wants10KeepAlive := req.ProtoMajor == 1 && req.ProtoMinor == 0 && hasToken(req.Header.Get("Connection"), "keep-alive")
@@ -202,7 +204,7 @@ func (w *response) decideConnection() {
 	} else if !req.ProtoAtLeast(1, 1) || req.Close || hasToken(req.Header.Get("Connection"), "close") {
 		w.closeAfter = true
 	}
-	if h.Get("Connection") == "close" || w.c.srv.isClosing() || w.c.watch.overflowed.Load() {
+	if h.Get("Connection") == "close" || w.c.srv.isClosing() || w.c.watch.overflowed.Load() || w.c.r.scan.Conflicted() {
 		w.closeAfter = true
 	}
 	if w.body.settle(req.ContentLength) {

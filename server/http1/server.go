@@ -1,7 +1,8 @@
 // Package http1 serves an http.Handler over HTTP/1.x with less work per
 // request than net/http's server. It parses requests with net/http's own
 // parser (http.ReadRequest), makes the same checks and answers the wire
-// as net/http's server does (conformance_test.go compares the two), but
+// as net/http's server does as svc-serve runs it, behind framing.Server
+// (conformance_test.go compares the two), but
 // it does not start a goroutine per request to watch for the client going
 // away: that watch begins only once a request has run for WatchAfter,
 // where cancelling the request's database work is worth its cost; and a

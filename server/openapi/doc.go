@@ -8,6 +8,6 @@
 // follow-privileges mode what a role may use is derived from the
 // snapshot's grants and role memberships (snapshot.Access). Building walks
 // every relation and function of the schema once, so its cost grows with
-// the schema, not with traffic; the server builds it per request because
-// the role decides its content.
+// the schema; Cache keeps each document built, per snapshot, options and
+// set of privileges, so that serving it does not.
 package openapi

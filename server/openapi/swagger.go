@@ -101,9 +101,12 @@ var (
 // "parameters"). The name is escaped as a JSON pointer token ("~" and "/")
 // and then as a URI fragment, since validators resolve $ref as a URI.
 func ref(section, name string) string {
-	token := strings.NewReplacer("~", "~0", "/", "~1").Replace(name)
-	return "#/" + section + "/" + escapeFragment(token)
+	return "#/" + section + "/" + escapeFragment(pointerToken.Replace(name))
 }
+
+// pointerToken escapes a JSON pointer token. A Replacer builds its tables
+// on first use, a cost paid once here rather than per reference.
+var pointerToken = strings.NewReplacer("~", "~0", "/", "~1")
 
 // escapeFragment percent-encodes what a URI fragment may not hold raw.
 func escapeFragment(s string) string {

@@ -22,7 +22,7 @@ type Call struct {
 	Body []byte
 	// Read shapes the result rows: its root reads the function's rows, so
 	// filters, select, embeds, order and window apply as on a relation.
-	// Unused for scalar and void results.
+	// Unused for a single scalar and for void.
 	Read *Read
 	// Handler renders a scalar result when the negotiated media type is
 	// one the function returns itself (Read.Handler renders rows).
@@ -33,6 +33,11 @@ type Call struct {
 // pgrst_call under its naming, svc_call under SVC's, so errors and plans
 // that name it read as PostgREST's do.
 func (c *Call) Alias() string { return apierr.Names.Vendor + "_call" }
+
+// ScalarColumn names the one column of the rows of a function returning a
+// set of scalars: PostgREST's pgrst_scalar under its naming, svc_scalar
+// under SVC's. Filters, order and select address the values by it.
+func (c *Call) ScalarColumn() string { return apierr.Names.Vendor + "_scalar" }
 
 // ArgsAlias names the row the arguments are read from, as PostgREST's
 // pgrst_body does.
@@ -53,11 +58,15 @@ type CallArg struct {
 	Slot int
 }
 
-// ReturnsRows reports whether the result is read as rows of a relation
-// (a composite or a set of them) rather than as one value.
+// ReturnsRows reports whether the result is read as rows (of a composite,
+// a set of them, or a set of scalars: see scalarRows) rather than as one
+// value.
 func (c *Call) ReturnsRows() bool {
-	r := c.Function.Returns
-	return r == snapshot.ReturnsComposite || r == snapshot.ReturnsSetOfComposite
+	switch c.Function.Returns {
+	case snapshot.ReturnsComposite, snapshot.ReturnsSetOfComposite, snapshot.ReturnsSetOfScalar:
+		return true
+	}
+	return false
 }
 
 // BuildCall plans a call of the function req targets. body is the JSON
@@ -196,9 +205,13 @@ func finishCall(req *request.Request, c *Call, filters []request.Pair, snap *sna
 		}
 		return c, nil
 	}
+	scalars := fn.Returns == snapshot.ReturnsSetOfScalar
 	rel := resultRelation(snap, fn)
+	if scalars {
+		rel = scalarRows(fn, c.ScalarColumn())
+	}
 	c.Read = &Read{Head: req.Method == "HEAD", Media: req.Media, Count: req.Prefer.Count, MaxRows: opts.MaxRows,
-		Single: fn.Returns == snapshot.ReturnsComposite}
+		Single: fn.Returns == snapshot.ReturnsComposite, Scalars: scalars}
 	c.Read.Alias = c.Alias()
 	if c.Read.Count == "planned" || c.Read.Count == "estimated" {
 		// Estimates come from a separate EXPLAIN, which cannot see the
@@ -220,6 +233,15 @@ func finishCall(req *request.Request, c *Call, filters []request.Pair, snap *sna
 		return nil, err
 	}
 	t := mediaTarget{rows: fn.ReturnType, wholeRows: wholeRows(&c.Read.Node)}
+	if scalars {
+		if err := checkScalarSelect(&c.Read.Node); err != nil {
+			return nil, err
+		}
+		// The rows are of no relation: of the schema's handlers, only an
+		// aggregate over any rows (anyelement) renders them, as in
+		// PostgREST.
+		t.wholeRows = false
+	}
 	var err error
 	if c.Read.Media, c.Read.Handler, err = negotiate(req, snap, t); err != nil {
 		return nil, err

@@ -59,7 +59,7 @@ func negotiate(req *request.Request, snap *snapshot.Snapshot, t mediaTarget) (re
 		return req.Media, nil, refuseUnrendered(req)
 	}
 	for _, r := range req.AcceptRanges {
-		builtin, ok := request.BuiltinMedia(r)
+		builtin, ok := req.BuiltinMedia(r)
 		if ok && builtin.IsVendor() {
 			if builtin.Kind == request.MediaPlan && builtin.PlanFor == request.MediaHandler {
 				inner, h := t.handler(snap, builtin.PlanForName)
@@ -95,7 +95,7 @@ func (t mediaTarget) handler(snap *snapshot.Snapshot, typ string) (request.Media
 		return request.Media{}, nil
 	}
 	if !snap.HasMediaHandlers() || t.rows == (snapshot.QualifiedName{}) {
-		// A set of values or nothing (void) has no rows to aggregate.
+		// A function returning nothing (void) has no rows to aggregate.
 		return request.Media{}, nil
 	}
 	var mh *snapshot.MediaHandler

@@ -108,6 +108,10 @@ type Read struct {
 	// Single renders the one row as an object whatever the media type: a
 	// function returning one composite value.
 	Single bool
+	// Scalars marks rows of one column holding a value each (a function
+	// returning a set of scalars): JSON renders the values themselves,
+	// [1,2], not objects holding them.
+	Scalars bool
 	// Handler renders the rows when Media is a media handler's (or a plan
 	// for one).
 	Handler *Handler

@@ -8,9 +8,10 @@ import (
 )
 
 // Call builds a function call's statement, with the result row a read
-// returns. Rows of a composite type read like a relation's (filters,
-// select, embeds, order, window, counts); a scalar, a set of scalars or
-// void is one JSON value, built after the function ran.
+// returns. Rows of a composite type, and a set of scalars read as rows of
+// one column, read like a relation's (filters, select, embeds, order,
+// window, counts); a scalar or void is one JSON value, built after the
+// function ran.
 func Call(c *plan.Call) Statement {
 	b := newBuilder()
 	// The argument source and the call are written once, in a builder
@@ -28,18 +29,19 @@ func Call(c *plan.Call) Statement {
 
 	switch {
 	case c.ReturnsRows():
+		fromItem := args + " cross join lateral " + call + " as " + rows
+		if c.Read.Scalars {
+			// Called in the select list, where a set of records needs no
+			// column definition list: each is one value, as PostgREST
+			// reads `setof record`.
+			var column strings.Builder
+			writeQuoted(&column, c.ScalarColumn())
+			fromItem = args + " cross join lateral (select " + call + " as " + column.String() + ") as " + rows
+		}
 		top := func() *scope {
-			return &scope{node: &c.Read.Node, rel: c.Read.Relation, qual: rows,
-				fromItem: args + " cross join lateral " + call + " as " + rows}
+			return &scope{node: &c.Read.Node, rel: c.Read.Relation, qual: rows, fromItem: fromItem}
 		}
 		readRows(b, c.Read, top)
-	case c.Function.Returns == snapshot.ReturnsSetOfScalar:
-		// Called in the select list, where a set of records needs no
-		// column definition list: each is one value, as PostgREST
-		// reads `setof record`.
-		b.write("with ", rows, " as materialized (select ", call, " as v from ", args,
-			") select null::bigint as total_count, pg_catalog.count(*) as page_count, ",
-			"coalesce(pg_catalog.json_agg(", rows, ".v), '[]')::text as body, ", resultColumns, " from ", rows)
 	case c.Handler != nil:
 		// The function's value is the body, in the media type it returns.
 		b.write("with ", rows, " as materialized (select ", call, " as v from ", args,

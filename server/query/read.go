@@ -165,6 +165,15 @@ func body(b *builder, p *plan.Read) {
 	if p.Single && kind != request.MediaCSV && kind != request.MediaGeoJSON {
 		kind = request.MediaObject
 	}
+	// JSON renders a row as an object, or, for rows of one value each, as
+	// that value.
+	row := "_svc_row"
+	if p.Scalars {
+		var sb strings.Builder
+		sb.WriteString("_svc_row.")
+		writeQuoted(&sb, p.OutputNames()[0])
+		row = sb.String()
+	}
 	switch kind {
 	case request.MediaCSV:
 		// A row's composite text form without its parentheses is a CSV
@@ -184,15 +193,15 @@ func body(b *builder, p *plan.Read) {
 			"coalesce(pg_catalog.json_agg(st_asgeojson(_svc_row)::json), '[]'))::text")
 	case request.MediaObject:
 		if p.Media.StripNulls {
-			b.write("coalesce(pg_catalog.json_strip_nulls(pg_catalog.json_agg(_svc_row)->0)::text, 'null')")
+			b.write("coalesce(pg_catalog.json_strip_nulls(pg_catalog.json_agg(", row, ")->0)::text, 'null')")
 		} else {
-			b.write("coalesce((pg_catalog.json_agg(_svc_row)->0)::text, 'null')")
+			b.write("coalesce((pg_catalog.json_agg(", row, ")->0)::text, 'null')")
 		}
 	default:
 		if p.Media.StripNulls {
-			b.write("coalesce(pg_catalog.json_strip_nulls(pg_catalog.json_agg(_svc_row)), '[]')::text")
+			b.write("coalesce(pg_catalog.json_strip_nulls(pg_catalog.json_agg(", row, ")), '[]')::text")
 		} else {
-			b.write("coalesce(pg_catalog.json_agg(_svc_row), '[]')::text")
+			b.write("coalesce(pg_catalog.json_agg(", row, "), '[]')::text")
 		}
 	}
 }

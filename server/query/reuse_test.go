@@ -210,6 +210,8 @@ var callShapes = []string{
 	"/rpc/add?a={}&b={}",
 	"/rpc/add?a={}&b={}&a={}",
 	"/rpc/add?b={}",
+	"/rpc/keys_of?k={}&svc_scalar=gt.{}&order=svc_scalar.desc&limit=3&offset=1",
+	"/rpc/keys_of?k={}&svc_scalar=in.([],[])&svc_scalar=neq.{}",
 }
 
 // A kept call binds, for another call of its shape, exactly the statement
@@ -247,7 +249,8 @@ func TestCallShapeBindsLikeAFreshBuild(t *testing.T) {
 
 // callSnapshot is benchSnapshot with functions: api.orders_by(k integer)
 // returning setof api.orders, api.add(a integer, b integer default)
-// returning an integer, and api.vary(variadic v integer[]).
+// returning an integer, api.vary(variadic v integer[]), and
+// api.keys_of(k integer) returning setof integer.
 func callSnapshot(t *testing.T) *snapshot.Snapshot {
 	t.Helper()
 	c := benchContent()
@@ -262,6 +265,9 @@ func callSnapshot(t *testing.T) *snapshot.Snapshot {
 		fn("vary", snapshot.ReturnsScalar, "integer", snapshot.Argument{Name: "v", Type: "integer[]", Mode: snapshot.ArgVariadic}),
 	}
 	c.Functions[2].Variadic = true
+	keys := fn("keys_of", snapshot.ReturnsSetOfScalar, "int4", snapshot.Argument{Name: "k", Type: "integer", Mode: snapshot.ArgIn})
+	keys.ReturnType.Schema = "pg_catalog"
+	c.Functions = append(c.Functions, keys)
 	snap, err := snapshot.New(snapshot.Header{}, c)
 	if err != nil {
 		t.Fatal(err)

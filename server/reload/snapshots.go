@@ -118,6 +118,11 @@ type Snapshots struct {
 	// retire, when set, runs on every reload before its snapshot is put
 	// in force (RetireWith).
 	retire func()
+	// swapped are told of each snapshot put in force (OnSwap), by the
+	// number OnSwap gave them.
+	swapMu   sync.Mutex
+	swapped  map[int]func(*snapshot.Snapshot)
+	nextSwap int
 }
 
 // Gate has fn run after each snapshot is loaded and before it is put in
@@ -149,6 +154,37 @@ func (s *Snapshots) OnReload(fn func(snap *snapshot.Snapshot, took time.Duration
 	s.reloading.Lock()
 	defer s.reloading.Unlock()
 	s.onReload = fn
+}
+
+// OnSwap has fn told of every snapshot put in force from now on, right
+// after the swap, until stop is called: what a handler keeps of the
+// snapshot before (the root documents) is freed then rather than at its
+// next request. Unlike OnReload, any number may listen, so each
+// configuration's handler listens while it serves; fn runs under the
+// reload lock and must be quick.
+func (s *Snapshots) OnSwap(fn func(*snapshot.Snapshot)) (stop func()) {
+	s.swapMu.Lock()
+	defer s.swapMu.Unlock()
+	if s.swapped == nil {
+		s.swapped = map[int]func(*snapshot.Snapshot){}
+	}
+	id := s.nextSwap
+	s.nextSwap++
+	s.swapped[id] = fn
+	return func() {
+		s.swapMu.Lock()
+		defer s.swapMu.Unlock()
+		delete(s.swapped, id)
+	}
+}
+
+// tellSwapped tells the OnSwap listeners that snap is in force.
+func (s *Snapshots) tellSwapped(snap *snapshot.Snapshot) {
+	s.swapMu.Lock()
+	defer s.swapMu.Unlock()
+	for _, fn := range s.swapped {
+		fn(snap)
+	}
 }
 
 // Require has every later Reload refuse a snapshot check rejects, keeping
@@ -216,6 +252,7 @@ func (s *Snapshots) Reload(ctx context.Context) error {
 	// a session that knew the old catalog.
 	s.retireSessions()
 	old := s.current.Swap(snap)
+	s.tellSwapped(snap)
 	h := snap.Header
 	attrs := []any{"source", s.source.Describe(), "fingerprint", short(h.Fingerprint),
 		"dumped", h.CreatedAt.Format(time.RFC3339), "schemas", strings.Join(h.Schemas, ","),

@@ -53,6 +53,46 @@ func BenchmarkReplicaReads(b *testing.B) {
 	}
 }
 
+// BenchmarkForgedPositions measures what clients sending positions ahead
+// of the primary cost: many at once, each on its own keep-alive
+// connection. Each such position is judged by a read of the primary's
+// position, shared by the requests waiting for it and at most one per
+// replica.DefaultRecheck; position-reads/op is the share of requests that
+// made one. Every read must still run on the replica.
+func BenchmarkForgedPositions(b *testing.B) {
+	ts := startServer(b, testConfig(), nil, 0)
+	ts.awaitEligible(b)
+	rep := ts.Replicas.Replicas()[0]
+	addr := strings.TrimPrefix(ts.URL, "http://")
+	req := []byte("GET /items?id=eq.7 HTTP/1.1\r\nHost: bench\r\nAccept: application/json\r\n" +
+		server.CommitLSNHeader + ": FFFFFFFF/FFFFFFFF\r\n\r\n")
+	beforeReads, beforeRequests := ts.Replicas.PositionReads(), rep.Requests()
+	b.SetParallelism(8)
+	b.ReportAllocs()
+	start := time.Now()
+	b.RunParallel(func(pb *testing.PB) {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			b.Error(err)
+			return
+		}
+		defer c.Close()
+		br := bufio.NewReaderSize(c, 64<<10)
+		for pb.Next() {
+			if _, err := c.Write(req); err != nil {
+				b.Error(err)
+				return
+			}
+			benchclient.ReadOK(b, br)
+		}
+	})
+	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "req/s")
+	b.ReportMetric(float64(ts.Replicas.PositionReads()-beforeReads)/float64(b.N), "position-reads/op")
+	if on := rep.Requests() - beforeRequests; on < uint64(b.N) {
+		b.Fatalf("%d of %d reads ran on the replica", on, b.N)
+	}
+}
+
 // BenchmarkReadYourWrites measures what routing and read-your-writes
 // cost, one request at a time on one connection: a read on the primary
 // without replicas, on the replica without a position and with one it has

@@ -10,7 +10,9 @@
 // what "has replayed" is measured in: the position a client's earlier
 // write committed at (read-your-writes), and the position the snapshot in
 // force was published at (Require), so that a route the snapshot adds
-// never reaches a standby that lacks its table.
+// never reaches a standby that lacks its table. A position a client sends
+// back is first judged against how far the primary has come (Reached):
+// one ahead of it was never handed out, and is ignored.
 //
 // A standby found out of recovery (promoted) is never used again by the
 // Set: it may now take writes the primary does not see, and only the

@@ -52,6 +52,19 @@ func (ts *testServer) awaitHealthy(t testing.TB) {
 	}
 }
 
+// awaitEligible waits until every replica of ts may serve a read: healthy
+// and past the snapshot's position. On a loaded machine a check may find
+// a replica slow, and a read would then rightly go to the primary.
+func (ts *testServer) awaitEligible(t testing.TB) {
+	t.Helper()
+	for _, r := range ts.Replicas.Replicas() {
+		waitFor(t, r.Name+" healthy and past the snapshot's position", func() bool {
+			st := r.Status()
+			return st.Healthy && st.Replayed >= ts.Replicas.Required()
+		})
+	}
+}
+
 // sql runs statements on a cluster of the fixture, in its replicas
 // database, as superuser.
 func sql(t *testing.T, c *pgtest.Cluster, statements string) {

@@ -129,6 +129,13 @@ type testServer struct {
 // when the test ends.
 func startServer(t testing.TB, cfg *config.Config, source reload.Source, standbys ...int) *testServer {
 	t.Helper()
+	return startServerChecking(t, checkInterval, cfg, source, standbys...)
+}
+
+// startServerChecking is startServer with replicas checked every
+// interval.
+func startServerChecking(t testing.TB, interval time.Duration, cfg *config.Config, source reload.Source, standbys ...int) *testServer {
+	t.Helper()
 	ctx := context.Background()
 	pool, err := dbexec.NewPool(ctx, cfg)
 	if err != nil {
@@ -147,7 +154,7 @@ func startServer(t testing.TB, cfg *config.Config, source reload.Source, standby
 	}
 	if len(cfg.DBReplicaURIs) > 0 {
 		opts := server.ReplicaOptions(cfg, pool, log)
-		opts.Interval = checkInterval
+		opts.Interval = interval
 		if ts.Replicas, err = replica.New(ctx, opts); err != nil {
 			t.Fatal(err)
 		}

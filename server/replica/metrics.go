@@ -3,9 +3,9 @@ package replica
 import "github.com/prometheus/client_golang/prometheus"
 
 // Collector exports s's state to Prometheus when scraped: per replica its
-// health, lag, requests and pool, and the reads the primary served
-// instead, by reason. Nothing is counted per request beyond two atomic
-// adds in Pick.
+// health, lag, requests and pool, the reads the primary served instead,
+// by reason, and the positions clients sent back that were ignored.
+// Nothing is counted per request beyond two atomic adds in Pick.
 func (s *Set) Collector() prometheus.Collector { return collector{s} }
 
 type collector struct{ s *Set }
@@ -23,12 +23,16 @@ var (
 	primaryReadsDesc = prometheus.NewDesc("svc_replica_primary_reads_total",
 		"Reads a replica could have served that the primary served, by reason: none_healthy, not_replayed (read-your-writes or a new snapshot), replica_behind, replica_unavailable.",
 		[]string{"reason"}, nil)
+	ignoredDesc = prometheus.NewDesc("svc_replica_positions_ignored_total",
+		"Positions sent back in SVC-Commit-LSN that were ahead of anything the primary had written, and ignored.", nil, nil)
+	positionReadsDesc = prometheus.NewDesc("svc_replica_primary_position_reads_total",
+		"Reads of the primary's WAL position made to judge a position sent back in SVC-Commit-LSN past what this server knew.", nil, nil)
 )
 
 // Describe lists the metrics Collect sends.
 func (c collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{healthyDesc, promotedDesc, lagDesc, lagBytesDesc, requestsDesc, inFlightDesc,
-		acquiredDesc, totalDesc, primaryReadsDesc} {
+		acquiredDesc, totalDesc, primaryReadsDesc, ignoredDesc, positionReadsDesc} {
 		ch <- d
 	}
 }
@@ -53,6 +57,8 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	for reason := range reasons {
 		ch <- prometheus.MustNewConstMetric(primaryReadsDesc, prometheus.CounterValue, float64(c.s.primaryReads[reason].Load()), reason.String())
 	}
+	ch <- prometheus.MustNewConstMetric(ignoredDesc, prometheus.CounterValue, float64(c.s.PositionsIgnored()))
+	ch <- prometheus.MustNewConstMetric(positionReadsDesc, prometheus.CounterValue, float64(c.s.PositionReads()))
 }
 
 func boolValue(b bool) float64 {

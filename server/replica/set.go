@@ -33,6 +33,10 @@ type Options struct {
 	MaxLag time.Duration
 	// Interval is the time between rounds of checks; 0 is DefaultInterval.
 	Interval time.Duration
+	// Recheck is the least time between two reads of the primary's
+	// position that positions sent back by clients make (Reached); 0 is
+	// DefaultRecheck.
+	Recheck time.Duration
 	// Log is told when a replica starts or stops serving reads, at Notice
 	// for the first and Warn for the second.
 	Log    *slog.Logger
@@ -48,7 +52,10 @@ type Set struct {
 	log      *slog.Logger
 	notice   slog.Level
 	history  history
-	next     atomic.Uint32
+	// ceiling is how far the primary is known to have reached, which
+	// positions clients send back are judged by (Reached).
+	ceiling *ceiling
+	next    atomic.Uint32
 	// required is the position the latest snapshot loaded requires
 	// (Require): a replica that has not replayed it serves no reads.
 	required atomic.Uint64
@@ -69,6 +76,11 @@ func New(ctx context.Context, opts Options) (*Set, error) {
 		s.interval = DefaultInterval
 	}
 	s.history.keep = s.maxLag + 2*s.interval
+	recheck := opts.Recheck
+	if recheck <= 0 {
+		recheck = DefaultRecheck
+	}
+	s.ceiling = newCeiling(recheck, max(s.interval, time.Second), s.primaryPosition)
 	names := map[string]int{}
 	for i, uri := range opts.URIs {
 		pool, err := opts.NewPool(ctx, uri)
@@ -136,6 +148,7 @@ func (s *Set) Check(ctx context.Context) {
 	// long enough to make a replica that has replayed it all look behind.
 	if pos, err := s.primaryFlushed(ctx); err == nil {
 		s.history.add(time.Now(), pos)
+		s.ceiling.raise(pos)
 	}
 	var wg sync.WaitGroup
 	for _, r := range s.replicas {
@@ -185,6 +198,16 @@ func reasonKind(reason string) string {
 func (s *Set) primaryFlushed(ctx context.Context) (LSN, error) {
 	var text string
 	if err := s.primary.QueryRow(ctx, flushedSQL).Scan(&text); err != nil {
+		return 0, err
+	}
+	return ParseLSN(text)
+}
+
+// primaryPosition reads the primary's position as write answers hand it
+// out (PositionSQL), one round trip.
+func (s *Set) primaryPosition(ctx context.Context) (LSN, error) {
+	var text string
+	if err := s.primary.QueryRow(ctx, PositionSQL).Scan(&text); err != nil {
 		return 0, err
 	}
 	return ParseLSN(text)
@@ -261,6 +284,26 @@ func (s *Set) Pick(after LSN) *Replica {
 	best.requests.Add(1)
 	return best
 }
+
+// HandedOut records a position a write's answer carried: the primary has
+// reached it, so a client sending it back needs no read of the primary's
+// position (Reached).
+func (s *Set) HandedOut(pos LSN) { s.ceiling.raise(pos) }
+
+// Reached reports whether the primary has reached pos, a position a
+// client sent back: false for one ahead of anything the primary has
+// written, which no replica will ever have replayed, and which the caller
+// then ignores. Judging a position past what this server knows costs one
+// read of the primary's position, shared with the requests waiting for
+// it, at most one every Options.Recheck (see ceiling).
+func (s *Set) Reached(ctx context.Context, pos LSN) bool { return s.ceiling.reached(ctx, pos) }
+
+// PositionsIgnored counts the positions Reached found ahead of the
+// primary.
+func (s *Set) PositionsIgnored() uint64 { return s.ceiling.ignored.Load() }
+
+// PositionReads counts the reads of the primary's position Reached made.
+func (s *Set) PositionReads() uint64 { return s.ceiling.reads.Load() }
 
 // PrimaryReads counts the reads the primary served for reason.
 func (s *Set) PrimaryReads(reason Reason) uint64 { return s.primaryReads[reason].Load() }

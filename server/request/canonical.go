@@ -5,13 +5,15 @@ import (
 	"strings"
 )
 
-// CanonicalURL renders path and a query string the way PostgREST writes
-// them in Content-Location: the pairs decoded, sorted by name (the order
-// among equal names kept), the values of one name joined by commas under a
-// single name, and each name and value percent-encoded again, every byte
-// but ASCII letters, digits and -_.~ escaped. Two URLs that ask for the
-// same thing in a different order then have one canonical form. Without
-// pairs, or with a query string Parse refuses, it is path alone.
+// CanonicalURL renders path and a query string for Content-Location: the
+// pairs decoded, sorted by name (the order among equal names kept), and
+// each name and value percent-encoded again, every byte but ASCII
+// letters, digits and -_.~ escaped. Two URLs that ask for the same thing
+// in a different order then have one canonical form, and it asks for that
+// same thing: a name given twice stays twice (id=gte.1&id=lte.9), where
+// PostgREST joins the values under one name (id=gte.1,lte.9), a filter
+// the URL grammar refuses. Without pairs, or with a query string Parse
+// refuses, it is path alone.
 func CanonicalURL(path, raw string) string {
 	var stack [16]Pair // most reads have a few parameters: no allocation for them
 	pairs, err := appendPairs(stack[:0], raw)
@@ -23,18 +25,13 @@ func CanonicalURL(path, raw string) string {
 	b.Grow(len(path) + 1 + len(raw) + len(raw)/2)
 	b.WriteString(path)
 	b.WriteByte('?')
-	for i := 0; i < len(pairs); {
+	for i, p := range pairs {
 		if i > 0 {
 			b.WriteByte('&')
 		}
-		key := pairs[i].Key
-		appendEscaped(&b, key)
+		appendEscaped(&b, p.Key)
 		b.WriteByte('=')
-		appendEscaped(&b, pairs[i].Value)
-		for i++; i < len(pairs) && pairs[i].Key == key; i++ {
-			b.WriteByte(',')
-			appendEscaped(&b, pairs[i].Value)
-		}
+		appendEscaped(&b, p.Value)
 	}
 	return b.String()
 }

@@ -20,12 +20,17 @@ type Limits struct {
 	// EmbedDepth bounds how deeply embeds nest: `a(b())` is two levels.
 	EmbedDepth int
 	// Embeds bounds the embedded resources at every level: each is a
-	// subquery PostgreSQL plans, and with JIT compiles, before a statement
-	// timeout can stop it.
+	// subquery PostgreSQL plans (and, for a role that turns JIT on,
+	// compiles) before a statement timeout can stop it.
 	Embeds int
 	// JSONPathDepth bounds the arrows of any one JSON path, in select,
 	// filters and order: PostgreSQL nests an operator call per arrow.
 	JSONPathDepth int
+	// JSONPathSteps bounds the arrows of all JSON paths together: each is
+	// an operator call per row, and the expressions grow with them.
+	// JSONPathDepth alone lets request-max-filters paths of the greatest
+	// depth through.
+	JSONPathSteps int
 	// LogicDepth bounds how deeply logic trees nest: `or=(a.eq.1)` is one
 	// level, `or=(and(a.eq.1))` two. PostgreSQL's parser nests as deep.
 	LogicDepth int
@@ -63,6 +68,12 @@ func (r *Request) CheckLimits(l Limits) error {
 		if n := r.jsonPathDepth(); n > l.JSONPathDepth {
 			return apierr.ParseError(fmt.Sprintf("JSON path longer than %d steps", l.JSONPathDepth),
 				fmt.Sprintf("A JSON path in the request has %d steps; request-max-json-path-depth allows %d", n, l.JSONPathDepth))
+		}
+	}
+	if l.JSONPathSteps > 0 {
+		if n := r.jsonPathSteps(); n > l.JSONPathSteps {
+			return apierr.ParseError(fmt.Sprintf("More than %d JSON path steps", l.JSONPathSteps),
+				fmt.Sprintf("The JSON paths in the request have %d steps together; request-max-json-path-steps allows %d", n, l.JSONPathSteps))
 		}
 	}
 	if l.LogicDepth > 0 {
@@ -139,64 +150,75 @@ func embedCount(items []SelectItem) int {
 	return n
 }
 
-// jsonPathDepth is the most arrows of any JSON path in the request: in
-// select, filters (logic trees' included), order, and the parameters of
-// a function call, which may be filters.
+// jsonPathDepth is the most arrows of any JSON path in the request.
 func (r *Request) jsonPathDepth() int {
-	deepest := max(selectPathDepth(r.Select), r.Params.pathDepth())
+	deepest := 0
+	r.eachPath(func(steps int) { deepest = max(deepest, steps) })
+	return deepest
+}
+
+// jsonPathSteps is the arrows of all the JSON paths in the request
+// together: PostgreSQL evaluates an operator call per arrow, for each row,
+// however the arrows are spread over paths.
+func (r *Request) jsonPathSteps() int {
+	total := 0
+	r.eachPath(func(steps int) { total += steps })
+	return total
+}
+
+// eachPath calls f with the arrows of each field in the request that may
+// be a JSON path: in select, filters (logic trees' included), order, and
+// the parameters of a function call, which may be filters.
+func (r *Request) eachPath(f func(steps int)) {
+	selectPaths(r.Select, f)
+	r.Params.eachPath(f)
 	for _, p := range r.Embedded {
-		deepest = max(deepest, p.pathDepth())
+		p.eachPath(f)
 	}
 	for _, u := range r.Unparsed {
 		// A function's parameter is a filter when it names no argument;
 		// its key is then a field, possibly with a path.
-		if f, err := (&scanner{src: u.Key}).field(); err == nil {
-			deepest = max(deepest, len(f.Path))
+		if fd, err := (&scanner{src: u.Key}).field(); err == nil {
+			f(len(fd.Path))
 		}
 	}
-	return deepest
 }
 
-// pathDepth is the most arrows of a JSON path in one level's filters,
+// eachPath calls f with the arrows of each path in one level's filters,
 // logic trees and order.
-func (p *Params) pathDepth() int {
-	deepest := 0
-	for _, f := range p.Filters {
-		deepest = max(deepest, len(f.Field.Path))
+func (p *Params) eachPath(f func(steps int)) {
+	for _, fl := range p.Filters {
+		f(len(fl.Field.Path))
 	}
 	for i := range p.Logic {
-		deepest = max(deepest, p.Logic[i].pathDepth())
+		p.Logic[i].eachPath(f)
 	}
 	for _, t := range p.Order {
-		deepest = max(deepest, len(t.Field.Path))
+		f(len(t.Field.Path))
 	}
-	return deepest
 }
 
-// selectPathDepth is the most arrows of a JSON path in items.
-func selectPathDepth(items []SelectItem) int {
-	deepest := 0
+// selectPaths calls f with the arrows of each path in items, embedded
+// resources' included.
+func selectPaths(items []SelectItem, f func(steps int)) {
 	for _, it := range items {
-		deepest = max(deepest, len(it.Field.Path))
+		f(len(it.Field.Path))
 		if it.Embed != nil {
-			deepest = max(deepest, selectPathDepth(it.Embed.Select))
+			selectPaths(it.Embed.Select, f)
 		}
 	}
-	return deepest
 }
 
-// pathDepth is the most arrows of a JSON path in t's filters.
-func (t *LogicTree) pathDepth() int {
-	deepest := 0
+// eachPath calls f with the arrows of each path in t's filters.
+func (t *LogicTree) eachPath(f func(steps int)) {
 	for _, c := range t.Conditions {
 		switch {
 		case c.Filter != nil:
-			deepest = max(deepest, len(c.Filter.Field.Path))
+			f(len(c.Filter.Field.Path))
 		case c.Tree != nil:
-			deepest = max(deepest, c.Tree.pathDepth())
+			c.Tree.eachPath(f)
 		}
 	}
-	return deepest
 }
 
 // logicDepth is the deepest nesting of the request's logic trees.

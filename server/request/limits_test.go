@@ -19,6 +19,7 @@ func TestCheckLimits(t *testing.T) {
 	embeds := Limits{Embeds: 2}
 	path := Limits{JSONPathDepth: 2}
 	logic := Limits{LogicDepth: 2}
+	steps := Limits{JSONPathSteps: 4}
 	cases := []struct {
 		name   string
 		kind   Kind
@@ -58,6 +59,12 @@ func TestCheckLimits(t *testing.T) {
 		{"path over in an embed's order", KindRelation, "select=r(a)&r.order=j->a->b->c", path, "request-max-json-path-depth"},
 		{"path over in a function's filter", KindFunction, "x=1&j->a->b->c=eq.1", path, "request-max-json-path-depth"},
 		{"path at in a function's filter", KindFunction, "x=1&j->a->b=eq.1", path, ""},
+		{"path steps at, over select, filters and order", KindRelation, "select=j->a&j->>b=eq.1&order=j->c->d", steps, ""},
+		{"path steps over, no path too deep", KindRelation, "select=j->a&j->>b=eq.1&k->a=eq.2&order=j->c->d", steps, "request-max-json-path-steps"},
+		{"path steps over in logic trees", KindRelation, "or=(j->a.eq.1,and(j->b.eq.1,j->c->d->e.eq.1))", steps, "request-max-json-path-steps"},
+		{"path steps over across embeds", KindRelation, "select=j->a,r(k->b)&r.k->c=eq.1&r.order=k->d->e", steps, "request-max-json-path-steps"},
+		{"path steps over in a function's filters", KindFunction, "x=1&j->a->b=eq.1&k->c->d->>e=eq.1", steps, "request-max-json-path-steps"},
+		{"plain columns are no path steps", KindRelation, "select=a,b,c,d,e&a=eq.1&b=eq.1&order=c", steps, ""},
 		{"logic depth at", KindRelation, "or=(a.eq.1,and(b.eq.1,c.eq.1))", logic, ""},
 		{"logic depth over", KindRelation, "or=(a.eq.1,and(b.eq.1,not.or(c.eq.1)))", logic, "request-max-logic-depth"},
 		{"logic depth over on an embed", KindRelation, "select=r(a)&r.and=(or(and(a.eq.1)))", logic, "request-max-logic-depth"},
@@ -114,6 +121,9 @@ func TestCheckLimitsCounts(t *testing.T) {
 	}
 	if n := deep.jsonPathDepth(); n != 3 {
 		t.Errorf("jsonPathDepth = %d, want 3", n)
+	}
+	if n := deep.jsonPathSteps(); n != 6 {
+		t.Errorf("jsonPathSteps = %d, want 6", n)
 	}
 	if n := deep.logicDepth(); n != 3 {
 		t.Errorf("logicDepth = %d, want 3", n)

@@ -1,8 +1,6 @@
 package request
 
 import (
-	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/svc-dev/svc/server/apierr"
@@ -116,18 +114,23 @@ func NegotiateRoot(accept string) (Media, error) {
 }
 
 func negotiate(accept string, root bool) (Media, error) {
-	for _, r := range ParseAccept(accept) {
-		if m, ok := mediaFor(r, root); ok {
+	ranges, refused := ParseAccept(accept)
+	for _, r := range ranges {
+		if m, ok := builtinFor(r, ranges, refused, root); ok {
 			return m, nil
 		}
 	}
 	return Media{}, apierr.UnsupportedMediaType(accept)
 }
 
-// BuiltinMedia maps one accepted range to a representation SVC renders
-// itself, if there is one. A plan whose `for` names a media type SVC does
-// not render is MediaPlan for MediaHandler: the schema may have a handler.
-func BuiltinMedia(r MediaRange) (Media, bool) { return mediaFor(r, false) }
+// BuiltinMedia maps one of the request's accepted ranges to a
+// representation SVC renders itself, if there is one the Accept header
+// does not refuse (see builtinFor). A plan whose `for` names a media type
+// SVC does not render is MediaPlan for MediaHandler: the schema may have
+// a handler.
+func (req *Request) BuiltinMedia(r MediaRange) (Media, bool) {
+	return builtinFor(r, req.AcceptRanges, req.AcceptRefused, false)
+}
 
 // IsVendor reports whether m is one of SVC's own vendor types, which the
 // schema's media handlers cannot take over.
@@ -200,32 +203,6 @@ func validMediaType(t string) bool {
 	return ok && typ != "" && sub != "" && !strings.ContainsAny(t, " \t;,\"")
 }
 
-// ParseAccept splits an Accept header into ranges ordered by q-value, then
-// by position, leaving out those of q=0. An empty header accepts anything.
-func ParseAccept(h string) []MediaRange {
-	if strings.TrimSpace(h) == "" {
-		return []MediaRange{{Type: "*/*", Q: 1}}
-	}
-	var out []MediaRange
-	for _, part := range splitHeaderList(h) {
-		if part == "" {
-			continue
-		}
-		r := ParseMediaType(part)
-		r.Q = 1
-		if qs, ok := r.Params["q"]; ok {
-			if v, err := strconv.ParseFloat(qs, 64); err == nil {
-				r.Q = v
-			}
-		}
-		if r.Q > 0 {
-			out = append(out, r)
-		}
-	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Q > out[j].Q })
-	return out
-}
-
 // ParseMediaType reads a media type and its parameters leniently, as
 // PostgREST does: the type is lowercased, a parameter without a value or
 // with characters a token cannot hold is dropped rather than refusing
@@ -264,24 +241,4 @@ func splitParams(s string) []string {
 		}
 	}
 	return append(parts, s[start:])
-}
-
-// splitHeaderList splits a comma-separated header value, keeping commas
-// inside quoted parameter values.
-func splitHeaderList(h string) []string {
-	var parts []string
-	inQuote, start := false, 0
-	for i := 0; i < len(h); i++ {
-		switch h[i] {
-		case '"':
-			inQuote = !inQuote
-		case ',':
-			if !inQuote {
-				parts = append(parts, strings.TrimSpace(h[start:i]))
-				start = i + 1
-			}
-		}
-	}
-	parts = append(parts, strings.TrimSpace(h[start:]))
-	return parts
 }

@@ -2,6 +2,7 @@ package request
 
 import (
 	"errors"
+	"math"
 	"net/http/httptest"
 	"reflect"
 	"testing"
@@ -27,6 +28,22 @@ func TestNegotiateRelation(t *testing.T) {
 		{"application/vnd.svc.object;nulls=stripped", Media{Kind: MediaObject, StripNulls: true}},
 		{"text/xml, text/csv;q=0.5, application/json;q=0.9", Media{Kind: MediaJSON}},
 		{"application/json;q=0, text/csv", Media{Kind: MediaCSV}},
+		// q=0 refuses a type a wildcard would have stood for: */* is
+		// then the other type SVC renders for any relation.
+		{"application/json;q=0, */*", Media{Kind: MediaCSV}},
+		{"*/*, application/*;q=0", Media{Kind: MediaCSV}},
+		{"text/*;q=0, text/html, */*", Media{Kind: MediaJSON}},
+		// The most specific range decides, a refusal or not.
+		{"*/*;q=0, application/json", Media{Kind: MediaJSON}},
+		{"*/*, application/*;q=0, application/json;q=0.5", Media{Kind: MediaJSON}},
+		{"*/*;q=0.5, application/json;Q=0", Media{Kind: MediaCSV}},
+		// A range that names its type is answered as asked.
+		{"application/json;q=0, application/vnd.svc.array+json", Media{Kind: MediaJSON}},
+		// An element whose weight is no qvalue is left out.
+		{"application/json;q=2, text/csv", Media{Kind: MediaCSV}},
+		{"application/json;q=0.0001, text/csv;q=0.001", Media{Kind: MediaCSV}},
+		{"application/json;q=bad, text/csv;q=0.5", Media{Kind: MediaCSV}},
+		{"text/csv;q=1.000, application/json;q=0.999", Media{Kind: MediaCSV}},
 		{`application/vnd.svc.plan+json; for="text/csv"; options=analyze|verbose`,
 			Media{Kind: MediaPlan, PlanJSON: true, PlanFor: MediaCSV, PlanOptions: []string{"analyze", "verbose"}}},
 		{"application/vnd.svc.plan", Media{Kind: MediaPlan}},
@@ -42,7 +59,9 @@ func TestNegotiateRelation(t *testing.T) {
 			t.Errorf("NegotiateRelation(%q) = %+v, want %+v", c.accept, got, c.want)
 		}
 	}
-	for _, bad := range []string{"text/xml", "application/vnd.pgrst.object+json", "application/vnd.svc.plan; options=drop", "application/json;q=0"} {
+	for _, bad := range []string{"text/xml", "application/vnd.pgrst.object+json", "application/vnd.svc.plan; options=drop", "application/json;q=0",
+		"application/json;q=0, text/csv;q=0, */*", "application/json;q=0, application/*", "*/*;q=0",
+		"application/json;q=bad", "application/json;q=-1", "application/json;q=1.5", "*/*;q=NaN", "*/*;q=1e0", "*/*;q=.5"} {
 		_, err := NegotiateRelation(bad)
 		var e *apierr.Error
 		if !errors.As(err, &e) || e.Status != 415 || e.Code != "SVC107" {
@@ -67,8 +86,10 @@ func TestNegotiateRelation(t *testing.T) {
 	if m, err := NegotiateRoot("*/*"); err != nil || m.Kind != MediaOpenAPI {
 		t.Errorf("NegotiateRoot(*/*) = %+v, %v", m, err)
 	}
-	if _, err := NegotiateRoot("text/csv"); err == nil {
-		t.Error("NegotiateRoot(text/csv) accepted")
+	for _, bad := range []string{"text/csv", "application/openapi+json;q=0, */*", "*/*;q=0.0000"} {
+		if _, err := NegotiateRoot(bad); err == nil {
+			t.Errorf("NegotiateRoot(%s) accepted", bad)
+		}
 	}
 }
 
@@ -96,27 +117,52 @@ func TestParsePrefer(t *testing.T) {
 func TestParseAccept(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
-		header string
-		want   []MediaRange
+		header  string
+		want    []MediaRange
+		refused []MediaRange
 	}{
-		{"", []MediaRange{{Type: "*/*", Q: 1}}},
-		// Ordered by q, then by position; q=0 left out.
+		{"", []MediaRange{{Type: "*/*", Q: 1}}, nil},
+		// Ordered by q, then by position; q=0 refuses.
 		{"text/html;q=0.5, Image/PNG, */*;q=0.8, text/plain;q=0",
 			[]MediaRange{{Type: "image/png", Params: map[string]string{}, Q: 1},
 				{Type: "*/*", Params: map[string]string{"q": "0.8"}, Q: 0.8},
-				{Type: "text/html", Params: map[string]string{"q": "0.5"}, Q: 0.5}}},
+				{Type: "text/html", Params: map[string]string{"q": "0.5"}, Q: 0.5}},
+			[]MediaRange{{Type: "text/plain", Params: map[string]string{"q": "0"}}}},
 		// Parameters it cannot read are dropped, the rest kept; quoted
 		// values may hold commas and semicolons.
 		{`application/json; $$ unrecognized-chars=ignored $$; v=1`,
-			[]MediaRange{{Type: "application/json", Params: map[string]string{"v": "1"}, Q: 1}}},
+			[]MediaRange{{Type: "application/json", Params: map[string]string{"v": "1"}, Q: 1}}, nil},
 		{`application/vnd.svc.plan; for="text/csv;x, y"; options=analyze, text/csv`,
 			[]MediaRange{{Type: "application/vnd.svc.plan", Params: map[string]string{"for": "text/csv;x, y", "options": "analyze"}, Q: 1},
-				{Type: "text/csv", Params: map[string]string{}, Q: 1}}},
-		{"text/csv;q=bad", []MediaRange{{Type: "text/csv", Params: map[string]string{"q": "bad"}, Q: 1}}},
+				{Type: "text/csv", Params: map[string]string{}, Q: 1}}, nil},
+		// An element whose weight is no qvalue is left out, the rest kept.
+		{"text/csv;q=bad, application/json;q=0.5", []MediaRange{{Type: "application/json", Params: map[string]string{"q": "0.5"}, Q: 0.5}}, nil},
+		{"text/csv;q=bad", nil, nil},
 	}
 	for _, c := range cases {
-		if got := ParseAccept(c.header); !reflect.DeepEqual(got, c.want) {
-			t.Errorf("ParseAccept(%q)\n got %+v\nwant %+v", c.header, got, c.want)
+		got, refused := ParseAccept(c.header)
+		if !reflect.DeepEqual(got, c.want) || !reflect.DeepEqual(refused, c.refused) {
+			t.Errorf("ParseAccept(%q)\n got %+v, refused %+v\nwant %+v, refused %+v", c.header, got, refused, c.want, c.refused)
+		}
+	}
+}
+
+func TestParseQValue(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		s  string
+		q  float64
+		ok bool
+	}{
+		{"0", 0, true}, {"1", 1, true}, {"0.", 0, true}, {"1.", 1, true}, {"0.5", 0.5, true},
+		{"0.001", 0.001, true}, {"0.999", 0.999, true}, {"1.000", 1, true}, {"0.000", 0, true},
+		{"", 0, false}, {"0.0001", 0, false}, {"1.001", 0, false}, {"2", 0, false}, {"-1", 0, false},
+		{".5", 0, false}, {"0,5", 0, false}, {"0.5 ", 0, false}, {"1e0", 0, false}, {"NaN", 0, false},
+		{"01", 0, false}, {"0.a", 0, false},
+	} {
+		q, ok := parseQValue(c.s)
+		if ok != c.ok || ok && math.Abs(q-c.q) > 1e-9 {
+			t.Errorf("parseQValue(%q) = %v, %v; want %v, %v", c.s, q, ok, c.q, c.ok)
 		}
 	}
 }
@@ -139,7 +185,9 @@ func TestBuiltinMediaPlanForHandler(t *testing.T) {
 		{"application/vnd.twkb", Media{}, false},
 	}
 	for _, c := range cases {
-		got, ok := BuiltinMedia(ParseAccept(c.accept)[0])
+		accepted, refused := ParseAccept(c.accept)
+		req := &Request{AcceptRanges: accepted, AcceptRefused: refused}
+		got, ok := req.BuiltinMedia(accepted[0])
 		if ok != c.ok || !reflect.DeepEqual(got, c.want) {
 			t.Errorf("BuiltinMedia(%q) = %+v, %v; want %+v, %v", c.accept, got, ok, c.want, c.ok)
 		}

@@ -29,6 +29,9 @@ const maxCSVColumns = 1600
 // escapes), so the result stays within a small multiple of the body
 // however short the fields or long the column names.
 func csvPayload(body []byte) (*Payload, error) {
+	if err := csvUTF8(body); err != nil {
+		return nil, err
+	}
 	s := csvScan{src: body}
 	var header []string
 	_, err := s.record(func(i int, v []byte) bool {
@@ -90,6 +93,28 @@ func csvPayload(body []byte) (*Payload, error) {
 	}
 	keys := slices.Sorted(slices.Values(names))
 	return &Payload{JSON: out, Positional: true, Header: names, Keys: keys, Array: true, Rows: rows, First: first}, nil
+}
+
+// csvUTF8 refuses a body that is not UTF-8, naming the line and column
+// (in bytes, as encoding/csv counts them) of its first stray byte. Its
+// fields become JSON strings, which hold text only: PostgREST refuses
+// such a body too, and replacing the bytes would store other text than
+// the client sent, as JSON and form bodies never do.
+func csvUTF8(body []byte) error {
+	if utf8.Valid(body) {
+		return nil
+	}
+	at := 0
+	for at < len(body) {
+		r, n := utf8.DecodeRune(body[at:])
+		if r == utf8.RuneError && n == 1 {
+			break
+		}
+		at += n
+	}
+	line := 1 + bytes.Count(body[:at], []byte{'\n'})
+	col := at - bytes.LastIndexByte(body[:at], '\n')
+	return apierr.InvalidBody("Invalid CSV", fmt.Sprintf("line %d, column %d: the body is not UTF-8 (byte 0x%02x)", line, col, body[at]))
 }
 
 // csvMeasure checks every line after the header and returns the size of
@@ -271,14 +296,13 @@ func csvFieldSize(field []byte) int {
 // are written \u00XX.
 var jsonEscapes = [...]byte{'\b': 'b', '\t': 't', '\n': 'n', '\f': 'f', '\r': 'r'}
 
-// appendJSONString appends s as a JSON string. Invalid UTF-8 becomes
-// U+FFFD, as encoding/json writes it, so PostgreSQL's parser accepts the
-// result whatever the body held.
+// appendJSONString appends s, UTF-8 (csvUTF8 has checked the body), as a
+// JSON string: quotes, backslashes and control characters escaped, every
+// other byte as it is.
 func appendJSONString(out, s []byte) []byte {
 	const hex = "0123456789abcdef"
 	out = append(out, '"')
-	for i := 0; i < len(s); {
-		c := s[i]
+	for _, c := range s {
 		switch {
 		case c == '"' || c == '\\':
 			out = append(out, '\\', c)
@@ -286,46 +310,23 @@ func appendJSONString(out, s []byte) []byte {
 			out = append(out, '\\', jsonEscapes[c])
 		case c < 0x20:
 			out = append(out, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-		case c < utf8.RuneSelf:
-			out = append(out, c)
 		default:
-			r, n := utf8.DecodeRune(s[i:])
-			if r == utf8.RuneError && n == 1 {
-				out = append(out, `\ufffd`...)
-			} else {
-				out = append(out, s[i:i+n]...)
-			}
-			i += n
-			continue
+			out = append(out, c)
 		}
-		i++
 	}
 	return append(out, '"')
 }
 
 // jsonStringSize is the length appendJSONString gives s.
 func jsonStringSize(s []byte) int {
-	n := 2
-	for i := 0; i < len(s); {
-		c := s[i]
+	n := 2 + len(s)
+	for _, c := range s {
 		switch {
 		case c == '"' || c == '\\', int(c) < len(jsonEscapes) && jsonEscapes[c] != 0:
-			n += 2
-		case c < 0x20:
-			n += 6
-		case c < utf8.RuneSelf:
 			n++
-		default:
-			r, size := utf8.DecodeRune(s[i:])
-			if r == utf8.RuneError && size == 1 {
-				size, n = 1, n+6
-			} else {
-				n += size
-			}
-			i += size
-			continue
+		case c < 0x20:
+			n += 5
 		}
-		i++
 	}
 	return n
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"reflect"
 	"slices"
@@ -19,6 +20,18 @@ import (
 // encoding/csv into a map per row as SVC read it before csvScan: the
 // reference csvPayload must agree with, rows and errors alike.
 func csvByEncodingCSV(body []byte) (rows []map[string]*string, keys []string, errText string) {
+	// A body that is not UTF-8 is refused before it is read, at its first
+	// stray byte.
+	for i, r := range string(body) {
+		if _, n := utf8.DecodeRuneInString(string(body[i:])); r == utf8.RuneError && n == 1 {
+			line := 1 + strings.Count(string(body[:i]), "\n")
+			col := i + 1
+			if nl := strings.LastIndex(string(body[:i]), "\n"); nl >= 0 {
+				col = i - nl
+			}
+			return nil, nil, fmt.Sprintf("Invalid CSV: line %d, column %d: the body is not UTF-8 (byte 0x%02x)", line, col, body[i])
+		}
+	}
 	r := csv.NewReader(bytes.NewReader(body))
 	header, err := r.Read()
 	if err != nil {
@@ -74,13 +87,6 @@ func checkCSVPayload(t *testing.T, body []byte) {
 	if err := json.Unmarshal(p.JSON, &positional); err != nil {
 		t.Fatalf("%q: %s is not JSON arrays: %v", body, p.JSON, err)
 	}
-	for _, name := range p.Header {
-		if !utf8.ValidString(name) {
-			// Names that are not UTF-8 name no column; JSON cannot
-			// tell them apart, so compare no further.
-			return
-		}
-	}
 	var got []map[string]*string
 	for _, values := range positional {
 		if len(values) != len(p.Header) {
@@ -92,8 +98,6 @@ func checkCSVPayload(t *testing.T, body []byte) {
 		}
 		got = append(got, row)
 	}
-	// encoding/json reads invalid UTF-8 as U+FFFD, as PostgreSQL would
-	// read it from csvPayload's \ufffd: compare what the database sees.
 	want, _ := json.Marshal(wantRows)
 	var wantSeen []map[string]*string
 	json.Unmarshal(want, &wantSeen)
@@ -133,6 +137,27 @@ var csvCorners = []string{
 	"a\n\"x\"\r", "a\nx\r\ry\r\n", "a\n\"x\r\"\n", "\"a\"\"\",b\n1,2\n", "a\"b\n1\n", "\"a\n", "a,a\n1,2\n", "a,b,a\n1,2,3\n",
 	"a\n\xff\x00\x1f\n", "a\n\"\u2028<>&\"\n", "a,b\n\"x\",\n", "a,b\n,\"x\"\n", "a,b\n\"x\"\n", "a\n\"\"\"\"\n",
 	"a,b\n1,2\n\"3\n4\",5,6\n", "a\n\"\n\n\n", "a\n\"\"x\n", " a , b \n 1 , 2 \n",
+	"a\n\u00e9\ufffd\n", "a\nx\xc3\n", "a\nx\xc3(\n", "\xfe,b\n1,2\n", "a,b\n1,\"x\n\xff\"\n", "a\n\"x\"\xff\n",
+	"a,b\n1\n\xff,2\n", "a\r\n\xed\xa0\x80\r\n",
+}
+
+// A body that is not UTF-8 is refused, naming where its first stray byte
+// is, rather than stored with U+FFFD in place of the bytes sent.
+func TestCSVPayloadRefusesInvalidUTF8(t *testing.T) {
+	t.Parallel()
+	cases := []struct{ body, details string }{
+		{"id,name,qty\n5,a\xff\xfeb,1\n", "line 2, column 4: the body is not UTF-8 (byte 0xff)"},
+		{"na\xe9me\n1\n", "line 1, column 3: the body is not UTF-8 (byte 0xe9)"},
+		{"a,b\n\"x\ny\xc3\",1\n", "line 3, column 2: the body is not UTF-8 (byte 0xc3)"},
+		{"a\r\nok\r\n\xed\xa0\x80\r\n", "line 3, column 1: the body is not UTF-8 (byte 0xed)"},
+	}
+	for _, c := range cases {
+		_, err := csvPayload([]byte(c.body))
+		var e *apierr.Error
+		if !errors.As(err, &e) || e.Status != 400 || e.Code != "SVC102" || e.Message != "Invalid CSV" || stringOr(e.Details) != c.details {
+			t.Errorf("%q: %v, want SVC102 Invalid CSV: %s", c.body, err, c.details)
+		}
+	}
 }
 
 // FuzzCSVPayload feeds arbitrary bodies to csvPayload and holds it to

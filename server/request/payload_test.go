@@ -36,8 +36,8 @@ func TestParsePayload(t *testing.T) {
 			`[["f",null],["g",""],["h,\"i\"","x"]]`, []string{"name", "note"}, 3, true, `{"name":"f","note":null}`, []string{"name", "note"}},
 		{"csv header only", "text/csv", "name\n", nil, `[]`, []string{"name"}, 0, true, ``, []string{"name"}},
 		{"csv column named twice: the last field", "text/csv", "b,a,b\n1,2,3\n", nil, `[["2","3"]]`, []string{"a", "b"}, 1, true, `{"a":"2","b":"3"}`, []string{"a", "b"}},
-		{"csv escapes, CRLF, empty lines, quoted lines", "text/csv", "k,v\r\n\r\n\"a\r\nb\",\"\x01\\\t\xff\"\r\n", nil,
-			`[["a\nb","\u0001\\\t\ufffd"]]`, []string{"k", "v"}, 1, true, `{"k":"a\nb","v":"\u0001\\\t\ufffd"}`, []string{"k", "v"}},
+		{"csv escapes, CRLF, empty lines, quoted lines", "text/csv", "k,v\r\n\r\n\"a\r\nb\",\"\x01\\\t\xc3\xa9\"\r\n", nil,
+			`[["a\nb","\u0001\\\té"]]`, []string{"k", "v"}, 1, true, `{"k":"a\nb","v":"\u0001\\\té"}`, []string{"k", "v"}},
 	}
 	for _, c := range cases {
 		p, err := ParsePayload(c.contentType, []byte(c.body), c.columns)

@@ -34,10 +34,12 @@ type Request struct {
 	// header asks for first, or MediaNone; planning may pick a media
 	// handler of the schema instead (see AcceptRanges).
 	Media Media
-	// Accept is the Accept header as sent (for error messages), and
-	// AcceptRanges its ranges in order of preference.
-	Accept       string
-	AcceptRanges []MediaRange
+	// Accept is the Accept header as sent (for error messages),
+	// AcceptRanges the ranges it accepts in order of preference, and
+	// AcceptRefused those it refuses (q=0; see ParseAccept).
+	Accept        string
+	AcceptRanges  []MediaRange
+	AcceptRefused []MediaRange
 	// Columns is the columns= parameter of writes, nil when absent.
 	Columns []string
 	// OnConflict is the on_conflict= parameter of upserts, nil when absent.
@@ -121,10 +123,11 @@ func Parse(r *http.Request, kind Kind, target string) (*Request, error) {
 	} else {
 		// Nothing SVC renders itself may still be something the schema
 		// renders: planning decides (see MediaNone).
-		req.Accept, req.AcceptRanges = accept, ParseAccept(accept)
+		req.Accept = accept
+		req.AcceptRanges, req.AcceptRefused = ParseAccept(accept)
 		req.Media = Media{Kind: MediaNone}
 		for _, mr := range req.AcceptRanges {
-			if m, ok := mediaFor(mr, false); ok {
+			if m, ok := req.BuiltinMedia(mr); ok {
 				req.Media = m
 				break
 			}

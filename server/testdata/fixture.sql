@@ -506,9 +506,30 @@ begin
 end $$;
 create function test.bad_headers() returns int stable language plpgsql as $$
 begin perform set_config('response.headers', '{"not":"an array"}', true); return 1; end $$;
+-- Headers HTTP cannot carry as set: JSON escapes decode to a NUL, to a CR
+-- and LF that would start another header, and a name that is no token.
+create function test.header_with_nul() returns int stable language plpgsql as $$
+begin perform set_config('response.headers', '[{"X-Bad":"a\u0000b"}]', true); return 1; end $$;
+create function test.header_with_crlf() returns int stable language plpgsql as $$
+begin perform set_config('response.headers', '[{"X-Split":"a\r\nSet-Cookie: evil=1"}]', true); return 1; end $$;
+create function test.header_bad_name() returns int stable language plpgsql as $$
+begin perform set_config('response.headers', '[{"Bad Name":"x"}]', true); return 1; end $$;
+create function test.custom_error_spaced() returns int language plpgsql as $$
+begin raise sqlstate 'SVC00' using message = '{"code":"no \"such\" code","message":"m"}', detail = '{"status":418}'; end $$;
+create function test.custom_error_bad_header() returns int language plpgsql as $$
+begin
+  raise sqlstate 'SVC00' using message = '{"code":"123","message":"m"}',
+    detail = '{"status":402,"headers":{"X-Split":"a\r\nSet-Cookie: evil=1"}}';
+end $$;
 create function test.bad_status() returns int stable language plpgsql as $$
 begin perform set_config('response.status', 'teapot', true); return 1; end $$;
 create function test.numbers(n int) returns setof int stable language sql as $$ select generate_series(1, n) $$;
+-- Sets of scalars read as rows of one column (cases/rpc_scalar_sets.case):
+-- text that CSV must quote, a null, and JSON values with paths.
+create function test.scalar_words() returns setof text immutable language sql as $$
+  values ('plain'), ('a,b'), ('say "hi"'), (null) $$;
+create function test.scalar_docs() returns setof jsonb immutable language sql as $$
+  values ('{"k":1,"tag":"x"}'::jsonb), ('{"k":2,"tag":"y"}') $$;
 
 -- Standard conditions raised on purpose take the status of their SQLSTATE
 -- (cases/rpc_errors.case); locked_fn is not executable by web_anon.
@@ -737,6 +758,30 @@ alter role web_hurried set statement_timeout = '200ms';
 create function test.slow_call(seconds float8) returns integer language sql as $$ select 1 from pg_sleep(seconds) $$;
 revoke execute on function test.slow_call(float8) from public;
 grant execute on function test.slow_call(float8) to web_hurried;
+
+-- A backend that works on after its client left (abandoned_test.go):
+-- stubborn_nap sleeps as long as it is asked through cancel requests and
+-- its connection closing, as a JIT compile does, which checks for neither.
+-- Only web_stubborn may call it, so it shows in no other role's API.
+create role web_stubborn nologin;
+grant web_stubborn to authenticator;
+grant usage on schema test to web_stubborn;
+create function test.stubborn_nap(seconds float8) returns integer language plpgsql as $$
+  declare
+    until timestamptz := clock_timestamp() + make_interval(secs => seconds);
+  begin
+    perform set_config('client_connection_check_interval', '0', true);
+    while clock_timestamp() < until loop
+      begin
+        perform pg_sleep(0.05);
+      exception when query_canceled then
+        null;
+      end;
+    end loop;
+    return 1;
+  end $$;
+revoke execute on function test.stubborn_nap(float8) from public;
+grant execute on function test.stubborn_nap(float8) to web_stubborn;
 
 -- Computed fields (cases/computed_*.case): functions of one row that read
 -- as columns. On books: a label (text), a flag, a jsonb document (for

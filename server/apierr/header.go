@@ -1,0 +1,40 @@
+package apierr
+
+import "fmt"
+
+// HeaderFieldError says why name and value cannot go out as a header
+// field (RFC 9110 section 5), or is "" when they can. A function chooses
+// headers (response.headers, RAISE SQLSTATE 'SVC00' USING DETAIL): the
+// name must be a token, and the value must hold no control character
+// but tab, since net/http's header writer would send a NUL as it is and
+// turn CR and LF into spaces, sending something other than what the
+// function set.
+func HeaderFieldError(name, value string) string {
+	if name == "" {
+		return "the name is empty"
+	}
+	for i := 0; i < len(name); i++ {
+		if !isTokenByte(name[i]) {
+			return fmt.Sprintf("the name holds %q, which a header name cannot", name[i])
+		}
+	}
+	for i := 0; i < len(value); i++ {
+		if b := value[i]; b < ' ' && b != '\t' || b == 0x7f {
+			return fmt.Sprintf("the value holds the control character %q", b)
+		}
+	}
+	return ""
+}
+
+// isTokenByte reports whether b is a tchar (RFC 9110 section 5.6.2).
+func isTokenByte(b byte) bool {
+	switch {
+	case 'a' <= b && b <= 'z', 'A' <= b && b <= 'Z', '0' <= b && b <= '9':
+		return true
+	}
+	switch b {
+	case '!', '#', '$', '%', '&', '\'', '*', '+', '-', '.', '^', '_', '`', '|', '~':
+		return true
+	}
+	return false
+}

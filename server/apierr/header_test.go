@@ -1,0 +1,28 @@
+package apierr
+
+import "testing"
+
+func TestHeaderFieldError(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name, value string
+		ok          bool
+	}{
+		{"X-Answer", "42", true},
+		{"Set-Cookie", "a=b; Path=/", true},
+		{"X-Tab", "a\tb", true},
+		{"X-Utf8", "café", true}, // obs-text: bytes past 0x7f are allowed
+		{"X-Empty", "", true},
+		{"", "x", false},
+		{"Bad Name", "x", false},
+		{"X:Colon", "x", false},
+		{"X-Nul", "a\x00b", false},
+		{"X-Split", "a\r\nSet-Cookie: evil=1", false},
+		{"X-Lf", "a\nb", false},
+		{"X-Del", "a\x7fb", false},
+	} {
+		if got := HeaderFieldError(c.name, c.value); (got == "") != c.ok {
+			t.Errorf("HeaderFieldError(%q, %q) = %q, want ok %v", c.name, c.value, got, c.ok)
+		}
+	}
+}

@@ -1,0 +1,109 @@
+package dbexec
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+)
+
+const (
+	// setupFixed sets the transaction-local context every request has in
+	// one statement: set_config(..., true) is SET LOCAL, undone at commit,
+	// so nothing leaks to the next request on the connection. The role
+	// comes first, so the settings after it are checked against it.
+	//
+	// It also turns JIT compilation off. PostgreSQL decides to compile from
+	// the planned cost, which grows with the table, and then compiles every
+	// expression of the statement before running it; the compile checks for
+	// no interrupt, so neither statement_timeout, a cancel nor the client
+	// leaving stops it, and a statement within the request limits can
+	// compile for minutes. The statements SVC writes gain little from it.
+	// A role's own settings come after this (Tx.Settings), so a role set
+	// to `jit = on` gets it back.
+	setupRole  = "select pg_catalog.set_config('role', $1, true)"
+	setupFixed = ", pg_catalog.set_config('search_path', $2, true), pg_catalog.set_config('request.method', $3, true), " +
+		"pg_catalog.set_config('request.path', $4, true), pg_catalog.set_config('request.headers', $5, true), " +
+		"pg_catalog.set_config('request.cookies', $6, true), pg_catalog.set_config('request.jwt.claims', $7, true), " +
+		"pg_catalog.set_config('jit', 'off', true)"
+	setupFixedArgs = 7
+	// setupReadOnly makes an implicit transaction read only, as BEGIN ...
+	// READ ONLY does an explicit one. Unlike the isolation level, which
+	// only BEGIN can choose, read-only may be switched on at any point.
+	setupReadOnly = ", pg_catalog.set_config('transaction_read_only', 'on', true)"
+	// timezoneSQL applies Prefer: timezone; a statement of its own keeps
+	// the set-up one variant for the requests that do not ask.
+	timezoneSQL = "select pg_catalog.set_config('timezone', $1, true)"
+)
+
+// setupVariant is what the set-up statement's text depends on.
+type setupVariant struct {
+	settings int  // extra name/value settings
+	readOnly bool // the transaction is implicit and read only
+}
+
+// setupStatements caches the set-up statement by its variant, so its text
+// is built once per variant and prepared once per connection and variant.
+var setupStatements sync.Map // setupVariant -> string
+
+// setupSQL returns the set-up statement of a variant.
+func setupSQL(v setupVariant) string {
+	if sql, ok := setupStatements.Load(v); ok {
+		return sql.(string)
+	}
+	var b strings.Builder
+	b.WriteString(setupRole)
+	b.WriteString(setupFixed)
+	for i := range v.settings {
+		p := setupFixedArgs + 2*i + 1
+		fmt.Fprintf(&b, ", pg_catalog.set_config($%d, $%d, true)", p, p+1)
+	}
+	if v.readOnly {
+		b.WriteString(setupReadOnly)
+	}
+	sql, _ := setupStatements.LoadOrStore(v, b.String())
+	return sql.(string)
+}
+
+// setupArgs are setupSQL's bind values for tx, copied into one buffer:
+// two allocations a request rather than one per value.
+func setupArgs(tx *Tx) [][]byte {
+	fixed := [setupFixedArgs]string{tx.Role, tx.SearchPath, tx.Method, tx.Path, tx.Headers, tx.Cookies, tx.Claims}
+	size := 0
+	for _, v := range fixed {
+		size += len(v)
+	}
+	for _, kv := range tx.Settings {
+		size += len(kv[0]) + len(kv[1])
+	}
+	buf := make([]byte, 0, size)
+	args := make([][]byte, 0, setupFixedArgs+2*len(tx.Settings))
+	for _, v := range fixed {
+		buf, args = appendArg(buf, args, v)
+	}
+	for _, kv := range tx.Settings {
+		buf, args = appendArg(buf, args, kv[0])
+		buf, args = appendArg(buf, args, kv[1])
+	}
+	return args
+}
+
+// appendArg copies v into buf, which must have room for it (a slice handed
+// out must not move), and appends the copy to args. The copy is never nil,
+// since pgx sends a nil value as NULL.
+func appendArg(buf []byte, args [][]byte, v string) ([]byte, [][]byte) {
+	start := len(buf)
+	buf = append(buf, v...)
+	return buf, append(args, buf[start:len(buf):len(buf)])
+}
+
+// beginSQL opens the request transaction.
+func beginSQL(tx *Tx) string {
+	level := tx.Isolation
+	if level == "" {
+		level = "read committed"
+	}
+	if tx.ReadOnly {
+		return "begin isolation level " + level + " read only"
+	}
+	return "begin isolation level " + level
+}
