@@ -150,7 +150,7 @@ func (c *shapeCache) keep(snap *snapshot.Snapshot, key []byte, sh shape) {
 	if kept == nil {
 		return
 	}
-	size := shapeOverhead + len(key) + kept.bytes()
+	size := shapeOverhead + allocated(len(key)) + kept.bytes()
 	if size > c.budget/shapeMaxShare {
 		return
 	}

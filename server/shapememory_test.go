@@ -40,7 +40,7 @@ var hostileOperators = []string{"eq.x", "neq.x", "gt.x", "gte.x", "lt.x", "lte.x
 // template for SVC to keep.
 func hostileShape(i int) string {
 	r := rand.New(rand.NewPCG(uint64(i), 43))
-	pad := strings.Repeat("k", 100)
+	pad := strings.Repeat("k", 200)
 	var b strings.Builder
 	b.WriteString("/books?select=id")
 	for j := range 200 {

@@ -42,7 +42,7 @@ func TestShapeBytesCoverHeap(t *testing.T) {
 			var b strings.Builder
 			b.WriteString("/docs?select=id")
 			for j := range 200 {
-				fmt.Fprintf(&b, "&meta->>%s%d=%s", strings.Repeat("k", 100), j, shapeOperators[r.IntN(len(shapeOperators))])
+				fmt.Fprintf(&b, "&meta->>%s%d=%s", strings.Repeat("k", 200), j, shapeOperators[r.IntN(len(shapeOperators))])
 			}
 			return b.String()
 		}, nil},

@@ -45,12 +45,10 @@ const (
 	sizeSource    = int(unsafe.Sizeof(Source{}))
 	// A value behind an interface is allocated on its own: a string's or
 	// a slice's header, or an integer, and the bytes of a string or slice
-	// in a block of their own, each rounded up to the allocator's next
-	// size, by up to sizeRounding for the small ones a shape holds.
-	sizeString   = int(unsafe.Sizeof(""))
-	sizeSlice    = int(unsafe.Sizeof([]byte(nil)))
-	sizeInt      = int(unsafe.Sizeof(int64(0)))
-	sizeRounding = 16
+	// in a block of their own.
+	sizeString = int(unsafe.Sizeof(""))
+	sizeSlice  = int(unsafe.Sizeof([]byte(nil)))
+	sizeInt    = int(unsafe.Sizeof(int64(0)))
 )
 
 // Bytes estimates the memory a shape (see Shape) holds: its text, its
@@ -58,19 +56,29 @@ const (
 // The text may be shared with the statement prepared on the database
 // connections; it is counted here all the same.
 func (s Statement) Bytes() int {
-	n := sizeStatement + len(s.SQL) + len(s.Args)*sizeArg + len(s.Sources)*sizeSource
+	n := sizeStatement + allocated(len(s.SQL)) + allocated(len(s.Args)*sizeArg) + allocated(len(s.Sources)*sizeSource)
 	for _, a := range s.Args {
 		switch v := a.(type) {
 		case nil:
 		case string:
-			n += sizeString + len(v) + sizeRounding
+			n += sizeString + allocated(len(v))
 		case []byte:
-			n += sizeSlice + len(v) + sizeRounding
+			n += sizeSlice + allocated(len(v))
 		default:
 			n += sizeInt
 		}
 	}
 	return n
+}
+
+// allocated is at least what Go's allocator takes for a block of n
+// bytes: a size class up to a fifth larger, or whole pages past 32 KiB.
+func allocated(n int) int {
+	const page = 8 << 10
+	if n > 32<<10 {
+		return (n + page - 1) &^ (page - 1)
+	}
+	return n + n/4 + 16
 }
 
 // Bind returns the statement a shape (see Shape) makes for the request t
