@@ -20,6 +20,9 @@ type Options struct {
 	// Aggregates is db-aggregates-enabled: whether select may use
 	// aggregate functions.
 	Aggregates bool
+	// Refresh is how the snapshot is brought up to date, for the hints
+	// about names it lacks.
+	Refresh Refresh
 }
 
 // Node is one relation of a read tree: the relation read, or an embed.
@@ -195,7 +198,7 @@ func target(req *request.Request, snap *snapshot.Snapshot, opts Options) (*snaps
 	name := snapshot.QualifiedName{Schema: schema, Name: req.Target}
 	rel := snap.Relation(name)
 	if rel == nil {
-		return nil, undefinedRelation(snap, name)
+		return nil, undefinedRelation(snap, name, opts.Refresh)
 	}
 	return rel, nil
 }
@@ -207,7 +210,7 @@ func BuildRead(req *request.Request, snap *snapshot.Snapshot, opts Options) (*Re
 		return nil, err
 	}
 	p := &Read{Head: req.Method == "HEAD", Media: req.Media, Count: req.Prefer.Count, MaxRows: opts.MaxRows}
-	if err := buildNode(&p.Node, snap, rel, req.Select); err != nil {
+	if err := buildNode(&p.Node, snap, rel, req.Select, opts.Refresh); err != nil {
 		return nil, err
 	}
 	if err := checkAggregates(req.Select, opts); err != nil {
@@ -218,7 +221,7 @@ func BuildRead(req *request.Request, snap *snapshot.Snapshot, opts Options) (*Re
 	if err := applyEmbedParams(&p.Node, req.Embedded, opts.MaxRows); err != nil {
 		return nil, err
 	}
-	if err := checkNode(&p.Node, snap); err != nil {
+	if err := checkNode(&p.Node, snap, opts.Refresh); err != nil {
 		return nil, err
 	}
 	t := mediaTarget{rows: rel.QualifiedName, wholeRows: wholeRows(&p.Node)}
@@ -230,16 +233,16 @@ func BuildRead(req *request.Request, snap *snapshot.Snapshot, opts Options) (*Re
 }
 
 // buildNode fills n's columns and embeds from a select list.
-func buildNode(n *Node, snap *snapshot.Snapshot, rel *snapshot.Relation, items []request.SelectItem) error {
+func buildNode(n *Node, snap *snapshot.Snapshot, rel *snapshot.Relation, items []request.SelectItem, refresh Refresh) error {
 	n.Relation = rel
-	cols := columnChecker{snap: snap, rel: rel, node: n}
+	cols := columnChecker{snap: snap, rel: rel, node: n, refresh: refresh}
 	for _, item := range items {
 		switch {
 		case item.Star:
 			n.Columns = append(n.Columns, Column{Star: true})
 			n.starFields(snap)
 		case item.Embed != nil:
-			e, err := buildEmbed(snap, rel, item, n.Depth+1)
+			e, err := buildEmbed(snap, rel, item, n.Depth+1, refresh)
 			if err != nil {
 				return err
 			}
@@ -271,11 +274,11 @@ func buildNode(n *Node, snap *snapshot.Snapshot, rel *snapshot.Relation, items [
 	return nil
 }
 
-func buildEmbed(snap *snapshot.Snapshot, parent *snapshot.Relation, item request.SelectItem, depth int) (*Embed, error) {
+func buildEmbed(snap *snapshot.Snapshot, parent *snapshot.Relation, item request.SelectItem, depth int, refresh Refresh) (*Embed, error) {
 	re := item.Embed
 	r, err := findRelationship(snap, parent, re)
 	if err != nil {
-		return nil, err
+		return nil, staleRelationship(err, snap, refresh, parent, re.Name)
 	}
 	key := item.Alias
 	if key == "" {
@@ -292,7 +295,7 @@ func buildEmbed(snap *snapshot.Snapshot, parent *snapshot.Relation, item request
 	}
 	e := &Embed{Relationship: r, Key: key, Inner: re.Join == request.JoinInner, Spread: re.Spread}
 	e.Depth = depth
-	if err := buildNode(&e.Node, snap, target, re.Select); err != nil {
+	if err := buildNode(&e.Node, snap, target, re.Select, refresh); err != nil {
 		return nil, err
 	}
 	if len(re.Select) == 0 {
@@ -336,8 +339,8 @@ func applyEmbedParams(root *Node, params map[string]*request.Params, maxRows int
 // checkNode validates the filters and order of n and its embeds against
 // the snapshot: columns exist, embeds are tested only for presence, and
 // related orders name to-one embeds.
-func checkNode(n *Node, snap *snapshot.Snapshot) error {
-	cols := columnChecker{snap: snap, rel: n.Relation, node: n, aggregates: n.aggregateKeys()}
+func checkNode(n *Node, snap *snapshot.Snapshot, refresh Refresh) error {
+	cols := columnChecker{snap: snap, rel: n.Relation, node: n, aggregates: n.aggregateKeys(), refresh: refresh}
 	for _, f := range n.Filters {
 		if err := checkFilter(n, cols, f); err != nil {
 			return err
@@ -368,12 +371,13 @@ func checkNode(n *Node, snap *snapshot.Snapshot) error {
 		if len(o.Field.Path) == 0 && slices.Contains(e.OutputNames(), o.Field.Name) {
 			continue
 		}
-		if err := (columnChecker{snap: snap, rel: e.Relation, node: &e.Node, aggregates: e.aggregateKeys()}).check(o.Field.Name); err != nil {
+		embedCols := columnChecker{snap: snap, rel: e.Relation, node: &e.Node, aggregates: e.aggregateKeys(), refresh: refresh}
+		if err := embedCols.check(o.Field.Name); err != nil {
 			return err
 		}
 	}
 	for _, e := range n.Embeds {
-		if err := checkNode(&e.Node, snap); err != nil {
+		if err := checkNode(&e.Node, snap, refresh); err != nil {
 			return err
 		}
 	}

@@ -82,7 +82,7 @@ func BuildWrite(req *request.Request, payload *request.Payload, snap *snapshot.S
 		w.Return = "minimal"
 	}
 	w.Read = &Read{Media: req.Media, Count: req.Prefer.Count}
-	if err := buildNode(&w.Read.Node, snap, rel, req.Select); err != nil {
+	if err := buildNode(&w.Read.Node, snap, rel, req.Select, opts.Refresh); err != nil {
 		return nil, err
 	}
 	// The order also orders the representation, as in PostgREST.
@@ -93,10 +93,10 @@ func BuildWrite(req *request.Request, payload *request.Payload, snap *snapshot.S
 	if err := applyEmbedParams(&w.Read.Node, req.Embedded, opts.MaxRows); err != nil {
 		return nil, err
 	}
-	if err := checkNode(&w.Read.Node, snap); err != nil {
+	if err := checkNode(&w.Read.Node, snap, opts.Refresh); err != nil {
 		return nil, err
 	}
-	if err := w.checkRows(snap); err != nil {
+	if err := w.checkRows(snap, opts.Refresh); err != nil {
 		return nil, err
 	}
 	if payload != nil {
@@ -135,9 +135,9 @@ func BuildWrite(req *request.Request, payload *request.Payload, snap *snapshot.S
 
 // checkRows checks the filters and order choosing the rows of a PATCH or
 // DELETE, and that a limit comes with an order.
-func (w *Write) checkRows(snap *snapshot.Snapshot) error {
+func (w *Write) checkRows(snap *snapshot.Snapshot, refresh Refresh) error {
 	n := &Node{Relation: w.Relation, Filters: w.Filters, Logic: w.Logic, Order: w.Order}
-	if err := checkNode(n, snap); err != nil {
+	if err := checkNode(n, snap, refresh); err != nil {
 		return err
 	}
 	w.Fields = n.Fields
