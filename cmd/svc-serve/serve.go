@@ -20,7 +20,6 @@ import (
 	"github.com/svc-dev/svc/server/reload"
 	"github.com/svc-dev/svc/server/schedbatch"
 	"github.com/svc-dev/svc/snapshot"
-	"github.com/svc-dev/svc/sql/snapstore"
 )
 
 // serve runs the server until SIGINT or SIGTERM, with the configuration
@@ -91,16 +90,11 @@ func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log 
 			stopAdmin(shutdownCtx)
 		}()
 	}
-	if err := snaps.Reload(ctx); err != nil {
-		// A missing file or nothing published is for an operator to fix,
-		// and the error says how; retrying would only hide it.
-		if _, file := snaps.Source().(reload.FileSource); file || errors.Is(err, snapstore.ErrNotPublished) {
-			return err
-		}
-		// The database is away: serve 503 (SVC002) until a snapshot loads,
-		// rather than exit and leave the restart to a supervisor. Reload
-		// has logged why.
-		go snaps.LoadRetrying(ctx, 10*time.Second)
+	// The database away, the server answers 503 (SVC002) until a snapshot
+	// loads, rather than exit and leave the restart to a supervisor; a
+	// missing file or nothing published is for an operator to fix.
+	if err := snaps.Start(ctx, 10*time.Second); err != nil {
+		return firstSnapshotError(err, sources, cfg)
 	}
 	rt, err := server.NewRuntime(ctx, sources, cfg, pool, snaps, log, server.WithMetrics(metrics), server.WithReplicas(replicas))
 	if err != nil {
