@@ -7,11 +7,9 @@ import (
 	"os"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/svc-dev/svc/server/config"
 	"github.com/svc-dev/svc/snapshot"
 	"github.com/svc-dev/svc/sql/catalog"
-	"github.com/svc-dev/svc/sql/connerr"
 	"github.com/urfave/cli/v2"
 )
 
@@ -55,13 +53,14 @@ func loadConfig(c *cli.Context) (*config.Config, error) {
 
 // introspect connects to cfg's database and takes a snapshot of its schemas.
 func introspect(ctx context.Context, cfg *config.Config) (*snapshot.Snapshot, error) {
-	conn, err := pgx.Connect(ctx, cfg.DBURI)
+	conn, err := connect(ctx, cfg)
 	if err != nil {
-		return nil, connerr.Explain(err)
+		return nil, err
 	}
 	defer conn.Close(ctx)
 	return catalog.Introspect(ctx, conn, catalog.Options{
 		Schemas: cfg.DBSchemas, ExtraSearchPath: cfg.DBExtraSearchPath, GeneratorVersion: snapshot.SVCVersion,
+		MissingSchemas: missingSchemas,
 	})
 }
 
