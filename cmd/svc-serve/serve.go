@@ -19,7 +19,6 @@ import (
 	"github.com/svc-dev/svc/server/naming"
 	"github.com/svc-dev/svc/server/reload"
 	"github.com/svc-dev/svc/server/schedbatch"
-	"github.com/svc-dev/svc/snapshot"
 )
 
 // serve runs the server until SIGINT or SIGTERM, with the configuration
@@ -29,7 +28,7 @@ import (
 func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log *slog.Logger, ready func(addr string)) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	log.Log(ctx, logging.LevelNotice, "starting svc-serve", "version", snapshot.SVCVersion)
+	logStart(ctx, log, sources, cfg)
 	if cfg.ServerSchedBatch {
 		useSchedBatch(log)
 	}
@@ -131,11 +130,14 @@ func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log 
 		return err
 	case <-ctx.Done():
 	}
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	logDraining(ctx, log)
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), drainTimeout)
 	defer cancel()
 	if err := httpServer.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		logStopped(log, false)
 		return err
 	}
+	logStopped(log, true)
 	return nil
 }
 
