@@ -61,7 +61,7 @@ var keys = []key{
 		doc: "seconds an idle pool connection is kept before it is closed",
 		set: seconds(1, func(c *Config) *time.Duration { return &c.DBPoolMaxIdletime })},
 	{name: "db-channel", def: "", atStart: true, notInDB: true,
-		doc: "NOTIFY channel listened to for reloads; empty (as in PostgREST) means svc, or pgrst under compat-names = postgrest",
+		doc: "NOTIFY channel listened to for reloads; empty (as in PostgREST) means svc, or pgrst under compat-names = postgrest, and the other of the two is heard as well, acted on and logged with a notice naming this setting; set, only it is heard",
 		set: text(func(c *Config) *string { return &c.DBChannel })},
 	{name: "db-channel-enabled", def: "true", atStart: true, notInDB: true,
 		doc: "whether to LISTEN on db-channel",
