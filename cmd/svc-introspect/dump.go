@@ -41,7 +41,11 @@ func dumpCommand() *cli.Command {
 	}
 }
 
-// loadConfig reads the dumpKeys from --config, SVC_* variables and flags.
+// loadConfig reads the dumpKeys from --config, SVC_* variables and flags,
+// as svc-serve reads them: PGRST_* variables too under compat-names =
+// postgrest, which they choose when nothing sets it. Its warnings go to
+// stderr as svc-serve's do, since one may say which naming was chosen or
+// why a setting the dump needs was not read.
 func loadConfig(c *cli.Context) (*config.Config, error) {
 	set := map[string]string{}
 	for _, k := range dumpKeys {
@@ -49,7 +53,10 @@ func loadConfig(c *cli.Context) (*config.Config, error) {
 			set[k] = c.String(k)
 		}
 	}
-	cfg, _, err := config.Load(config.Sources{File: c.String("config"), Env: os.Environ(), Flags: set})
+	cfg, warnings, err := config.Load(config.Sources{File: c.String("config"), Env: os.Environ(), Flags: set})
+	for _, w := range warnings {
+		fmt.Fprintln(c.App.ErrWriter, "svc-introspect: warning:", w.Message)
+	}
 	return cfg, err
 }
 
