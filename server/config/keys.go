@@ -235,7 +235,7 @@ var keys = []key{
 		doc: "function called (as GET /rpc/<name> would be) to answer GET / instead of the built-in OpenAPI document",
 		set: text(func(c *Config) *string { return &c.DBRootSpec })},
 	{name: "snapshot", def: "", svc: true, notInDB: true,
-		doc: `schema snapshot file written by svc-introspect, or "db" ("db:<schema>") for the one svc-introspect publish made active; empty introspects the live database at start`,
+		doc: `schema snapshot file written by svc-introspect (dump writes it when not given -o), or "db" ("db:<schema>") for the one svc-introspect publish made active; empty introspects the live database at start`,
 		set: text(func(c *Config) *string { return &c.Snapshot })},
 	{name: "compat-names", def: "svc", svc: true, atStart: true, notInDB: true,
 		doc: "names clients and the database see: svc (SVC's own) or postgrest (PGRST codes, vnd.pgrst media types, channel pgrst, pgrst.* settings, PGRST_* variables); unset, it is postgrest when PGRST_* variables set keys (a warning names them), and svc set while they do stops svc-serve, naming them",
