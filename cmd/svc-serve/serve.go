@@ -109,8 +109,8 @@ func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log 
 	go reloads.Run(ctx)
 	reloadOnSignals(ctx, reloads)
 	if cfg.DBChannelEnabled {
-		l := &reload.Listener{URI: cfg.DirectURI(), Channel: naming.ListenChannel(cfg), Snapshots: snaps, Log: log,
-			Queue: reloads, OnConnected: metrics.ListenerConnected}
+		l := &reload.Listener{URI: cfg.DirectURI(), Channel: naming.ListenChannel(cfg), Others: naming.OtherChannels(cfg),
+			Snapshots: snaps, Log: log, Queue: reloads, OnConnected: metrics.ListenerConnected}
 		go l.Run(ctx)
 	}
 
