@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"debug/elf"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -18,18 +19,20 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/svc-dev/svc/server/config"
 	"go.yaml.in/yaml/v3"
 )
 
 // TestDockerfile checks the image is multi-stage, builds without cgo and
-// runs as a non-root user, and that the build command it runs yields a
+// runs as a non-root user, that it exposes the ports svc-serve serves
+// without configuration, and that the build command it runs yields a
 // statically linked binary.
 func TestDockerfile(t *testing.T) {
 	data, err := os.ReadFile("docker/Dockerfile")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var froms []string
+	var froms, expose []string
 	var user, build string
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	for sc.Scan() {
@@ -37,7 +40,9 @@ func TestDockerfile(t *testing.T) {
 		switch {
 		case strings.HasPrefix(line, "FROM "):
 			froms = append(froms, line)
-			user = ""
+			user, expose = "", nil
+		case strings.HasPrefix(line, "EXPOSE "):
+			expose = append(expose, strings.Fields(strings.TrimPrefix(line, "EXPOSE "))...)
 		case strings.HasPrefix(line, "USER "):
 			user = strings.TrimPrefix(line, "USER ")
 		case strings.HasPrefix(line, "RUN CGO_ENABLED=0 go build"):
@@ -49,6 +54,16 @@ func TestDockerfile(t *testing.T) {
 	}
 	if uid, _, _ := strings.Cut(user, ":"); user == "" || uid == "0" || uid == "root" {
 		t.Errorf("final stage runs as %q, want a non-root user", user)
+	}
+	// EXPOSE documents what a container of the image listens on: the API
+	// port by default, and the admin port only if that were on by default.
+	def := config.Default()
+	want := []string{fmt.Sprint(def.ServerPort)}
+	if def.AdminEnabled() {
+		want = append(want, fmt.Sprint(def.AdminServerPort))
+	}
+	if slices.Sort(expose); !slices.Equal(expose, want) {
+		t.Errorf("the final stage exposes %v; svc-serve serves %v without configuration", expose, want)
 	}
 	if build == "" {
 		t.Fatal("no CGO_ENABLED=0 go build step")
