@@ -94,27 +94,7 @@ func TestDockerfile(t *testing.T) {
 // security context, the Secret-provided database URI, a Service, and the
 // publishing Job refusing breaking changes.
 func TestKubernetesManifests(t *testing.T) {
-	files, _ := filepath.Glob("k8s/*.yaml")
-	kinds := map[string]map[string]any{}
-	for _, file := range files {
-		data, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		dec := yaml.NewDecoder(bytes.NewReader(data))
-		for {
-			var doc map[string]any
-			if err := dec.Decode(&doc); errors.Is(err, io.EOF) {
-				break
-			} else if err != nil {
-				t.Fatalf("%s: %v", file, err)
-			}
-			if doc["apiVersion"] == nil || doc["kind"] == nil || dig(doc, "metadata", "name") == nil {
-				t.Errorf("%s: a document without apiVersion, kind or metadata.name", file)
-			}
-			kinds[doc["kind"].(string)] = doc
-		}
-	}
+	kinds := manifests(t)
 	for _, k := range []string{"ConfigMap", "Deployment", "Service", "Job"} {
 		if kinds[k] == nil {
 			t.Errorf("no %s manifest", k)
@@ -145,6 +125,39 @@ func TestKubernetesManifests(t *testing.T) {
 	if !slices.Contains(args, any("publish")) || !slices.Contains(args, any("--fail-on-breaking")) {
 		t.Errorf("publish job args %v", args)
 	}
+}
+
+// manifests parses deploy/k8s/*.yaml into its documents, by kind (one
+// of each), each with the file it came from under the key "file".
+func manifests(t *testing.T) map[string]map[string]any {
+	t.Helper()
+	files, _ := filepath.Glob("k8s/*.yaml")
+	kinds := map[string]map[string]any{}
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dec := yaml.NewDecoder(bytes.NewReader(data))
+		for {
+			var doc map[string]any
+			if err := dec.Decode(&doc); errors.Is(err, io.EOF) {
+				break
+			} else if err != nil {
+				t.Fatalf("%s: %v", file, err)
+			}
+			kind, _ := doc["kind"].(string)
+			if doc["apiVersion"] == nil || kind == "" || dig(doc, "metadata", "name") == nil {
+				t.Fatalf("%s: a document without apiVersion, kind or metadata.name", file)
+			}
+			if kinds[kind] != nil {
+				t.Fatalf("%s: a second %s", file, kind)
+			}
+			doc["file"] = file
+			kinds[kind] = doc
+		}
+	}
+	return kinds
 }
 
 // dig walks maps by key and lists by index; nil when the path is absent.
