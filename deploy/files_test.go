@@ -91,8 +91,8 @@ func TestDockerfile(t *testing.T) {
 
 // TestKubernetesManifests parses every manifest and checks what the fleet
 // relies on: probes on the admin port's /ready and /live, a non-root
-// security context, the Secret-provided database URI, a Service, and the
-// publishing Job refusing breaking changes.
+// security context, the Secret-provided database URI, a Service reaching
+// the pods, and the publishing Job refusing breaking changes.
 func TestKubernetesManifests(t *testing.T) {
 	kinds := manifests(t)
 	for _, k := range []string{"ConfigMap", "Deployment", "Service", "Job"} {
@@ -124,6 +124,22 @@ func TestKubernetesManifests(t *testing.T) {
 	args, _ := dig(kinds["Job"], "spec", "template", "spec", "containers", 0, "args").([]any)
 	if !slices.Contains(args, any("publish")) || !slices.Contains(args, any("--fail-on-breaking")) {
 		t.Errorf("publish job args %v", args)
+	}
+	// The Service reaches the Deployment's pods, on a port they name.
+	svc := kinds["Service"]
+	selector, _ := dig(svc, "spec", "selector").(map[string]any)
+	if len(selector) == 0 {
+		t.Error("the Service selects no pods")
+	}
+	for k, v := range selector {
+		if dig(dep, "spec", "template", "metadata", "labels", k) != v {
+			t.Errorf("the Service selects %s=%v, which the Deployment's pods are not labelled", k, v)
+		}
+	}
+	ports, _ := dig(c, "ports").([]any)
+	target := dig(svc, "spec", "ports", 0, "targetPort")
+	if !slices.ContainsFunc(ports, func(p any) bool { return dig(p, "name") == target }) {
+		t.Errorf("the Service's targetPort %v is not a port of the container (%v)", target, ports)
 	}
 }
 
