@@ -18,7 +18,6 @@ import (
 	"github.com/svc-dev/svc/server/logging"
 	"github.com/svc-dev/svc/server/naming"
 	"github.com/svc-dev/svc/server/reload"
-	"github.com/svc-dev/svc/server/schedbatch"
 )
 
 // serve runs the server until SIGINT or SIGTERM, with the configuration
@@ -29,9 +28,6 @@ func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log 
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	logStart(ctx, log, sources, cfg)
-	if cfg.ServerSchedBatch {
-		useSchedBatch(log)
-	}
 	if cfg.ServerGCHeadroom > 0 {
 		go gcheadroom.Run(ctx, uint64(cfg.ServerGCHeadroom))
 	}
@@ -144,18 +140,4 @@ func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log 
 // newLogger logs to stderr at log-level, in log-format.
 func newLogger(level, format string) *slog.Logger {
 	return logging.NewLogger(os.Stderr, level, format)
-}
-
-// useSchedBatch puts the server's threads under SCHED_BATCH
-// (server-sched-batch). A failure costs speed, not correctness, so it is
-// logged and the server goes on.
-func useSchedBatch(log *slog.Logger) {
-	switch outcome, err := schedbatch.Apply(); {
-	case err != nil:
-		log.Warn("could not run under SCHED_BATCH; keeping the default scheduling policy", "error", err)
-	case outcome == schedbatch.Applied:
-		log.Info("threads run under SCHED_BATCH (server-sched-batch)")
-	case outcome == schedbatch.Chosen:
-		log.Info("keeping the scheduling policy the process was started with")
-	}
 }

@@ -32,8 +32,7 @@
 # PG_MALLOC (glibc tunables for PostgreSQL, see below; empty: glibc's own),
 # PGPORT, HTTPPORT (and the next two ports: the cold starts', the fault
 # soak's admin server's). svc-serve reads SVC_* settings from the
-# environment, so SVC_SERVER_SCHED_BATCH=true runs it under SCHED_BATCH;
-# the report says which.
+# environment.
 #
 # TOPOLOGY: shared (the default) lets SVC, PostgreSQL and the load
 # generator share every core, as they do on one benchmark VM. split pins
@@ -554,7 +553,6 @@ echo "- machine: $(nproc) cores, $(awk -F': ' '/^model name/ {print $2; exit}' /
 echo "- SVC $(git rev-parse --short HEAD 2>/dev/null || echo '?')$(git diff --quiet HEAD 2>/dev/null || echo ' (with local changes)'), $(go version | awk '{print $3}'), PostgreSQL $("$BIN/postgres" --version | awk '{print $3}'), wrk $(wrk -v 2>&1 | awk 'NR == 1 {print $2}')"
 echo "- load average before the run: $LOADAVG (other work on the machine skews every figure)"
 echo "- PostgreSQL's glibc tunables (PG_MALLOC): ${PG_MALLOC:-none}"
-echo "- SVC's threads under SCHED_BATCH (server-sched-batch): ${SVC_SERVER_SCHED_BATCH:-false, the default}"
 if [ "$TOPOLOGY" = split ]; then
   echo "- topology: split, svc-serve on CPU $SVC_CPUS, PostgreSQL and the load generators on CPU $OTHER_CPUS (taskset)"
 else

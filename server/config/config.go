@@ -68,7 +68,6 @@ type Config struct {
 	ServerUnixSocketMode       os.FileMode       // server-unix-socket-mode
 	ServerReuseport            bool              // server-reuseport (SVC's addition)
 	ServerHTTP                 string            // server-http (SVC's addition): http1 or net/http
-	ServerSchedBatch           bool              // server-sched-batch (SVC's addition)
 	ServerRawSockets           bool              // server-raw-sockets (SVC's addition)
 	ServerGCHeadroom           int               // server-gc-headroom (SVC's addition), bytes; 0 for Go's own pacing
 	DBChannelURI               string            // db-channel-uri (SVC's addition); "" uses db-uri

@@ -256,7 +256,6 @@ server-idle-timeout = 10
 server-unix-socket-mode = "0600"
 server-reuseport = true
 server-http = "http1"
-server-sched-batch = true
 server-raw-sockets = true
 server-gc-headroom = 1048576
 db-channel-uri = "postgres://bob@db-direct/app"
@@ -299,7 +298,7 @@ app.settings.Other = 1
 		ServerMaxURLBytes: 4096, RequestMaxFilters: 10, RequestMaxSelectItems: 20, RequestMaxEmbedDepth: 3,
 		RequestMaxEmbeds: 5, RequestMaxJSONPathDepth: 4, RequestMaxJSONPathSteps: 12, RequestMaxLogicDepth: 2,
 		ServerWriteTimeout: 90 * time.Second, ServerIdleTimeout: 10 * time.Second,
-		ServerUnixSocket: "/run/svc/svc.sock", ServerUnixSocketMode: 0o600, ServerReuseport: true, ServerSchedBatch: true, ServerRawSockets: true, ServerGCHeadroom: 1 << 20,
+		ServerUnixSocket: "/run/svc/svc.sock", ServerUnixSocketMode: 0o600, ServerReuseport: true, ServerRawSockets: true, ServerGCHeadroom: 1 << 20,
 		ServerHTTP:   HTTPServerHTTP1,
 		DBChannelURI: "postgres://bob@db-direct/app", DBPreparedStatements: false, DBStatementsMaxBytes: 300000, LogLevel: "info",
 		DBReplicaURIs: []string{"postgres://bob@replica1/app", "postgres://bob@replica2/app"}, DBReplicaPool: 4, DBReplicaMaxLag: 2 * time.Second,

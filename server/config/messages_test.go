@@ -95,6 +95,13 @@ func TestWarnings(t *testing.T) {
 		{name: "nothing close", file: "colour = blue",
 			want: []Warning{{"colour", "config file %F, line 1",
 				`unknown configuration key "colour" (config file %F, line 1)`}}},
+		// A removed key is an unknown one: svc-serve starts and says so.
+		{name: "removed key, file", file: "server-sched-batch = true",
+			want: []Warning{{"server-sched-batch", "config file %F, line 1",
+				`unknown configuration key "server-sched-batch" (config file %F, line 1)`}}},
+		{name: "removed key, env", env: []string{"SVC_SERVER_SCHED_BATCH=true"},
+			want: []Warning{{"SVC_SERVER_SCHED_BATCH", "environment variable SVC_SERVER_SCHED_BATCH",
+				`unknown environment variable SVC_SERVER_SCHED_BATCH (no configuration key "server-sched-batch")`}}},
 		{name: "app settings prefix typo", file: `app.setting.jwt = "x"`,
 			want: []Warning{{"app.setting.jwt", "config file %F, line 1",
 				`unknown configuration key "app.setting.jwt" (config file %F, line 1); did you mean "app.settings.jwt"?`}}},

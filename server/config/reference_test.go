@@ -52,7 +52,7 @@ func TestReference(t *testing.T) {
 		{"db-uri", false, "", "db-uri", ""},
 		{"db-pool-max-idletime", false, "svc.db_pool_max_idletime", "db-pool-max-idletime", "db-pool-timeout"},
 		{"snapshot", true, "", "", ""},
-		{"server-sched-batch", false, "", "", ""},
+		{"server-reuseport", false, "", "", ""},
 		{"log-format", false, "", "", ""},
 		{"jwt-secret", true, "svc.jwt_secret", "jwt-secret", ""},
 	}
