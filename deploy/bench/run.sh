@@ -22,16 +22,19 @@
 # 600; see faults.sh), CHECK_SQL (1: first check that the pgbench scripts
 # still match the SQL SVC sends), EQUAL (1: pgbench in prepared mode at 32
 # connections too, for latency at SVC's concurrency), PAIRS (3: rounds per
-# workload of SVC at 32 connections and pgbench at 10, back to back, for the
-# ratio's median; 0: none), PAIR_SECONDS (10: each run of a round), RATE
+# workload of SVC at 32 connections and pgbench at 10, and pREST at 32
+# where PREST runs it, back to back, for the ratio's median; 0: none), PAIR_SECONDS (10: each run of a round), RATE
 # (req/s; empty: as fast as wrk can: each wrk connection waits
 # CONNS/RATE between an answer and its next request, see pace.lua, so SVC's
 # CPU per request is read at one throughput rather than at whatever
 # PostgreSQL allowed that round; RATE_<kind>, say RATE_embed=150, sets one
 # workload's),
 # PG_MALLOC (glibc tunables for PostgreSQL, see below; empty: glibc's own),
-# PGPORT, HTTPPORT (and the next two ports: the cold starts', the fault
-# soak's admin server's). svc-serve reads SVC_* settings from the
+# PREST (1: pREST in the paired rounds of the workloads it can express,
+# see prest.sh; 0: none), PREST_CACHE (where prestd is built once, by
+# default ~/.cache/svc-bench),
+# PGPORT, HTTPPORT (and the next three ports: the cold starts', the fault
+# soak's admin server's, pREST's). svc-serve reads SVC_* settings from the
 # environment.
 #
 # TOPOLOGY: shared (the default) lets SVC, PostgreSQL and the load
@@ -88,6 +91,8 @@ PG_MALLOC=${PG_MALLOC-glibc.malloc.trim_threshold=67108864:glibc.malloc.top_pad=
 PGPORT=${PGPORT:-55432}
 HTTPPORT=${HTTPPORT:-3100}
 ADMINPORT=$((HTTPPORT + 2))
+PRESTPORT=$((HTTPPORT + 3))
+PREST=${PREST:-1}
 # SVC's pool, and pgbench's connections: the database sees 10 sessions
 # either way, so the ratio compares like with like.
 POOL=10
@@ -102,7 +107,7 @@ for kind in $KINDS; do
   # wrk runs a plain GET / when its script is missing; refuse instead.
   [ -f "deploy/bench/$kind.lua" ] && [ -f "deploy/bench/$kind.pgbench" ] || die "no workload $kind (deploy/bench/$kind.lua and .pgbench)"
 done
-for port in "$PGPORT" "$HTTPPORT" $((HTTPPORT + 1)) $([ "$FAULTS" = 1 ] && echo "$ADMINPORT"); do
+for port in "$PGPORT" "$HTTPPORT" $((HTTPPORT + 1)) $([ "$FAULTS" = 1 ] && echo "$ADMINPORT") "$PRESTPORT"; do
   # A server already listening there would answer in SVC's place.
   if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then die "port $port is in use"; fi
 done
@@ -134,6 +139,7 @@ awk '$1 > 0.5 {exit 1}' /proc/loadavg || log "warning: load average $LOADAVG: th
 WORK=$(mktemp -d /tmp/svc-bench-XXXXXX)
 chmod 755 "$WORK"
 SVC_PID=
+PREST_PID=
 SAMPLER_PID=
 FAULT_PID=
 FAULT_CHECKS_FAILED=0
@@ -143,6 +149,7 @@ cleanup() {
   [ -n "$SAMPLER_PID" ] && kill "$SAMPLER_PID" 2>/dev/null
   [ -n "$FAULT_PID" ] && kill "$FAULT_PID" 2>/dev/null
   [ -n "$SVC_PID" ] && kill "$SVC_PID" 2>/dev/null && wait "$SVC_PID" 2>/dev/null
+  [ -n "$PREST_PID" ] && kill "$PREST_PID" 2>/dev/null && wait "$PREST_PID" 2>/dev/null
   as_pg "$BIN/pg_ctl" -D "$WORK/data" -m immediate stop >/dev/null 2>&1
   rm -rf "$WORK"
 }
@@ -254,6 +261,8 @@ start_svc() {
   die "svc-serve did not answer within 10 s"
 }
 stop_svc() { kill "$SVC_PID" && wait "$SVC_PID" || true; SVC_PID=; }
+# pREST, the peer: build_prestd, start_prest, stop_prest, prest_kind.
+. deploy/bench/prest.sh
 
 # ---- Measuring --------------------------------------------------------------
 # wrk_on_other KIND CONNS ARGS...: wrk on the load generator's cores with
@@ -270,22 +279,22 @@ wrk_on_other() {
 # rss_kb PID: the process's resident set now, in kB.
 rss_kb() { awk '/^VmRSS/ {print $2}' "/proc/$1/status"; }
 
-# cpu_ticks: a line of CPU times so far, in clock ticks, for cpu_split:
-# SVC's; this script's exited children's (the load generator, once waited
+# cpu_ticks [PID]: a line of CPU times so far, in clock ticks, for
+# cpu_split: the server's (PID's, by default svc-serve's); this script's exited children's (the load generator, once waited
 # for); the whole machine's busy time (user, nice, system, irq, softirq; not
 # steal, which the hypervisor took); the postmaster's own plus its reaped
 # children's; then pid:ticks for each of its live children (the backends).
 # /proc/PID/stat fields 14-17 are utime, stime, cutime and cstime; field 4
 # is the parent.
 cpu_ticks() {
-  local svc=0
-  [ -n "$SVC_PID" ] && svc=$(awk '{print $14 + $15}' "/proc/$SVC_PID/stat")
+  local svc=0 pid=${1:-$SVC_PID}
+  [ -n "$pid" ] && svc=$(awk '{print $14 + $15}' "/proc/$pid/stat")
   echo "$svc $(awk '{print $16 + $17}' "/proc/$$/stat") $(awk '/^cpu / {print $2 + $3 + $4 + $7 + $8}' /proc/stat)" \
     "$(cat /proc/[0-9]*/stat 2>/dev/null | # cat: a process may exit between glob and read
       awk -v pm="$PM_PID" '$1 == pm {own = $14 + $15 + $16 + $17} $4 == pm {live = live " " $1 ":" ($14 + $15)} END {print own live}')"
 }
 
-# cpu_split BEFORE AFTER SECONDS: "SVC PostgreSQL load-generator other" as
+# cpu_split BEFORE AFTER SECONDS: "server PostgreSQL load-generator other" as
 # percent of one core over the run. A backend that exits during the run
 # lands in the postmaster's reaped-children time with its whole life, so
 # what it had used before the run is taken off again. Other is whatever
@@ -301,21 +310,24 @@ cpu_split() {
          printf "%.1f %.0f %.0f %.0f\n", svc * f, pg * f, gen * f, other * f}'
 }
 
-# run_wrk KIND CONNS: one timed wrk run against SVC with RSS sampled every
-# half second; appends a line to $ROWS (rows.tsv).
+# run_wrk KIND CONNS: one timed wrk run against SVC, or against pREST
+# when PEER=prest, with the server's RSS sampled every half second;
+# appends a line to $ROWS (rows.tsv).
 ROWS=rows.tsv
 PGROWS=pgbench.tsv
 run_wrk() {
   local kind=$1 conns=$2 before after out="$WORK/wrk-$1-$2.txt"
-  (while :; do rss_kb "$SVC_PID"; sleep 0.5; done) >"$WORK/rss.txt" 2>/dev/null &
+  local pid=$SVC_PID url=$HTTP script=deploy/bench/$1.lua
+  if [ "${PEER:-}" = prest ]; then pid=$PREST_PID url=$PREST_HTTP script=deploy/bench/prest/$1.lua; fi
+  (while :; do rss_kb "$pid"; sleep 0.5; done) >"$WORK/rss.txt" 2>/dev/null &
   SAMPLER_PID=$!
-  before=$(cpu_ticks)
-  wrk_on_other "$kind" "$conns" -d"${DURATION}s" --latency -s "deploy/bench/$kind.lua" "$HTTP" >"$out"
+  before=$(cpu_ticks "$pid")
+  wrk_on_other "$kind" "$conns" -d"${DURATION}s" --latency -s "$script" "$url" >"$out"
   # wrk's last requests are cut off when it stops, and SVC closes the pool
   # connections whose statements it cancels; let their backends exit and be
   # reaped first, so this run counts them whole.
   sleep 0.5
-  after=$(cpu_ticks)
+  after=$(cpu_ticks "$pid")
   kill "$SAMPLER_PID"; wait "$SAMPLER_PID" 2>/dev/null || true; SAMPLER_PID=
   # Latencies in ms whatever unit wrk chose; errors are non-2xx/3xx
   # answers plus socket errors.
@@ -328,8 +340,8 @@ run_wrk() {
     /Non-2xx/ {errors += $NF}
     /Socket errors/ {gsub(/,/, ""); errors += $4 + $6 + $8 + $10}
     END {printf "%s\t%s\t%.0f\t%.2f\t%.2f\t%.0f\t%d\t%s\n", kind, conns, rps, p50, p99, rss / 1024, errors, cpu}
-  ' "$out" | tee -a "$WORK/$ROWS" | awk -F'\t' '{
-    printf "  wrk %3d conns: %7.0f req/s, p50 %.2f ms, p99 %.2f ms, RSS %s MiB, errors %s, CPU%% svc/pg/loadgen/other %s\n", $2, $3, $4, $5, $6, $7, $8 }' >&2
+  ' "$out" | tee -a "$WORK/$ROWS" | awk -F'\t' -v peer="${PEER:+$PEER, }" '{
+    printf "  %swrk %3d conns: %7.0f req/s, p50 %.2f ms, p99 %.2f ms, RSS %s MiB, errors %s, CPU%% server/pg/loadgen/other %s\n", peer, $2, $3, $4, $5, $6, $7, $8 }' >&2
 }
 
 # run_pgbench KIND MODE [CLIENTS]: the same statements straight to PostgreSQL
@@ -361,23 +373,24 @@ run_pgbench() {
 }
 
 # run_pairs KIND: PAIRS rounds of SVC under wrk at 32 connections and
-# pgbench at 10, PAIR_SECONDS each, one straight after the other, into
-# pairs-wrk.tsv and pairs-pgbench.tsv. The machine's speed drifts over
-# minutes (a whole workload's runs take two or three), and a ratio of two
-# runs far apart carries that drift; within a round it falls on both alike.
-# Rounds alternate which side goes first, so a steady drift does not
-# favour one.
+# pgbench at 10, and pREST at 32 when it runs KIND, PAIR_SECONDS each, one
+# straight after the other, into pairs-wrk.tsv, pairs-pgbench.tsv and
+# pairs-prest.tsv. The machine's speed drifts over minutes (a whole
+# workload's runs take two or three), and a ratio of two runs far apart
+# carries that drift; within a round it falls on all alike. Each round
+# starts with the next one, so a steady drift favours none.
 run_pairs() {
-  local kind=$1 i
+  local kind=$1 i j parts=(svc pgbench)
+  prest_kind "$kind" && parts+=(prest)
   for i in $(seq "$PAIRS"); do
     log "$kind: paired round $i of $PAIRS"
-    if [ $((i % 2)) = 1 ]; then
-      DURATION=$PAIR_SECONDS ROWS=pairs-wrk.tsv run_wrk "$kind" 32
-      DURATION=$PAIR_SECONDS PGROWS=pairs-pgbench.tsv run_pgbench "$kind" prepared
-    else
-      DURATION=$PAIR_SECONDS PGROWS=pairs-pgbench.tsv run_pgbench "$kind" prepared
-      DURATION=$PAIR_SECONDS ROWS=pairs-wrk.tsv run_wrk "$kind" 32
-    fi
+    for j in $(seq 0 $((${#parts[@]} - 1))); do
+      case ${parts[$(((i - 1 + j) % ${#parts[@]}))]} in
+      svc) DURATION=$PAIR_SECONDS ROWS=pairs-wrk.tsv run_wrk "$kind" 32 ;;
+      pgbench) DURATION=$PAIR_SECONDS PGROWS=pairs-pgbench.tsv run_pgbench "$kind" prepared ;;
+      prest) PEER=prest DURATION=$PAIR_SECONDS ROWS=pairs-prest.tsv run_wrk "$kind" 32 ;;
+      esac
+    done
   done
 }
 
@@ -449,6 +462,7 @@ run_variants() {
 : >"$WORK/pgbench.tsv"
 : >"$WORK/pairs-wrk.tsv"
 : >"$WORK/pairs-pgbench.tsv"
+: >"$WORK/pairs-prest.tsv"
 : >"$WORK/variants.tsv"
 if [ -n "$KINDS" ] && [ -n "$VARIANTS" ]; then
   [ "$CHECK_SQL" = 1 ] && check_sql
@@ -457,10 +471,17 @@ elif [ -n "$KINDS" ]; then
   [ "$CHECK_SQL" = 1 ] && check_sql
   start_svc error
   for kind in $KINDS; do
+    if [ "$PAIRS" != 0 ] && prest_kind "$kind" && [ -z "$PREST_PID" ]; then
+      build_prestd
+      start_prest
+    fi
     log "$kind: warming up for ${WARMUP} s, then ${DURATION} s per run"
     # Warms the pool's prepared statements and PostgreSQL's caches, for
     # pgbench's runs too.
     wrk_on_other "$kind" 32 -d"${WARMUP}s" -s "deploy/bench/$kind.lua" "$HTTP" >/dev/null
+    if [ -n "$PREST_PID" ] && prest_kind "$kind"; then
+      wrk_on_other "$kind" 32 -d"${WARMUP}s" -s "deploy/bench/prest/$kind.lua" "$PREST_HTTP" >/dev/null
+    fi
     for conns in $CONNS; do run_wrk "$kind" "$conns"; done
     for mode in $MODES; do run_pgbench "$kind" "$mode"; done
     # The issue's p99 target can be read against pgbench at 10 connections
@@ -504,6 +525,7 @@ elif [ "$SOAK" != 0 ]; then
   kill "$SAMPLER_PID"; wait "$SAMPLER_PID" 2>/dev/null || true; SAMPLER_PID=
 fi
 [ -n "$SVC_PID" ] && stop_svc
+[ -n "$PREST_PID" ] && stop_prest
 
 # ---- Cold start --------------------------------------------------------------
 # The catalog benchmarks' synthetic schema (2,000 tables, 500 views, 500
@@ -612,6 +634,18 @@ if [ -s "$WORK/pairs-wrk.tsv" ]; then
   echo "| workload | ratio per round | median ratio | SVC µs/req | PostgreSQL µs/req under SVC | PostgreSQL µs/req under pgbench |"
   echo "|---|---|--:|--:|--:|--:|"
   awk -F'\t' -f deploy/bench/pairs.awk "$WORK/pairs-pgbench.tsv" "$WORK/pairs-wrk.tsv"
+fi
+if [ -s "$WORK/pairs-prest.tsv" ]; then
+  echo
+  echo "SVC against pREST $PREST_VERSION (a Go server of the same kind) in the same rounds, each at 32 connections"
+  echo "on svc-serve's cores, with pgbench on the same SQL as SVC beside them: medians of the rounds, lowest to"
+  echo "highest in parentheses. µs/req is the server's own CPU time (/proc, user and system) per request;"
+  echo "\"SVC / pREST\" divides SVC's figure by pREST's in each round. pREST runs lookup, page and insert"
+  echo "(it answers an insert with the new row; SVC's insert returns nothing). \\* marks a disturbed round."
+  echo
+  echo "| workload | rounds | SVC req/s | pREST req/s | pgbench tps | req/s SVC / pREST | SVC µs/req | pREST µs/req | µs/req SVC / pREST | PostgreSQL µs/req under SVC / pREST / pgbench |"
+  echo "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
+  awk -F'\t' -f deploy/bench/peers.awk "$WORK/pairs-pgbench.tsv" "$WORK/pairs-prest.tsv" "$WORK/pairs-wrk.tsv"
 fi
 if [ -s "$WORK/variants.tsv" ]; then
   read -ra names <<<"$VARIANTS"
