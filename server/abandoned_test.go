@@ -30,16 +30,12 @@ const stubbornSecret = "stubborn-nap-secret-of-at-least-32-characters"
 // along: they carry an application_name of their own (db-uri names it),
 // so the package's other servers' sessions are not counted.
 func TestAbandonedRequestsKeepToThePool(t *testing.T) {
-	onEachHTTPServer(t, testAbandonedRequestsKeepToThePool)
-}
-
-func testAbandonedRequestsKeepToThePool(t *testing.T, httpServer string) {
 	const (
 		pool     = 2
 		requests = 3 * pool
 		nap      = 2 // seconds each statement works on, whatever happens
 	)
-	appName := "svc-abandoned-" + httpServer
+	appName := "svc-abandoned"
 	u, err := url.Parse(fixture.cfg.DBURI)
 	if err != nil {
 		t.Fatal(err)
@@ -48,7 +44,7 @@ func testAbandonedRequestsKeepToThePool(t *testing.T, httpServer string) {
 	q.Set("application_name", appName)
 	u.RawQuery = q.Encode()
 	base := serverWith(t, map[string]string{"db-pool": fmt.Sprint(pool), "db-uri": u.String(),
-		"server-http": httpServer, "jwt-secret": stubbornSecret})
+		"jwt-secret": stubbornSecret})
 	token, err := jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.MapClaims{"role": "web_stubborn"}).SignedString([]byte(stubbornSecret))
 	if err != nil {
 		t.Fatal(err)

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/svc-dev/svc/server/config"
 	"github.com/svc-dev/svc/server/internal/e2efixture"
 )
 
@@ -61,46 +60,34 @@ func awaitNoNap(t *testing.T, limit time.Duration) {
 // TestClientLeavingGetsNoSuccess: a client that leaves while its write
 // runs (half-closing, as a client that gives up does) has the write
 // cancelled and rolled back, and is sent nothing: no 200 with an empty
-// body for work that was undone. On http1, whatever the client sent
-// besides (one byte, a pipelined request, bytes that came once the
-// request ran), its leaving is seen.
+// body for work that was undone, whatever the client sent besides (one
+// byte, a pipelined request, bytes that came once the request ran):
+// net/http's server stopped watching once a byte past the request came.
 func TestClientLeavingGetsNoSuccess(t *testing.T) {
-	onEachHTTPServer(t, testClientLeavingGetsNoSuccess)
-}
-
-func testClientLeavingGetsNoSuccess(t *testing.T, httpServer string) {
 	const nap = 5 // seconds; a request that is not cancelled takes as long
-	base := fixture.urls[httpServer]
+	base := fixture.url
 	cases := []struct {
 		name string
 		send func(c *net.TCPConn, req string)
-		// http1Only marks what net/http's server cannot see: it watches
-		// a connection for the client leaving only until the client
-		// sends a byte past its request, which it keeps for the next
-		// request unread further (server.NewHTTPServer).
-		http1Only bool
 	}{
 		{"half-close after the body", func(c *net.TCPConn, req string) {
 			io.WriteString(c, req)
-		}, false},
+		}},
 		{"one byte ahead", func(c *net.TCPConn, req string) {
 			io.WriteString(c, req+"G")
-		}, true},
+		}},
 		{"a pipelined request ahead", func(c *net.TCPConn, req string) {
 			io.WriteString(c, req+"GET /authors HTTP/1.1\r\nHost: svc\r\n\r\n")
-		}, true},
+		}},
 		{"a byte once the request runs", func(c *net.TCPConn, req string) {
 			io.WriteString(c, req)
 			time.Sleep(300 * time.Millisecond)
 			io.WriteString(c, "G")
 			time.Sleep(300 * time.Millisecond)
-		}, true},
+		}},
 	}
 	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if tc.http1Only && httpServer != config.HTTPServerHTTP1 {
-				t.Skip("net/http stops watching for the client leaving once it has sent a byte past its request; http1 only")
-			}
 			name := fmt.Sprintf("left-%d-%d", i, time.Now().UnixNano())
 			c := dialServer(t, base)
 			start := time.Now()
@@ -147,11 +134,7 @@ func testClientLeavingGetsNoSuccess(t *testing.T, httpServer string) {
 // cancelled in PostgreSQL, not only abandoned: closing the connection
 // alone would let the statement run on and its transaction commit.
 func TestClientLeavingPreparedPath(t *testing.T) {
-	onEachHTTPServer(t, testClientLeavingPreparedPath)
-}
-
-func testClientLeavingPreparedPath(t *testing.T, httpServer string) {
-	base := serverWith(t, map[string]string{"db-pool": "1", "server-http": httpServer})
+	base := serverWith(t, map[string]string{"db-pool": "1"})
 	u, _ := url.Parse(base)
 	dial := func() *net.TCPConn {
 		c, err := net.Dial("tcp", u.Host)
@@ -194,12 +177,8 @@ func testClientLeavingPreparedPath(t *testing.T, httpServer string) {
 // TestBadTargetAnswered: a request target that cannot be decoded gets
 // 400, as net/http answers it, not a closed connection.
 func TestBadTargetAnswered(t *testing.T) {
-	onEachHTTPServer(t, testBadTargetAnswered)
-}
-
-func testBadTargetAnswered(t *testing.T, httpServer string) {
 	for _, target := range []string{"/authors%", "/authors%g1", "/auth\x01ors", "/authors?id=eq.\x7f"} {
-		c := dialServer(t, fixture.urls[httpServer])
+		c := dialServer(t, fixture.url)
 		io.WriteString(c, "GET "+target+" HTTP/1.1\r\nHost: svc\r\n\r\n")
 		c.SetReadDeadline(time.Now().Add(5 * time.Second))
 		got, _ := io.ReadAll(c)

@@ -21,30 +21,28 @@ func TestCSVBodyNotUTF8(t *testing.T) {
 		{"a quoted field over lines", "name,note\nutf8-q,\"x\ny\xc3\"\n", "line 3, column 2: the body is not UTF-8 (byte 0xc3)"},
 		{"the header", "na\xffme,qty\nutf8-h,1\n", "line 1, column 3: the body is not UTF-8 (byte 0xff)"},
 	}
-	onEachHTTPServer(t, func(t *testing.T, httpServer string) {
-		base := fixture.urls[httpServer]
-		for _, c := range cases {
-			t.Run(c.name, func(t *testing.T) {
-				status, body := send(t, http.MethodPost, base+"/w_items", "text/csv", c.body)
-				var got struct{ Code, Message, Details string }
-				if err := json.Unmarshal(body, &got); err != nil || status != http.StatusBadRequest ||
-					got.Code != "SVC102" || got.Message != "Invalid CSV" || got.Details != c.details {
-					t.Fatalf("status %d, body %s; want 400 SVC102 Invalid CSV: %s", status, body, c.details)
-				}
-			})
-		}
-		// A function's CSV arguments are read the same way.
-		t.Run("a call's arguments", func(t *testing.T) {
-			status, body := send(t, http.MethodPost, base+"/rpc/add", "text/csv", "a,b\n1,2\xff\n")
-			if status != http.StatusBadRequest || !strings.Contains(string(body), `"SVC102"`) {
-				t.Fatalf("status %d, body %s; want 400 SVC102", status, body)
+	base := fixture.url
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			status, body := send(t, http.MethodPost, base+"/w_items", "text/csv", c.body)
+			var got struct{ Code, Message, Details string }
+			if err := json.Unmarshal(body, &got); err != nil || status != http.StatusBadRequest ||
+				got.Code != "SVC102" || got.Message != "Invalid CSV" || got.Details != c.details {
+				t.Fatalf("status %d, body %s; want 400 SVC102 Invalid CSV: %s", status, body, c.details)
 			}
 		})
-		status, body := send(t, http.MethodGet, base+"/w_items?select=name&name=like.utf8-*", "", "")
-		if status != http.StatusOK || string(body) != "[]" {
-			t.Fatalf("rows written by refused bodies: %d %s", status, body)
+	}
+	// A function's CSV arguments are read the same way.
+	t.Run("a call's arguments", func(t *testing.T) {
+		status, body := send(t, http.MethodPost, base+"/rpc/add", "text/csv", "a,b\n1,2\xff\n")
+		if status != http.StatusBadRequest || !strings.Contains(string(body), `"SVC102"`) {
+			t.Fatalf("status %d, body %s; want 400 SVC102", status, body)
 		}
 	})
+	status, body := send(t, http.MethodGet, base+"/w_items?select=name&name=like.utf8-*", "", "")
+	if status != http.StatusOK || string(body) != "[]" {
+		t.Fatalf("rows written by refused bodies: %d %s", status, body)
+	}
 }
 
 // send makes one request with body as contentType and returns the

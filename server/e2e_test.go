@@ -24,7 +24,7 @@ import (
 )
 
 // TestCases runs every case file under testdata/cases against a server on
-// the fixture database, on each HTTP server (server-http), twice: the
+// the fixture database, twice: the
 // second pass reads every shape the first one read from the statements
 // the shared server kept, so each case checks the kept path too.
 func TestCases(t *testing.T) {
@@ -32,16 +32,13 @@ func TestCases(t *testing.T) {
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no case files found: %v", err)
 	}
-	onEachHTTPServer(t, func(t *testing.T, httpServer string) {
-		for _, pass := range []string{"first", "kept"} {
-			t.Run(pass, func(t *testing.T) { runCaseFiles(t, files, httpServer) })
-		}
-	})
+	for _, pass := range []string{"first", "kept"} {
+		t.Run(pass, func(t *testing.T) { runCaseFiles(t, files) })
+	}
 }
 
-// runCaseFiles runs the case files, each as a subtest, on httpServer (a
-// value of server-http).
-func runCaseFiles(t *testing.T, files []string, httpServer string) {
+// runCaseFiles runs the case files, each as a subtest.
+func runCaseFiles(t *testing.T, files []string) {
 	for _, file := range files {
 		cases, settings, err := readCaseFile(file)
 		if err != nil {
@@ -52,12 +49,9 @@ func runCaseFiles(t *testing.T, files []string, httpServer string) {
 				delete(settings, "fixture")
 				runFixtureScript(t, script)
 			}
-			baseURL := fixture.urls[httpServer]
+			baseURL := fixture.url
 			secret := settings["jwt-secret"]
 			if len(settings) > 0 {
-				if _, set := settings["server-http"]; !set {
-					settings["server-http"] = httpServer
-				}
 				baseURL = serverWith(t, settings)
 			}
 			for _, c := range cases {

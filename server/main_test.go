@@ -26,26 +26,8 @@ import (
 var fixture struct {
 	superURI string // superuser, for set-up and DDL in tests
 	authURI  string // the authenticator role servers connect as
-	url      string // base URL of the shared server, on the default HTTP server
-	// urls are the base URLs of a shared server on each HTTP server
-	// (server-http), by its value; url is one of them.
-	urls map[string]string
-	cfg  *config.Config
-}
-
-// httpServers are the HTTP servers svc-serve can run (server-http), with
-// the names of the subtests that run on each.
-var httpServers = []struct{ name, value string }{
-	{"http1", config.HTTPServerHTTP1},
-	{"nethttp", config.HTTPServerNetHTTP},
-}
-
-// onEachHTTPServer runs test once per HTTP server (server-http), as a
-// subtest named after it, with that server's value.
-func onEachHTTPServer(t *testing.T, test func(t *testing.T, value string)) {
-	for _, hs := range httpServers {
-		t.Run(hs.name, func(t *testing.T) { test(t, hs.value) })
-	}
+	url      string // base URL of the shared server
+	cfg      *config.Config
 }
 
 func TestMain(m *testing.M) {
@@ -62,21 +44,11 @@ func setupFixture(uri string) error {
 	fixture.superURI, fixture.authURI = db.SuperURI, db.AuthURI
 	cfg := db.Config
 	fixture.cfg = cfg
-	fixture.urls = map[string]string{}
-	for _, hs := range httpServers {
-		c := *cfg
-		c.ServerHTTP = hs.value
-		// The http1 server runs with raw system calls on its client
-		// sockets and its pool's (server-raw-sockets), net/http without:
-		// every test on both servers covers both ways of using a socket.
-		c.ServerRawSockets = hs.value == config.HTTPServerHTTP1
-		srv, _, err := startServer(ctx, &c, nil)
-		if err != nil {
-			return err
-		}
-		fixture.urls[hs.value] = srv.URL
+	srv, _, err := startServer(ctx, cfg, nil)
+	if err != nil {
+		return err
 	}
-	fixture.url = fixture.urls[cfg.ServerHTTP]
+	fixture.url = srv.URL
 	return nil
 }
 
@@ -113,8 +85,7 @@ func startServer(ctx context.Context, cfg *config.Config, source reload.Source) 
 }
 
 // testServer serves a handler on a loopback port as svc-serve serves
-// its API: on the HTTP server cfg names (server-http), with the
-// configuration's limits.
+// its API, with the configuration's limits.
 type testServer struct {
 	URL     string
 	srv     server.HTTPServer

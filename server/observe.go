@@ -218,7 +218,7 @@ func (s *Server) observe(w http.ResponseWriter, r *http.Request) {
 		// Nor is it sent anything now: net/http's server would answer an
 		// empty 200, a success for work that was cancelled, which a client
 		// that only half-closed would read. Aborting closes the connection
-		// unanswered, under either server (server-http).
+		// unanswered.
 		panic(http.ErrAbortHandler)
 	}
 }

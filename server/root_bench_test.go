@@ -90,7 +90,6 @@ func largeSchemaServer(b *testing.B, openapiCacheMaxBytes int) string {
 	cfg.DBURI = u.String()
 	cfg.DBSchemas = []string{"synth"}
 	cfg.DBAnonRole = "web_anon"
-	cfg.ServerHTTP = fixture.cfg.ServerHTTP
 	cfg.OpenAPICacheMaxBytes = openapiCacheMaxBytes
 	srv, _, err := startServer(ctx, cfg, nil)
 	if err != nil {

@@ -52,7 +52,7 @@
 # wrk at 32 connections. VARIANT_<name> says what a variant runs, in
 # words separated by spaces: REV=<git revision> builds svc-serve at that
 # commit (otherwise the work tree's), BIN=<path> runs that binary, and
-# VAR=VALUE words go to its environment (SVC_SERVER_HTTP=http1, GOGC=100).
+# VAR=VALUE words go to its environment (SVC_SERVER_GC_HEADROOM=0, GOGC=100).
 # PERF_DIR (a directory): each round's svc-serve is also sampled with
 # `perf record -g` (CPU clock, 999 Hz) into KIND-VARIANT-ROUND.data there,
 # to see where a variant's CPU goes (`perf report -i FILE`); the sampling

@@ -67,8 +67,6 @@ type Config struct {
 	ServerUnixSocket           string            // server-unix-socket; "" listens on TCP
 	ServerUnixSocketMode       os.FileMode       // server-unix-socket-mode
 	ServerReuseport            bool              // server-reuseport (SVC's addition)
-	ServerHTTP                 string            // server-http (SVC's addition): http1 or net/http
-	ServerRawSockets           bool              // server-raw-sockets (SVC's addition)
 	ServerGCHeadroom           int               // server-gc-headroom (SVC's addition), bytes; 0 for Go's own pacing
 	DBChannelURI               string            // db-channel-uri (SVC's addition); "" uses db-uri
 	DBPreparedStatements       bool              // db-prepared-statements
@@ -217,6 +215,8 @@ func (l *loader) assign(name, value, src string) {
 		l.app[name[len(appSettingsPrefix):]] = value
 	case unimplementedKey(name) != nil:
 		l.unimplemented[name] = assignment{value, src}
+	case removedKeys[name] != "":
+		l.warnRemoved(name, name, src)
 	default:
 		msg := fmt.Sprintf("unknown configuration key %q (%s)", name, src)
 		if s := closestKey(name); s != "" {
@@ -249,6 +249,10 @@ func (l *loader) readEnv(env map[string]string, prefix string) {
 		}
 		if key, ok := unsupportedByEnv[suffix]; ok {
 			l.assign(key, env[name], src)
+			continue
+		}
+		if key, ok := removedByEnv[suffix]; ok {
+			l.warnRemoved(name, key, src)
 			continue
 		}
 		if strings.HasPrefix(suffix, envSuffix(appSettingsPrefix)) {

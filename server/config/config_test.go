@@ -46,7 +46,6 @@ func TestDefault(t *testing.T) {
 		ServerPort:                 3000,
 		ServerCORSAllowedOrigins:   []string{},
 		ServerUnixSocketMode:       0o660,
-		ServerHTTP:                 HTTPServerNetHTTP,
 		ServerMaxBodyBytes:         8 << 20,
 		ServerGCHeadroom:           16 << 20,
 		ServerMaxHeaderBytes:       1 << 20,
@@ -255,8 +254,6 @@ server-write-timeout = 90
 server-idle-timeout = 10
 server-unix-socket-mode = "0600"
 server-reuseport = true
-server-http = "http1"
-server-raw-sockets = true
 server-gc-headroom = 1048576
 db-channel-uri = "postgres://bob@db-direct/app"
 db-prepared-statements = false
@@ -298,8 +295,7 @@ app.settings.Other = 1
 		ServerMaxURLBytes: 4096, RequestMaxFilters: 10, RequestMaxSelectItems: 20, RequestMaxEmbedDepth: 3,
 		RequestMaxEmbeds: 5, RequestMaxJSONPathDepth: 4, RequestMaxJSONPathSteps: 12, RequestMaxLogicDepth: 2,
 		ServerWriteTimeout: 90 * time.Second, ServerIdleTimeout: 10 * time.Second,
-		ServerUnixSocket: "/run/svc/svc.sock", ServerUnixSocketMode: 0o600, ServerReuseport: true, ServerRawSockets: true, ServerGCHeadroom: 1 << 20,
-		ServerHTTP:   HTTPServerHTTP1,
+		ServerUnixSocket: "/run/svc/svc.sock", ServerUnixSocketMode: 0o600, ServerReuseport: true, ServerGCHeadroom: 1 << 20,
 		DBChannelURI: "postgres://bob@db-direct/app", DBPreparedStatements: false, DBStatementsMaxBytes: 300000, LogLevel: "info",
 		DBReplicaURIs: []string{"postgres://bob@replica1/app", "postgres://bob@replica2/app"}, DBReplicaPool: 4, DBReplicaMaxLag: 2 * time.Second,
 		Snapshot:  filepath.Join(filepath.Dir(path), "api.msgpack"), // beside the file

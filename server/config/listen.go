@@ -73,12 +73,6 @@ func (c *Config) DirectURI() string {
 	return c.DBURI
 }
 
-// The values of server-http.
-const (
-	HTTPServerHTTP1   = "http1"
-	HTTPServerNetHTTP = "net/http"
-)
-
 // HTTPServer returns an http.Server for handler with the configured limits:
 // header size, read (the whole request; headers within at most 10 s, so a
 // client trickling them cannot hold a connection), write and idle timeouts.

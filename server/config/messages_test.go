@@ -95,13 +95,25 @@ func TestWarnings(t *testing.T) {
 		{name: "nothing close", file: "colour = blue",
 			want: []Warning{{"colour", "config file %F, line 1",
 				`unknown configuration key "colour" (config file %F, line 1)`}}},
-		// A removed key is an unknown one: svc-serve starts and says so.
-		{name: "removed key, file", file: "server-sched-batch = true",
-			want: []Warning{{"server-sched-batch", "config file %F, line 1",
-				`unknown configuration key "server-sched-batch" (config file %F, line 1)`}}},
+		// A removed key is ignored, and svc-serve says what replaced it.
+		{name: "removed keys, file", file: "server-http = \"net/http\"\nserver-raw-sockets = true\nserver-sched-batch = true",
+			want: []Warning{{"server-http", "config file %F, line 1",
+				`configuration key "server-http" was removed and is ignored (config file %F, line 1): ` +
+					`SVC always serves HTTP with its own server, which answers as net/http's does`},
+				{"server-raw-sockets", "config file %F, line 2",
+					`configuration key "server-raw-sockets" was removed and is ignored (config file %F, line 2): ` +
+						`SVC always makes its own socket calls where the system allows (docs/operations.md, "Machine resources")`},
+				{"server-sched-batch", "config file %F, line 3",
+					`configuration key "server-sched-batch" was removed and is ignored (config file %F, line 3): ` +
+						`run svc-serve under SCHED_BATCH with systemd's CPUSchedulingPolicy=batch or chrt --batch (docs/operations.md, "Machine resources")`}}},
+		{name: "removed key, flag", flags: map[string]string{"server-http": "http1"},
+			want: []Warning{{"server-http", "flag --server-http",
+				`configuration key "server-http" was removed and is ignored (flag --server-http): ` +
+					`SVC always serves HTTP with its own server, which answers as net/http's does`}}},
 		{name: "removed key, env", env: []string{"SVC_SERVER_SCHED_BATCH=true"},
 			want: []Warning{{"SVC_SERVER_SCHED_BATCH", "environment variable SVC_SERVER_SCHED_BATCH",
-				`unknown environment variable SVC_SERVER_SCHED_BATCH (no configuration key "server-sched-batch")`}}},
+				`configuration key "server-sched-batch" was removed and is ignored (environment variable SVC_SERVER_SCHED_BATCH): ` +
+					`run svc-serve under SCHED_BATCH with systemd's CPUSchedulingPolicy=batch or chrt --batch (docs/operations.md, "Machine resources")`}}},
 		{name: "app settings prefix typo", file: `app.setting.jwt = "x"`,
 			want: []Warning{{"app.setting.jwt", "config file %F, line 1",
 				`unknown configuration key "app.setting.jwt" (config file %F, line 1); did you mean "app.settings.jwt"?`}}},

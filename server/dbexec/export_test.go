@@ -77,7 +77,7 @@ func runPreparedAs(ctx context.Context, pc *pgconn.PgConn, tx Tx, sql string, ar
 }
 
 // ReadsAndWritesRaw reports whether pc reads and writes its socket with
-// raw system calls (server-raw-sockets), and whether it keeps the socket's
+// raw system calls (package rawsock), and whether it keeps the socket's
 // receive watermark.
 func ReadsAndWritesRaw(pc *pgconn.PgConn) (raw, watermark bool) {
 	switch pc.Conn().(type) {

@@ -54,9 +54,7 @@ func OpenPool(ctx context.Context, cfg *config.Config, uri string, size int) (*p
 		return setUpSession(ctx, conn)
 	}
 	poolCfg.ConnConfig.BuildFrontend = bufferedFrontend
-	if cfg.ServerRawSockets {
-		poolCfg.ConnConfig.AfterNetConnect = rawSocket
-	}
+	poolCfg.ConnConfig.AfterNetConnect = rawSocket
 	pool, err := pgxpool.NewWithConfig(ctx, poolCfg)
 	if err != nil {
 		return nil, err
@@ -127,9 +125,9 @@ func implicitReadCommitted(conn *pgconn.PgConn) bool {
 // goroutine's own run slot, where it would otherwise sit until this one
 // blocks, after writing the whole response, while the connection's
 // backend idles and has to be woken again. Yielding keeps the backends
-// fed when requests outnumber connections (deploy/bench/run.sh, page;
-// commit 5c93bc4 has the rounds); with no request waiting it costs a pass
-// through the scheduler.
+// fed when requests outnumber connections (deploy/bench/run.sh's page
+// workload, unpaced, where 32 clients share the pool's 10 sessions); with
+// no request waiting it costs a pass through the scheduler.
 func releaseAndYield(conn *pgxpool.Conn) {
 	conn.Release()
 	runtime.Gosched()

@@ -34,9 +34,8 @@ const (
 	watermarkMax = 256 << 10
 )
 
-// rawSocket is the pool's AfterNetConnect hook under server-raw-sockets.
-// It runs after any TLS negotiation, so a TLS session reaches it wrapped
-// and is left alone (rawsock takes only TCP and Unix sockets). A plain
+// rawSocket is the pool's AfterNetConnect hook. It runs after any TLS
+// negotiation, so a TLS session reaches it wrapped and is left alone (rawsock takes only TCP and Unix sockets). A plain
 // session reads and writes with raw system calls, and over TCP reads large
 // messages whole.
 func rawSocket(_ context.Context, _ *pgconn.Config, c net.Conn) (net.Conn, error) {

@@ -48,10 +48,9 @@ func newConn(s *Server, rwc net.Conn) *conn {
 		// A Unix socket's client may have no address.
 		c.remote = ra.String()
 	}
-	sock := rwc // what requests are read from and answers written to
-	if s.RawSockets {
-		sock = rawsock.Wrap(rwc)
-	}
+	// What requests are read from and answers written to: raw system
+	// calls where the system has them (package rawsock says why).
+	sock := rawsock.Wrap(rwc)
 	c.r.rwc = sock
 	c.out.rwc = sock
 	c.out.vectored, _ = sock.(buffersWriter)

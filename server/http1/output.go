@@ -14,7 +14,7 @@ const maxHeldOutput = 64 << 10
 type output struct {
 	rwc net.Conn // the connection
 	// vectored is rwc when it writes several buffers in one call itself
-	// (server-raw-sockets' connections): net.Buffers.WriteTo makes one
+	// (raw sockets, package rawsock): net.Buffers.WriteTo makes one
 	// writev only on the net package's own types.
 	vectored buffersWriter
 	head     []byte

@@ -52,9 +52,6 @@ type Server struct {
 	WatchAfter time.Duration
 	// Log receives handler panics; nil discards them.
 	Log *slog.Logger
-	// RawSockets reads and writes client connections with raw system
-	// calls (package rawsock; server-raw-sockets).
-	RawSockets bool
 
 	mu        sync.Mutex
 	listeners map[net.Listener]struct{}

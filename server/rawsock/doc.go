@@ -3,7 +3,8 @@
 // wake Go's monitor thread.
 //
 // A system call made the usual way marks its processor as in a system
-// call. Two costs follow, both measured on SVC's loopback traffic:
+// call. Two costs follow (deploy/bench's paced variant rounds on the split
+// topology measure them, RESULTS.md):
 //
 //   - On loopback, write does the receiver's share of the work too: the
 //     kernel delivers the bytes and wakes the reader (PostgreSQL, an HTTP
@@ -13,8 +14,8 @@
 //     it returns: two thread wake-ups and a park per preempted write.
 //   - When every processor has been idle, sysmon sleeps until the next
 //     system call wakes it, and then polls every 20 us for a millisecond
-//     or more. In a process that idles between requests, as SVC does on
-//     PostgreSQL-bound workloads, that was a fifth of its CPU.
+//     or more. A process that idles between requests, as SVC does on
+//     PostgreSQL-bound workloads, pays that polling on every request.
 //
 // A raw call does neither. It must not block, and these do not: Go's
 // network poller made the sockets non-blocking, so a read with nothing to
@@ -27,5 +28,6 @@
 // that has run for over 10 ms, as it would have.
 //
 // The raw calls are Linux's; elsewhere Wrap returns the connection as it
-// is. svc-serve uses them only where server-raw-sockets asks.
+// is. svc-serve uses them on every client connection and on the pool's
+// connections to PostgreSQL, except TLS sessions.
 package rawsock
