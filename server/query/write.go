@@ -142,9 +142,12 @@ func insert(b *builder, w *plan.Write) {
 		b.list(len(w.Columns), func(i int) { b.ident(w.Columns[i].Name) })
 		b.write(")")
 	}
-	if w.MissingDefault && !w.Payload.Positional {
+	switch {
+	case w.Kind == plan.Put:
+		putRows(b, w)
+	case w.MissingDefault && !w.Payload.Positional:
 		insertRowsWithDefaults(b, w)
-	} else {
+	default:
 		// Keys a row lacks read as null; a single object lists only its
 		// own keys as columns, so the others take their defaults.
 		// Positional rows have every key, so missing=default changes
@@ -174,6 +177,25 @@ func insert(b *builder, w *plan.Write) {
 	// which happened to it on every relation (partitions and views have
 	// no xmax to tell).
 	b.write(" where pg_catalog.set_config('", updatedSetting, "', (coalesce(", updatedRows, ", 0) + 1)::text, true) is not null")
+}
+
+// putRows selects PUT's rows: those of the body whose key the URL's
+// filters match, as PostgREST selects them. The filters apply to the
+// values as read for the columns (representations' casts applied), so
+// PostgreSQL compares the key as its type: ?id=eq.08 matches {"id":8}.
+// The column list is the payload's, which planning checked holds the key.
+func putRows(b *builder, w *plan.Write) {
+	b.write(" select * from (select ")
+	b.list(len(w.Columns), func(i int) {
+		payloadColumn(b, w, i, "_svc_p.")
+		b.write(" as ")
+		b.ident(w.Columns[i].Name)
+	})
+	b.write(" from ")
+	payloadRows(b, w)
+	b.write(") _svc_put")
+	n := &plan.Node{Relation: w.Relation, Fields: w.Fields, Filters: w.Filters}
+	where(b, &scope{node: n, rel: w.Relation, qual: "_svc_put"}, &conds{})
 }
 
 // insertRowsWithDefaults selects the rows for missing=default.
