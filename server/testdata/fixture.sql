@@ -515,7 +515,15 @@ begin perform set_config('response.headers', '[{"X-Split":"a\r\nSet-Cookie: evil
 create function test.header_bad_name() returns int stable language plpgsql as $$
 begin perform set_config('response.headers', '[{"Bad Name":"x"}]', true); return 1; end $$;
 create function test.custom_error_spaced() returns int language plpgsql as $$
-begin raise sqlstate 'SVC00' using message = '{"code":"no \"such\" code","message":"m"}', detail = '{"status":418}'; end $$;
+begin raise sqlstate 'SVC00' using message = '{"code":"no \"such\" code","message":"m"}', detail = '{"status":418,"headers":{}}'; end $$;
+-- Custom errors whose detail is not what PostgREST reads (SVC121): not
+-- JSON, without the obligatory headers, and missing.
+create function test.custom_error_bad_detail() returns int language plpgsql as $$
+begin raise sqlstate 'SVC00' using message = '{"code":"123","message":"m"}', detail = 'INVALID'; end $$;
+create function test.custom_error_no_headers() returns int language plpgsql as $$
+begin raise sqlstate 'SVC00' using message = '{"code":"123","message":"m"}', detail = '{"status":402}'; end $$;
+create function test.custom_error_no_detail() returns int language plpgsql as $$
+begin raise sqlstate 'SVC00' using message = '{"code":"123","message":"m","details":"d"}'; end $$;
 create function test.custom_error_bad_header() returns int language plpgsql as $$
 begin
   raise sqlstate 'SVC00' using message = '{"code":"123","message":"m"}',
