@@ -69,9 +69,10 @@ func (n *Node) SQLName() string {
 type Embed struct {
 	Node
 	Relationship *snapshot.Relationship
-	// Key is the output key and the name parameters address it by: the
-	// alias, or the name as written.
-	Key string
+	// Name is the relation (or foreign key, or column) as select wrote
+	// it; Key is the output key and the name parameters address it by:
+	// the alias, or Name.
+	Name, Key string
 	// Inner drops parent rows without a related row.
 	Inner bool
 	// Spread lifts the embed's columns into its parent's row.
@@ -210,15 +211,15 @@ func BuildRead(req *request.Request, snap *snapshot.Snapshot, opts Options) (*Re
 	if err := buildNode(&p.Node, snap, rel, req.Select); err != nil {
 		return nil, err
 	}
-	if err := checkAggregates(req.Select, opts); err != nil {
-		return nil, err
-	}
 	p.Filters, p.Logic, p.Order = req.Filters, req.Logic, req.Order
 	p.Offset, p.Limit = req.Range.Offset, capLimit(req.Range.Limit, opts.MaxRows)
 	if err := applyEmbedParams(&p.Node, req.Embedded, opts.MaxRows); err != nil {
 		return nil, err
 	}
-	if err := checkNode(&p.Node, snap); err != nil {
+	if err := checkStructure(&p.Node, snap, req.Select, opts); err != nil {
+		return nil, err
+	}
+	if err := checkColumns(&p.Node, snap); err != nil {
 		return nil, err
 	}
 	t := mediaTarget{rows: rel.QualifiedName, wholeRows: wholeRows(&p.Node)}
@@ -229,10 +230,12 @@ func BuildRead(req *request.Request, snap *snapshot.Snapshot, opts Options) (*Re
 	return p, nil
 }
 
-// buildNode fills n's columns and embeds from a select list.
+// buildNode fills n's columns and embeds from a select list, finding the
+// relationship of every embed, at every depth. As in PostgREST, that
+// comes first: the columns named, and the rest of the tree, are checked
+// once the whole tree is built (checkStructure, checkColumns).
 func buildNode(n *Node, snap *snapshot.Snapshot, rel *snapshot.Relation, items []request.SelectItem) error {
 	n.Relation = rel
-	cols := columnChecker{snap: snap, rel: rel, node: n}
 	for _, item := range items {
 		switch {
 		case item.Star:
@@ -243,11 +246,6 @@ func buildNode(n *Node, snap *snapshot.Snapshot, rel *snapshot.Relation, items [
 			if err != nil {
 				return err
 			}
-			// Parameters address an embed by its key, and the answer
-			// outputs it under that key: two would be one too many.
-			if n.EmbedNamed(e.Key) != nil {
-				return apierr.DuplicateEmbed(rel.Name, e.Key)
-			}
 			n.Embeds = append(n.Embeds, e)
 			if e.Outputs() {
 				n.Columns = append(n.Columns, Column{Embed: e})
@@ -257,9 +255,6 @@ func buildNode(n *Node, snap *snapshot.Snapshot, rel *snapshot.Relation, items [
 		case legacyCount(snap, rel, item):
 			n.Columns = append(n.Columns, Column{Alias: item.Alias, Aggregate: "count", AggregateCast: item.Cast})
 		default:
-			if err := cols.check(item.Field.Name); err != nil {
-				return err
-			}
 			n.Columns = append(n.Columns, Column{Field: item.Field, Alias: item.Alias, Cast: item.Cast,
 				Aggregate: item.Aggregate, AggregateCast: item.AggregateCast})
 		}
@@ -281,16 +276,13 @@ func buildEmbed(snap *snapshot.Snapshot, parent *snapshot.Relation, item request
 	if key == "" {
 		key = re.Name
 	}
-	if re.Spread && !r.ToOne() {
-		return nil, apierr.SpreadNotToOne(parent.Name, re.Name)
-	}
 	target := snap.Relation(r.ForeignTable)
 	if target == nil {
 		// The snapshot always holds both ends; a missing one is a damaged
 		// snapshot, answered like any unknown relation.
 		return nil, apierr.UndefinedTable(r.ForeignTable.String(), "")
 	}
-	e := &Embed{Relationship: r, Key: key, Inner: re.Join == request.JoinInner, Spread: re.Spread}
+	e := &Embed{Relationship: r, Name: re.Name, Key: key, Inner: re.Join == request.JoinInner, Spread: re.Spread}
 	e.Depth = depth
 	if err := buildNode(&e.Node, snap, target, re.Select); err != nil {
 		return nil, err
@@ -333,66 +325,6 @@ func applyEmbedParams(root *Node, params map[string]*request.Params, maxRows int
 	return nil
 }
 
-// checkNode validates the filters and order of n and its embeds against
-// the snapshot: columns exist, embeds are tested only for presence, and
-// related orders name to-one embeds.
-func checkNode(n *Node, snap *snapshot.Snapshot) error {
-	cols := columnChecker{snap: snap, rel: n.Relation, node: n, aggregates: n.aggregateKeys()}
-	for _, f := range n.Filters {
-		if err := checkFilter(n, cols, f); err != nil {
-			return err
-		}
-	}
-	for _, t := range n.Logic {
-		if err := checkTree(n, cols, t); err != nil {
-			return err
-		}
-	}
-	for _, o := range n.Order {
-		if o.Relation == "" {
-			if err := cols.check(o.Field.Name); err != nil {
-				return err
-			}
-			continue
-		}
-		e := n.EmbedNamed(o.Relation)
-		if e == nil {
-			return apierr.NotEmbedded(o.Relation)
-		}
-		if !e.ToOne() {
-			return apierr.RelatedOrderNotToOne(n.Relation.Name, o.Relation)
-		}
-		// As in PostgREST, the term names one of the embed's outputs (an
-		// alias first), or else one of its relation's columns, which the
-		// embed then carries out for its parent to order by.
-		if len(o.Field.Path) == 0 && slices.Contains(e.OutputNames(), o.Field.Name) {
-			continue
-		}
-		if err := (columnChecker{snap: snap, rel: e.Relation, node: &e.Node, aggregates: e.aggregateKeys()}).check(o.Field.Name); err != nil {
-			return err
-		}
-	}
-	for _, e := range n.Embeds {
-		if err := checkNode(&e.Node, snap); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// checkFilter checks a filter's column, or, when it names an embed, that
-// it only tests presence: `rel=is.null` or `rel=not.is.null`. A name that
-// is a column (or computed field) as well filters the column.
-func checkFilter(n *Node, cols columnChecker, f request.Filter) error {
-	if e := n.EmbedNamed(f.Field.Name); e != nil && len(f.Field.Path) == 0 && !cols.has(f.Field.Name) {
-		if f.Op != "is" || f.Value != "null" {
-			return apierr.UnacceptableEmbedFilter(e.Key)
-		}
-		return nil
-	}
-	return cols.check(f.Field.Name)
-}
-
 // PresenceTest returns the embed whose presence filter f tests, or nil
 // when f filters a column: it names an embed, with no path, and no column
 // or computed field of the node's relation (planning resolved those into
@@ -403,21 +335,6 @@ func (n *Node) PresenceTest(f request.Filter) *Embed {
 		return nil
 	}
 	return n.EmbedNamed(f.Field.Name)
-}
-
-func checkTree(n *Node, cols columnChecker, t request.LogicTree) error {
-	for _, c := range t.Conditions {
-		var err error
-		if c.Tree != nil {
-			err = checkTree(n, cols, *c.Tree)
-		} else {
-			err = checkFilter(n, cols, *c.Filter)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // capEmbeds applies db-max-rows to the to-many embeds under n.

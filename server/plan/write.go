@@ -90,13 +90,10 @@ func BuildWrite(req *request.Request, payload *request.Payload, snap *snapshot.S
 	}
 	// The order also orders the representation, as in PostgREST.
 	w.Read.Node.Order = req.Order
-	if err := checkAggregates(req.Select, opts); err != nil {
-		return nil, err
-	}
 	if err := applyEmbedParams(&w.Read.Node, req.Embedded, opts.MaxRows); err != nil {
 		return nil, err
 	}
-	if err := checkNode(&w.Read.Node, snap); err != nil {
+	if err := checkStructure(&w.Read.Node, snap, req.Select, opts); err != nil {
 		return nil, err
 	}
 	// As in PostgREST, PUT's filters are judged by their form before
@@ -104,7 +101,8 @@ func BuildWrite(req *request.Request, payload *request.Payload, snap *snapshot.S
 	if w.Kind == Put && !putFilters(req, rel) {
 		return nil, apierr.InvalidPutFilters()
 	}
-	if err := w.checkRows(snap); err != nil {
+	rows := &Node{Relation: w.Relation, Filters: w.Filters, Logic: w.Logic, Order: w.Order}
+	if err := w.checkRows(rows, snap); err != nil {
 		return nil, err
 	}
 	if payload != nil {
@@ -122,6 +120,15 @@ func BuildWrite(req *request.Request, payload *request.Payload, snap *snapshot.S
 		}
 		w.Parse = payloadParsers(snap, w.Columns)
 	}
+	// Columns last, as PostgreSQL would find them in PostgREST's
+	// statement.
+	if err := checkColumns(&w.Read.Node, snap); err != nil {
+		return nil, err
+	}
+	if err := checkColumns(rows, snap); err != nil {
+		return nil, err
+	}
+	w.Fields = rows.Fields
 	switch w.Kind {
 	case Insert:
 		// Without on_conflict the primary key is the conflict target; a
@@ -141,14 +148,16 @@ func BuildWrite(req *request.Request, payload *request.Payload, snap *snapshot.S
 	return w, nil
 }
 
-// checkRows checks the filters and order choosing the rows of a PATCH or
-// DELETE, and that a limit comes with an order.
-func (w *Write) checkRows(snap *snapshot.Snapshot) error {
-	n := &Node{Relation: w.Relation, Filters: w.Filters, Logic: w.Logic, Order: w.Order}
-	if err := checkNode(n, snap); err != nil {
+// checkRows checks what the filters and order choosing the rows of a
+// write (rows) ask of embeds, which it has none of, and that a limit comes
+// with an order.
+func (w *Write) checkRows(rows *Node, snap *snapshot.Snapshot) error {
+	if err := checkRelatedOrders(rows); err != nil {
 		return err
 	}
-	w.Fields = n.Fields
+	if err := checkEmbedFilters(rows, snap); err != nil {
+		return err
+	}
 	if (w.Kind == Update || w.Kind == Delete) && (w.Limit != nil || w.Offset > 0) && len(w.Order) == 0 {
 		return apierr.LimitWithoutOrder()
 	}
