@@ -1,6 +1,9 @@
 package apierr
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // Errors of resource embedding (SPEC.md "Relationships used for embedding").
 
@@ -71,11 +74,11 @@ func AmbiguousEmbedding(origin, target string, candidates []Candidate) *Error {
 			". Find the desired relationship in the 'details' key."}
 }
 
-// DuplicateEmbed is 42712, the duplicate-alias error PostgreSQL raises for
-// PostgREST's statement: two embeds of origin share the output name key,
-// which a JSON object cannot hold twice.
-func DuplicateEmbed(origin, key string) *Error {
-	return &Error{Status: 400, Code: "42712", Message: `table name "` + key + `" specified more than once`,
-		Details: "Two embedded resources of '" + origin + "' are output as '" + key + "'",
-		Hint:    "Give one of them another name with an alias: <alias>:" + key + "(...)"}
+// DuplicateEmbed is 42712, the duplicate-alias error PostgreSQL raises
+// for PostgREST's statement, word for word: two embeds of origin share
+// the output key, and PostgREST names both laterals
+// `<origin>_<key>_<depth>`.
+func DuplicateEmbed(origin, key string, depth int) *Error {
+	return &Error{Status: 400, Code: "42712",
+		Message: `table name "` + origin + "_" + key + "_" + strconv.Itoa(depth) + `" specified more than once`}
 }

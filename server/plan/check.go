@@ -19,7 +19,8 @@ import (
 // PostgREST's order: related orders name to-one embeds (SVC108, SVC118),
 // spreads are of to-one embeds (SVC119), an embed is filtered only on its
 // presence (SVC120), aggregates are enabled (SVC123), and no two embeds
-// of a node share a key (42712).
+// of a node share a key (42712, PostgreSQL's error on PostgREST's
+// statement).
 func checkStructure(root *Node, snap *snapshot.Snapshot, items []request.SelectItem, opts Options) error {
 	if err := walk(root, checkRelatedOrders); err != nil {
 		return err
@@ -104,10 +105,12 @@ func checkEmbedFilters(n *Node, snap *snapshot.Snapshot) error {
 
 // checkDuplicateEmbeds refuses two embeds of n under one key: parameters
 // address an embed by its key and the answer outputs it under that key.
+// PostgREST's statement names both laterals `<table>_<key>_<depth>`,
+// and PostgreSQL refuses it.
 func checkDuplicateEmbeds(n *Node) error {
 	for i, e := range n.Embeds {
 		if slices.ContainsFunc(n.Embeds[:i], func(o *Embed) bool { return o.Key == e.Key }) {
-			return apierr.DuplicateEmbed(n.Relation.Name, e.Key)
+			return apierr.DuplicateEmbed(n.Relation.Name, e.Key, e.Depth)
 		}
 	}
 	return nil

@@ -37,6 +37,18 @@ test('service errors carry the naming prefix', async () => {
   assert.equal(column.error.code, '42703')
 })
 
+test('one relation embedded twice under one name: the error PostgreSQL gives PostgREST', async () => {
+  const { data, error, status } = await js.from('todos').select('lists(id), lists(name)').limit(1).single()
+  assert.equal(data, null)
+  assert.equal(status, 400)
+  assert.deepEqual(error, {
+    code: '42712',
+    details: null,
+    hint: null,
+    message: 'table name "todos_lists_1" specified more than once',
+  })
+})
+
 test('throwOnError() rejects with the error', async () => {
   await assert.rejects(
     async () => await client.rpc('fail_plain').throwOnError(),
