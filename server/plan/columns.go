@@ -9,9 +9,9 @@ import (
 )
 
 // columnChecker answers an unknown column from the snapshot the way
-// PostgreSQL would (42703, naming the relation as the statement does),
-// without a round trip, and suggests the closest existing name. A name it accepts, a column or a computed field, is
-// resolved into node's Fields.
+// PostgreSQL would (42703, naming the relation as the statement does,
+// with its hint), without a round trip. A name it accepts, a column or a
+// computed field, is resolved into node's Fields.
 type columnChecker struct {
 	snap *snapshot.Snapshot
 	rel  *snapshot.Relation
@@ -33,8 +33,8 @@ func (c columnChecker) check(name string) error {
 	hint := ""
 	if slices.Contains(c.aggregates, name) {
 		hint = "\"" + name + "\" is an aggregate: filtering on aggregates (HAVING) and ordering by them are not supported."
-	} else if best := closest(name, c.rel.Columns); best != "" {
-		hint = "Perhaps you meant to reference the column \"" + c.node.SQLName() + "." + best + "\"."
+	} else {
+		hint = columnHint(c.node.SQLName(), name, c.rel.Columns)
 	}
 	return apierr.UndefinedColumn(c.node.SQLName(), name, hint)
 }
@@ -45,12 +45,19 @@ func (c columnChecker) has(name string) bool {
 	return c.snap.Column(c.rel, name) != nil || c.snap.ComputedField(c.rel, name) != nil
 }
 
-// closest returns the column name nearest to name, if it is near enough
-// to be a plausible typo.
-func closest(name string, cols []snapshot.Column) string {
+// columnHint is PostgreSQL's hint for the unknown column name of the
+// relation the statement calls qual: the one or two columns its rule
+// finds near enough (suggest.Columns), or "".
+func columnHint(qual, name string, cols []snapshot.Column) string {
 	names := make([]string, len(cols))
 	for i, c := range cols {
 		names[i] = c.Name
 	}
-	return suggest.Closest(name, names, 3)
+	switch near := suggest.Columns(name, names); len(near) {
+	case 1:
+		return `Perhaps you meant to reference the column "` + qual + "." + near[0] + `".`
+	case 2:
+		return `Perhaps you meant to reference the column "` + qual + "." + near[0] + `" or the column "` + qual + "." + near[1] + `".`
+	}
+	return ""
 }

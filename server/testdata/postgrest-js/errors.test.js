@@ -49,6 +49,21 @@ test('one relation embedded twice under one name: the error PostgreSQL gives Pos
   })
 })
 
+test("an unknown column: PostgreSQL's error, with its hint only where PostgreSQL gives one", async () => {
+  // sum is no column of todos; none is near enough by PostgreSQL's rule
+  const sum = await js.from('lists').select('name, todos(sum)').limit(1).single()
+  assert.equal(sum.status, 400)
+  assert.deepEqual(sum.error, { code: '42703', details: null, hint: null, message: 'column todos_1.sum does not exist' })
+
+  const typo = await js.from('todos').select('titel')
+  assert.deepEqual(typo.error, {
+    code: '42703',
+    details: null,
+    hint: 'Perhaps you meant to reference the column "todos.title".',
+    message: 'column todos.titel does not exist',
+  })
+})
+
 test('throwOnError() rejects with the error', async () => {
   await assert.rejects(
     async () => await client.rpc('fail_plain').throwOnError(),
