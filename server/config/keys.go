@@ -232,7 +232,7 @@ var keys = []key{
 		doc: "bytes of built root documents kept, one per exposed schema and set of privileges a requesting role holds, until the next snapshot; the least recently served makes room; 0 builds the document for every request",
 		set: whole(0, math.MaxInt32, func(c *Config) *int { return &c.OpenAPICacheMaxBytes })},
 	{name: "db-root-spec", def: "",
-		doc: "function called (as GET /rpc/<name> would be) to answer GET / instead of the built-in OpenAPI document",
+		doc: "function called (as GET /rpc/<name> would be) to answer GET / instead of the built-in OpenAPI document; its answer is labelled application/openapi+json, or application/json when Accept asks for that",
 		set: text(func(c *Config) *string { return &c.DBRootSpec })},
 	{name: "snapshot", def: "", svc: true, notInDB: true,
 		doc: `schema snapshot file written by svc-introspect, or "db" ("db:<schema>") for the one svc-introspect publish made active; empty introspects the live database at start`,
