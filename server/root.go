@@ -54,6 +54,7 @@ func (s *Server) answerRoot(x *exchange, _ *request.Request) error {
 		return apierr.UndefinedRole(role)
 	}
 	scheme, host, basePath := s.cfg.OpenAPIServer()
+	t0 := x.obs.stageStart()
 	body, err := s.rootDocs.Document(snap, openapi.Options{
 		Schema:           schema,
 		Version:          snapshot.SVCVersion,
@@ -68,6 +69,7 @@ func (s *Server) answerRoot(x *exchange, _ *request.Request) error {
 	if err != nil {
 		return apierr.Internal(err)
 	}
+	x.obs.contentBuilt(t0)
 	h := x.w.Header()
 	if len(s.cfg.DBSchemas) > 1 {
 		h.Set("Content-Profile", schema)

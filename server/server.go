@@ -93,7 +93,8 @@ func New(cfg *config.Config, pool *pgxpool.Pool, snapshots *reload.Snapshots, jw
 	// path matches two of these, so the most requested comes first.
 	r.Handle("/{relation}", withVars(s.handleRelation))
 	r.Handle("/rpc/{function}", withVars(s.handleFunction))
-	r.Methods(http.MethodOptions).Path("/").HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	r.Methods(http.MethodOptions).Path("/").HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		observationOf(r.Context()).answeredNow()
 		w.Header().Set("Allow", "OPTIONS,GET,HEAD")
 		s.allowInfoOrigin(w.Header())
 		w.WriteHeader(http.StatusOK)
