@@ -140,7 +140,7 @@ func (s *Server) handleRelation(w http.ResponseWriter, r *http.Request, vars map
 
 func (s *Server) planOptions() plan.Options {
 	return plan.Options{Schemas: s.cfg.DBSchemas, MaxRows: int64(s.cfg.DBMaxRows),
-		Aggregates: s.cfg.DBAggregatesEnabled}
+		Aggregates: s.cfg.DBAggregatesEnabled, LegacyTargetNames: s.cfg.URLUseLegacyTargetNames}
 }
 
 // preferences applies the Prefer values every request kind shares: the

@@ -138,6 +138,9 @@ func (s *Server) respondWrite(x *exchange, req *request.Request, p *plan.Write, 
 	if applied != "" {
 		h.Set("Preference-Applied", applied)
 	}
+	if warning := legacyNamesWarning(&p.Read.Node); warning != "" {
+		setDefault(h, "Warning", warning)
+	}
 	// Location names the one row created.
 	if p.Return == "headers-only" && p.Kind == plan.Insert && res.PageCount == 1 && len(p.Relation.PrimaryKey) > 0 {
 		if loc := location(x.r.URL.Path, p.Relation.PrimaryKey, res.Body); loc != "" {

@@ -15,6 +15,16 @@ func NotEmbedded(name string) *Error {
 		Hint:    "Verify that '" + name + "' is included in the 'select' query parameter."}
 }
 
+// NotEmbeddedAlias is SVC108 for a parameter naming an aliased embed by
+// its relation while url-use-legacy-target-names is off: the hint gives
+// the alias to use.
+func NotEmbeddedAlias(name, alias string) *Error {
+	e := NotEmbedded(name)
+	e.Details = "Target names are not allowed in filters if they have an alias"
+	e.Hint = "Change '" + name + "' to '" + alias + "' in filters, orders or limits."
+	return e
+}
+
 // RelatedOrderNotToOne is SVC118: order=rel(col) on a to-many embed.
 func RelatedOrderNotToOne(origin, target string) *Error {
 	return &Error{Status: 400, Code: code("118"), Message: "A related order on '" + target + "' is not possible",

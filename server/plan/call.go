@@ -223,7 +223,7 @@ func finishCall(req *request.Request, c *Call, filters []request.Pair, snap *sna
 	}
 	c.Read.Filters, c.Read.Logic, c.Read.Order = req.Filters, req.Logic, req.Order
 	c.Read.Offset, c.Read.Limit = req.Range.Offset, capLimit(req.Range.Limit, opts.MaxRows)
-	if err := applyEmbedParams(&c.Read.Node, req.Embedded, opts.MaxRows); err != nil {
+	if err := applyEmbedParams(&c.Read.Node, req.Embedded, opts.MaxRows, opts.LegacyTargetNames); err != nil {
 		return nil, err
 	}
 	if err := checkStructure(&c.Read.Node, snap, req.Select, opts); err != nil {

@@ -20,6 +20,9 @@ type Options struct {
 	// Aggregates is db-aggregates-enabled: whether select may use
 	// aggregate functions.
 	Aggregates bool
+	// LegacyTargetNames is url-use-legacy-target-names: whether
+	// parameters may address an aliased embed by its relation's name.
+	LegacyTargetNames bool
 }
 
 // Node is one relation of a read tree: the relation read, or an embed.
@@ -77,6 +80,10 @@ type Embed struct {
 	Inner bool
 	// Spread lifts the embed's columns into its parent's row.
 	Spread bool
+	// ByName marks an aliased embed some parameter addressed by Name, as
+	// url-use-legacy-target-names allows: a deprecated spelling the
+	// answer warns about (LegacyNames).
+	ByName bool
 }
 
 // ToOne reports whether the embed yields at most one row per parent.
@@ -93,6 +100,35 @@ func (n *Node) EmbedNamed(name string) *Embed {
 		}
 	}
 	return nil
+}
+
+// aliasedEmbed returns the first embed of n, in select's order, that has
+// an alias and embeds the relation name names, or nil.
+func (n *Node) aliasedEmbed(name string) *Embed {
+	for _, e := range n.Embeds {
+		if e.Name == name && e.Key != name {
+			return e
+		}
+	}
+	return nil
+}
+
+// LegacyName is an aliased embed a parameter addressed by its relation's
+// name.
+type LegacyName struct{ Name, Alias string }
+
+// LegacyNames lists the embeds under n that parameters addressed by
+// their relation's name (Embed.ByName), depth first, as PostgREST lists
+// them in its deprecation warning.
+func (n *Node) LegacyNames() []LegacyName {
+	var out []LegacyName
+	for _, e := range n.Embeds {
+		if e.ByName {
+			out = append(out, LegacyName{Name: e.Name, Alias: e.Key})
+		}
+		out = append(out, e.LegacyNames()...)
+	}
+	return out
 }
 
 // Read is a planned read of one relation.
@@ -213,7 +249,7 @@ func BuildRead(req *request.Request, snap *snapshot.Snapshot, opts Options) (*Re
 	}
 	p.Filters, p.Logic, p.Order = req.Filters, req.Logic, req.Order
 	p.Offset, p.Limit = req.Range.Offset, capLimit(req.Range.Limit, opts.MaxRows)
-	if err := applyEmbedParams(&p.Node, req.Embedded, opts.MaxRows); err != nil {
+	if err := applyEmbedParams(&p.Node, req.Embedded, opts.MaxRows, opts.LegacyTargetNames); err != nil {
 		return nil, err
 	}
 	if err := checkStructure(&p.Node, snap, req.Select, opts); err != nil {
@@ -294,10 +330,12 @@ func buildEmbed(snap *snapshot.Snapshot, parent *snapshot.Relation, item request
 }
 
 // applyEmbedParams hands each embed the parameters addressed to it by
-// path, or answers SVC108 for a path that names no embed. db-max-rows
-// (maxRows) then caps every to-many embed, as PostgREST caps every level
-// of a read.
-func applyEmbedParams(root *Node, params map[string]*request.Params, maxRows int64) error {
+// path, or answers SVC108 for a path that names no embed. Each step of a
+// path names an embed by its key; failing that, with legacy
+// (url-use-legacy-target-names), an aliased embed by its relation's name,
+// as PostgREST allows (Embed.ByName). db-max-rows (maxRows) then caps
+// every to-many embed, as PostgREST caps every level of a read.
+func applyEmbedParams(root *Node, params map[string]*request.Params, maxRows int64, legacy bool) error {
 	defer capEmbeds(root, maxRows)
 	if len(params) == 0 {
 		return nil // the usual case; sorting no keys still allocates
@@ -308,7 +346,15 @@ func applyEmbedParams(root *Node, params map[string]*request.Params, maxRows int
 		for _, name := range strings.Split(path, ".") {
 			e := n.EmbedNamed(name)
 			if e == nil {
-				return apierr.NotEmbedded(name)
+				aliased := n.aliasedEmbed(name)
+				switch {
+				case aliased == nil:
+					return apierr.NotEmbedded(name)
+				case !legacy:
+					return apierr.NotEmbeddedAlias(name, aliased.Key)
+				}
+				e = aliased
+				e.ByName = true
 			}
 			n = &e.Node
 		}

@@ -90,7 +90,7 @@ func BuildWrite(req *request.Request, payload *request.Payload, snap *snapshot.S
 	}
 	// The order also orders the representation, as in PostgREST.
 	w.Read.Node.Order = req.Order
-	if err := applyEmbedParams(&w.Read.Node, req.Embedded, opts.MaxRows); err != nil {
+	if err := applyEmbedParams(&w.Read.Node, req.Embedded, opts.MaxRows, opts.LegacyTargetNames); err != nil {
 		return nil, err
 	}
 	if err := checkStructure(&w.Read.Node, snap, req.Select, opts); err != nil {
