@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"debug/elf"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -18,18 +19,20 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/svc-dev/svc/server/config"
 	"go.yaml.in/yaml/v3"
 )
 
 // TestDockerfile checks the image is multi-stage, builds without cgo and
-// runs as a non-root user, and that the build command it runs yields a
+// runs as a non-root user, that it exposes the ports svc-serve serves
+// without configuration, and that the build command it runs yields a
 // statically linked binary.
 func TestDockerfile(t *testing.T) {
 	data, err := os.ReadFile("docker/Dockerfile")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var froms []string
+	var froms, expose []string
 	var user, build string
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	for sc.Scan() {
@@ -37,7 +40,9 @@ func TestDockerfile(t *testing.T) {
 		switch {
 		case strings.HasPrefix(line, "FROM "):
 			froms = append(froms, line)
-			user = ""
+			user, expose = "", nil
+		case strings.HasPrefix(line, "EXPOSE "):
+			expose = append(expose, strings.Fields(strings.TrimPrefix(line, "EXPOSE "))...)
 		case strings.HasPrefix(line, "USER "):
 			user = strings.TrimPrefix(line, "USER ")
 		case strings.HasPrefix(line, "RUN CGO_ENABLED=0 go build"):
@@ -49,6 +54,16 @@ func TestDockerfile(t *testing.T) {
 	}
 	if uid, _, _ := strings.Cut(user, ":"); user == "" || uid == "0" || uid == "root" {
 		t.Errorf("final stage runs as %q, want a non-root user", user)
+	}
+	// EXPOSE documents what a container of the image listens on: the API
+	// port by default, and the admin port only if that were on by default.
+	def := config.Default()
+	want := []string{fmt.Sprint(def.ServerPort)}
+	if def.AdminEnabled() {
+		want = append(want, fmt.Sprint(def.AdminServerPort))
+	}
+	if slices.Sort(expose); !slices.Equal(expose, want) {
+		t.Errorf("the final stage exposes %v; svc-serve serves %v without configuration", expose, want)
 	}
 	if build == "" {
 		t.Fatal("no CGO_ENABLED=0 go build step")
@@ -76,30 +91,10 @@ func TestDockerfile(t *testing.T) {
 
 // TestKubernetesManifests parses every manifest and checks what the fleet
 // relies on: probes on the admin port's /ready and /live, a non-root
-// security context, the Secret-provided database URI, a Service, and the
-// publishing Job refusing breaking changes.
+// security context, the Secret-provided database URI, a Service reaching
+// the pods, and the publishing Job refusing breaking changes.
 func TestKubernetesManifests(t *testing.T) {
-	files, _ := filepath.Glob("k8s/*.yaml")
-	kinds := map[string]map[string]any{}
-	for _, file := range files {
-		data, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		dec := yaml.NewDecoder(bytes.NewReader(data))
-		for {
-			var doc map[string]any
-			if err := dec.Decode(&doc); errors.Is(err, io.EOF) {
-				break
-			} else if err != nil {
-				t.Fatalf("%s: %v", file, err)
-			}
-			if doc["apiVersion"] == nil || doc["kind"] == nil || dig(doc, "metadata", "name") == nil {
-				t.Errorf("%s: a document without apiVersion, kind or metadata.name", file)
-			}
-			kinds[doc["kind"].(string)] = doc
-		}
-	}
+	kinds := manifests(t)
 	for _, k := range []string{"ConfigMap", "Deployment", "Service", "Job"} {
 		if kinds[k] == nil {
 			t.Errorf("no %s manifest", k)
@@ -130,6 +125,55 @@ func TestKubernetesManifests(t *testing.T) {
 	if !slices.Contains(args, any("publish")) || !slices.Contains(args, any("--fail-on-breaking")) {
 		t.Errorf("publish job args %v", args)
 	}
+	// The Service reaches the Deployment's pods, on a port they name.
+	svc := kinds["Service"]
+	selector, _ := dig(svc, "spec", "selector").(map[string]any)
+	if len(selector) == 0 {
+		t.Error("the Service selects no pods")
+	}
+	for k, v := range selector {
+		if dig(dep, "spec", "template", "metadata", "labels", k) != v {
+			t.Errorf("the Service selects %s=%v, which the Deployment's pods are not labelled", k, v)
+		}
+	}
+	ports, _ := dig(c, "ports").([]any)
+	target := dig(svc, "spec", "ports", 0, "targetPort")
+	if !slices.ContainsFunc(ports, func(p any) bool { return dig(p, "name") == target }) {
+		t.Errorf("the Service's targetPort %v is not a port of the container (%v)", target, ports)
+	}
+}
+
+// manifests parses deploy/k8s/*.yaml into its documents, by kind (one
+// of each), each with the file it came from under the key "file".
+func manifests(t *testing.T) map[string]map[string]any {
+	t.Helper()
+	files, _ := filepath.Glob("k8s/*.yaml")
+	kinds := map[string]map[string]any{}
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dec := yaml.NewDecoder(bytes.NewReader(data))
+		for {
+			var doc map[string]any
+			if err := dec.Decode(&doc); errors.Is(err, io.EOF) {
+				break
+			} else if err != nil {
+				t.Fatalf("%s: %v", file, err)
+			}
+			kind, _ := doc["kind"].(string)
+			if doc["apiVersion"] == nil || kind == "" || dig(doc, "metadata", "name") == nil {
+				t.Fatalf("%s: a document without apiVersion, kind or metadata.name", file)
+			}
+			if kinds[kind] != nil {
+				t.Fatalf("%s: a second %s", file, kind)
+			}
+			doc["file"] = file
+			kinds[kind] = doc
+		}
+	}
+	return kinds
 }
 
 // dig walks maps by key and lists by index; nil when the path is absent.

@@ -2,12 +2,14 @@ package server
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"strconv"
 	"sync"
 	"time"
 
+	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/dbexec"
 )
 
@@ -53,6 +55,25 @@ type observation struct {
 	answered time.Time
 	// sql is the request's main statement, for log-query.
 	sql string
+	// reason is why a request was answered 401, for its log line
+	// (refused).
+	reason string
+}
+
+// refused notes why the pipeline answers err, when it is a 401: the
+// access log line then says why the caller was not let in (a bad
+// signature, an expired token, the audience), which an operator
+// otherwise cannot tell from the status. The client's message comes
+// first, then what only the log may see (apierr.Error.Cause).
+func (obs *observation) refused(err error) {
+	var e *apierr.Error
+	if obs == nil || !errors.As(err, &e) || e.Status != http.StatusUnauthorized {
+		return
+	}
+	obs.reason = e.Message
+	if e.Cause != nil {
+		obs.reason += ": " + e.Cause.Error()
+	}
 }
 
 // observationKey is where a request's context holds its observation.
@@ -255,12 +276,18 @@ func (s *Server) logRequest(r *http.Request, rec *recorder, d time.Duration, tra
 		// The target ties the line to its request's when requests interleave.
 		s.log.LogAttrs(ctx, level, "query", slog.String("path", target), slog.String("sql", rec.obs.sql))
 	}
+	// Five attributes fit in a log record without allocating: the
+	// others are added only when there is something to say.
 	attrs := [...]slog.Attr{slog.String("method", r.Method), slog.String("path", target),
-		slog.Int("status", rec.status), slog.Duration("duration", d), slog.Int64("bytes", rec.bytes),
-		slog.String("trace", trace)}
-	n := len(attrs)
-	if trace == "" {
-		n-- // five attributes fit in a log record without allocating
+		slog.Int("status", rec.status), slog.Duration("duration", d), slog.Int64("bytes", rec.bytes), {}, {}}
+	n := 5
+	if trace != "" {
+		attrs[n] = slog.String("trace", trace)
+		n++
+	}
+	if rec.obs.reason != "" {
+		attrs[n] = slog.String("reason", rec.obs.reason)
+		n++
 	}
 	s.log.LogAttrs(ctx, level, "request", attrs[:n]...)
 }

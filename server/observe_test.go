@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/golang-jwt/jwt/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/svc-dev/svc/server"
 	"github.com/svc-dev/svc/server/admin"
@@ -260,4 +261,41 @@ func serveAbandoned(h http.Handler, r *http.Request) (v any) {
 	defer func() { v = recover() }()
 	h.ServeHTTP(httptest.NewRecorder(), r)
 	return nil
+}
+
+// TestAccessLogSaysWhy401: the line of a request refused 401 says why,
+// with what only the log may see: the token's bad signature, when it
+// expired, the audience it names.
+func TestAccessLogSaysWhy401(t *testing.T) {
+	secret := strings.Repeat("s", 32)
+	o := newObserved(t, map[string]string{"jwt-secret": secret, "jwt-aud": "svc-api"})
+	sign := func(key string, claims jwt.MapClaims) string {
+		token, err := jwt.NewWithClaims(jwt.SigningMethodHS256, claims).SignedString([]byte(key))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return "Bearer " + token
+	}
+	for _, c := range []struct {
+		auth, reason string
+	}{
+		{sign(strings.Repeat("x", 32), jwt.MapClaims{"role": "web_anon"}),
+			`reason="JWT cryptographic operation failed: bad signature: the token was not signed with the configured key (jwt-secret, jwt-jwks-url)"`},
+		{sign(secret, jwt.MapClaims{"role": "web_anon", "exp": 1700000000}), `reason="JWT expired: expired at 2023-11-14T22:13:20Z"`},
+		{sign(secret, jwt.MapClaims{"role": "web_anon", "aud": "other"}), `reason="JWT not in audience: aud \"other\" does not name jwt-aud \"svc-api\""`},
+	} {
+		if w := do(o.srv, "GET", "/books?id=eq.1", "Authorization", c.auth); w.Code != http.StatusUnauthorized {
+			t.Errorf("%s: %d %s", c.reason, w.Code, w.Body)
+		}
+		lines := o.lines("request")
+		if last := lines[len(lines)-1]; !strings.Contains(last, "status=401 ") || !strings.HasSuffix(last, " "+c.reason) {
+			t.Errorf("401 line: %s\nwant it to end with %s", last, c.reason)
+		}
+	}
+	if w := do(o.srv, "GET", "/books?id=eq.1"); w.Code != http.StatusOK {
+		t.Fatalf("anonymous: %d", w.Code)
+	}
+	if lines := o.lines("request"); strings.Contains(lines[len(lines)-1], "reason=") {
+		t.Errorf("a line with nothing refused has a reason: %s", lines[len(lines)-1])
+	}
 }

@@ -57,6 +57,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rt *route, target
 	x := exchanges.Get().(*exchange)
 	*x = exchange{w: w, r: r, snap: s.snapshots.Current(), obs: observationOf(r.Context())}
 	if err := s.pipeline(x, rt, target); err != nil {
+		x.obs.refused(err)
 		writeError(w, s.log, err)
 	}
 	*x = exchange{} // keep no request alive in the pool

@@ -58,6 +58,9 @@ type Server struct {
 	// it hearing of snapshot swaps (Close).
 	rootDocs     *openapi.Cache
 	stopRootDocs func()
+	// refresh is how the snapshots served are brought up to date, which
+	// hints about names they lack tell (plan.Refresh).
+	refresh plan.Refresh
 }
 
 // Option adds an optional part to a Server.
@@ -73,7 +76,8 @@ func New(cfg *config.Config, pool *pgxpool.Pool, snapshots *reload.Snapshots, jw
 		appSettings: appSettingsOf(cfg), preRequest: preRequestCall(cfg.DBPreRequest),
 		logQuery:   cfg.LogQuery == "main-query",
 		readShapes: newShapeCache(cfg.ServerShapeCacheMaxEntries, cfg.ServerShapeCacheMaxBytes),
-		callShapes: newShapeCache(cfg.ServerShapeCacheMaxEntries, cfg.ServerShapeCacheMaxBytes)}
+		callShapes: newShapeCache(cfg.ServerShapeCacheMaxEntries, cfg.ServerShapeCacheMaxBytes),
+		refresh:    refreshOf(snapshots.Source())}
 	if cfg.ServerTraceHeader != "" {
 		s.traceHeader = textproto.CanonicalMIMEHeaderKey(cfg.ServerTraceHeader)
 	}
@@ -140,7 +144,21 @@ func (s *Server) handleRelation(w http.ResponseWriter, r *http.Request, vars map
 
 func (s *Server) planOptions() plan.Options {
 	return plan.Options{Schemas: s.cfg.DBSchemas, MaxRows: int64(s.cfg.DBMaxRows),
-		Aggregates: s.cfg.DBAggregatesEnabled, LegacyTargetNames: s.cfg.URLUseLegacyTargetNames}
+		Aggregates: s.cfg.DBAggregatesEnabled, Refresh: s.refresh,
+		LegacyTargetNames: s.cfg.URLUseLegacyTargetNames}
+}
+
+// refreshOf is how snapshots from src are brought up to date after a
+// migration. A configuration reload that changes the source builds a new
+// Server, so the value is fixed for a Server's life.
+func refreshOf(src reload.Source) plan.Refresh {
+	switch src.(type) {
+	case reload.FileSource:
+		return plan.RefreshDump
+	case reload.DBSource:
+		return plan.RefreshPublish
+	}
+	return plan.RefreshReload
 }
 
 // preferences applies the Prefer values every request kind shares: the

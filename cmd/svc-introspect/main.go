@@ -14,7 +14,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 
+	"github.com/svc-dev/svc/snapshot"
 	"github.com/urfave/cli/v2"
 )
 
@@ -40,8 +42,10 @@ func main() {
 // stdout and stderr, and returns the exit status.
 func run(args []string, stdout, stderr io.Writer) int {
 	app := &cli.App{
-		Name:      "svc-introspect",
-		Usage:     "write and read SVC schema snapshots",
+		Name:  "svc-introspect",
+		Usage: "write and read SVC schema snapshots",
+		// --version: the snapshot format it writes is what servers check.
+		Version:   snapshot.SVCVersion + " (snapshot format " + strconv.Itoa(snapshot.FormatVersion) + ")",
 		Writer:    stdout,
 		ErrWriter: stderr,
 		// Errors are mapped to exit statuses below, not by the library.

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -188,5 +189,15 @@ func TestInspectShowsComputedFieldsAndCasts(t *testing.T) {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("inspect output lacks %q:\n%s", want, stdout)
 		}
+	}
+}
+
+// TestVersion: --version names SVC's version and the snapshot format
+// dump writes, which servers check.
+func TestVersion(t *testing.T) {
+	code, stdout, stderr := svcIntrospect(t, "--version")
+	want := "svc-introspect version " + snapshot.SVCVersion + " (snapshot format " + strconv.Itoa(snapshot.FormatVersion) + ")\n"
+	if code != 0 || stdout != want {
+		t.Errorf("--version: status %d, %q %q; want %q", code, stdout, stderr, want)
 	}
 }

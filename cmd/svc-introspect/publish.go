@@ -7,12 +7,11 @@ import (
 	"io"
 	"strings"
 
-	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/config"
 	"github.com/svc-dev/svc/server/naming"
 	"github.com/svc-dev/svc/snapshot"
-	"github.com/svc-dev/svc/sql/connerr"
 	"github.com/svc-dev/svc/sql/snapstore"
 	"github.com/urfave/cli/v2"
 )
@@ -67,9 +66,9 @@ func publishCommand() *cli.Command {
 // publish stores snap, refusing breaking changes when failBreaking is set,
 // and reports what it did.
 func publish(ctx context.Context, w, errw io.Writer, cfg *config.Config, snap *snapshot.Snapshot, opts snapstore.Options, failBreaking bool) error {
-	conn, err := pgx.Connect(ctx, cfg.DBURI)
+	conn, err := connect(ctx, cfg)
 	if err != nil {
-		return connerr.Explain(err)
+		return err
 	}
 	defer conn.Close(ctx)
 	if failBreaking {
@@ -88,7 +87,7 @@ func publish(ctx context.Context, w, errw io.Writer, cfg *config.Config, snap *s
 	}
 	res, err := snapstore.Publish(ctx, conn, snap, opts)
 	if err != nil {
-		return err
+		return publishError(err, conn.Config().User, opts.Schema)
 	}
 	if len(res.Created) > 0 {
 		fmt.Fprintf(w, "created %s\n", strings.Join(res.Created, ", "))
@@ -116,4 +115,21 @@ func publish(ctx context.Context, w, errw io.Writer, cfg *config.Config, snap *s
 	}
 	fmt.Fprintln(w)
 	return nil
+}
+
+// publishError explains a privilege the publishing role lacks. svc.conf
+// names the servers' role, which may only read the snapshots, so
+// `publish --config svc.conf` alone is refused, and PostgreSQL's
+// "permission denied for database" does not say what would do.
+func publishError(err error, role, schema string) error {
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) || pgErr.Code != "42501" {
+		return err
+	}
+	if schema == "" {
+		schema = snapstore.DefaultSchema
+	}
+	return fmt.Errorf("%w\npublish ran as role %q (db-uri), which may not: it creates the schema %q the first time "+
+		"(CREATE on the database) and writes its tables, so it needs a role that may, such as the one migrations run as "+
+		"(the servers' role only reads them: --grant-to). Pass that role's URI with --db-uri, which overrides the one in --config", err, role, schema)
 }

@@ -25,9 +25,16 @@ func demoCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "demo",
 		Usage: "start a throwaway PostgreSQL with a sample schema and serve it",
+		Description: "Starts a PostgreSQL server of its own, in a temporary directory, from the machine's PostgreSQL\n" +
+			"server programs (found through $SVC_PG_BIN, pg_config --bindir or /usr/lib/postgresql/*/bin), loads a\n" +
+			"sample schema \"api\" (authors, books and reviews, a view, functions) and serves it on 127.0.0.1. It prints\n" +
+			"curl commands: reads as the anonymous role, and an insert, an update and a function call with a token\n" +
+			"signed with a secret made for the run. Ctrl-C stops it and removes the database. It reads no\n" +
+			"configuration file and no SVC_* variables; the flags below are all it takes.",
 		Flags: []cli.Flag{
-			&cli.IntFlag{Name: "port", Value: 3000, Usage: "HTTP port"},
-			&cli.StringFlag{Name: "log-level", Value: "info"},
+			&cli.IntFlag{Name: "port", Value: 3000, Usage: "TCP port the API listens on, on 127.0.0.1; 0 picks a free one"},
+			&cli.StringFlag{Name: "log-level", Value: "info",
+				Usage: "least severe level logged: crit, error, warn, info (each request gets a line) or debug"},
 		},
 		Action: func(c *cli.Context) error {
 			return demo(c.Context, os.Stdout, c.Int("port"), c.String("log-level"))

@@ -5,10 +5,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/svc-dev/svc/server/config"
+	"github.com/svc-dev/svc/snapshot"
+	"github.com/urfave/cli/v2"
 )
 
 // TestHelpDescribesEveryKey: svc-serve --help describes each configuration
@@ -62,5 +65,37 @@ func TestConfigFileArgument(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("svc-serve %s: %v, want %q", strings.Join(c.args, " "), err, c.want)
 		}
+	}
+}
+
+// TestDemoHelpDescribesItsFlags: svc-serve demo --help says what the demo
+// needs and does, and describes each of its flags.
+func TestDemoHelpDescribesItsFlags(t *testing.T) {
+	var out bytes.Buffer
+	if err := newApp(&out, &out).Run([]string{"svc-serve", "demo", "--help"}); err != nil {
+		t.Fatal(err)
+	}
+	help := out.String()
+	if !strings.Contains(help, "PostgreSQL\n   server programs") || !strings.Contains(help, "Ctrl-C stops it") {
+		t.Errorf("no description of what the demo needs and does:\n%s", help)
+	}
+	for _, f := range demoCommand().Flags {
+		usage := f.(cli.DocGenerationFlag).GetUsage()
+		if usage == "" || !strings.Contains(help, "--"+f.Names()[0]+" value  ") || !strings.Contains(help, usage) {
+			t.Errorf("--%s: usage %q not in\n%s", f.Names()[0], usage, help)
+		}
+	}
+}
+
+// TestVersion: both programs answer --version with SVC's version and the
+// snapshot format they read and write.
+func TestVersion(t *testing.T) {
+	var out bytes.Buffer
+	if err := newApp(&out, &out).Run([]string{"svc-serve", "--version"}); err != nil {
+		t.Fatal(err)
+	}
+	want := "svc-serve version " + snapshot.SVCVersion + " (snapshot format " + strconv.Itoa(snapshot.FormatVersion) + ")\n"
+	if out.String() != want {
+		t.Errorf("svc-serve --version: %q, want %q", out.String(), want)
 	}
 }

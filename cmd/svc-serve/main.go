@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/svc-dev/svc/server/config"
+	"github.com/svc-dev/svc/snapshot"
 	"github.com/urfave/cli/v2"
 )
 
@@ -39,8 +41,11 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		flags = append(flags, &cli.StringFlag{Name: e.Name, Usage: e.Usage(), DefaultText: def})
 	}
 	return &cli.App{
-		Name:      "svc-serve",
-		Usage:     "serve a PostgreSQL database as an HTTP API",
+		Name:  "svc-serve",
+		Usage: "serve a PostgreSQL database as an HTTP API",
+		// --version: which snapshots it reads matters as much as the
+		// release, since it refuses another format.
+		Version:   snapshot.SVCVersion + " (snapshot format " + strconv.Itoa(snapshot.FormatVersion) + ")",
 		Writer:    stdout,
 		ErrWriter: stderr,
 		Flags:     flags,

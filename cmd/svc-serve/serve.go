@@ -19,8 +19,6 @@ import (
 	"github.com/svc-dev/svc/server/naming"
 	"github.com/svc-dev/svc/server/reload"
 	"github.com/svc-dev/svc/server/schedbatch"
-	"github.com/svc-dev/svc/snapshot"
-	"github.com/svc-dev/svc/sql/snapstore"
 )
 
 // serve runs the server until SIGINT or SIGTERM, with the configuration
@@ -30,7 +28,7 @@ import (
 func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log *slog.Logger, ready func(addr string)) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	log.Log(ctx, logging.LevelNotice, "starting svc-serve", "version", snapshot.SVCVersion)
+	logStart(ctx, log, sources, cfg)
 	if cfg.ServerSchedBatch {
 		useSchedBatch(log)
 	}
@@ -91,16 +89,11 @@ func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log 
 			stopAdmin(shutdownCtx)
 		}()
 	}
-	if err := snaps.Reload(ctx); err != nil {
-		// A missing file or nothing published is for an operator to fix,
-		// and the error says how; retrying would only hide it.
-		if _, file := snaps.Source().(reload.FileSource); file || errors.Is(err, snapstore.ErrNotPublished) {
-			return err
-		}
-		// The database is away: serve 503 (SVC002) until a snapshot loads,
-		// rather than exit and leave the restart to a supervisor. Reload
-		// has logged why.
-		go snaps.LoadRetrying(ctx, 10*time.Second)
+	// The database away, the server answers 503 (SVC002) until a snapshot
+	// loads, rather than exit and leave the restart to a supervisor; a
+	// missing file or nothing published is for an operator to fix.
+	if err := snaps.Start(ctx, 10*time.Second); err != nil {
+		return firstSnapshotError(err, sources, cfg)
 	}
 	rt, err := server.NewRuntime(ctx, sources, cfg, pool, snaps, log, server.WithMetrics(metrics), server.WithReplicas(replicas))
 	if err != nil {
@@ -116,8 +109,8 @@ func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log 
 	go reloads.Run(ctx)
 	reloadOnSignals(ctx, reloads)
 	if cfg.DBChannelEnabled {
-		l := &reload.Listener{URI: cfg.DirectURI(), Channel: naming.ListenChannel(cfg), Snapshots: snaps, Log: log,
-			Queue: reloads, OnConnected: metrics.ListenerConnected}
+		l := &reload.Listener{URI: cfg.DirectURI(), Channel: naming.ListenChannel(cfg), Others: naming.OtherChannels(cfg),
+			Snapshots: snaps, Log: log, Queue: reloads, OnConnected: metrics.ListenerConnected}
 		go l.Run(ctx)
 	}
 
@@ -137,11 +130,14 @@ func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log 
 		return err
 	case <-ctx.Done():
 	}
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	logDraining(ctx, log)
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), drainTimeout)
 	defer cancel()
 	if err := httpServer.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		logStopped(log, false)
 		return err
 	}
+	logStopped(log, true)
 	return nil
 }
 

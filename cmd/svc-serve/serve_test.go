@@ -23,6 +23,11 @@ import (
 var authURI string
 
 func TestMain(m *testing.M) {
+	if os.Getenv(runAsServe) != "" {
+		// A test's process of its own (process_test.go): svc-serve itself.
+		main()
+		return
+	}
 	os.Exit(pgtest.Main(m, func(uri string) error {
 		ctx := context.Background()
 		conn, err := pgx.Connect(ctx, uri)

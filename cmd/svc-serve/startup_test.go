@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -13,6 +15,10 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/svc-dev/svc/server/config"
+	"github.com/svc-dev/svc/server/logging"
+	"github.com/svc-dev/svc/snapshot"
+	"github.com/svc-dev/svc/sql/catalog"
 )
 
 // logBuffer collects a server's log lines; safe for the server writing
@@ -48,24 +54,68 @@ func (b *logBuffer) waitFor(t *testing.T, re string) {
 }
 
 // TestStartupLines: at the default log level svc-serve says what it is
-// starting, that it reached the database, the snapshot it serves and
-// where it listens, as PostgREST does; nothing else.
+// starting (with which configuration file, naming and snapshot source),
+// that it reached the database, the snapshot it serves and where it
+// listens, as PostgREST does, and, when stopped, that it drains and that
+// it stopped; nothing else.
 func TestStartupLines(t *testing.T) {
 	var logs logBuffer
 	addr, stop := startLogging(t, nil, &logs)
 	stop()
 	for _, want := range []string{
-		`level=NOTICE msg="starting svc-serve" version=\S+`,
+		`level=NOTICE msg="starting svc-serve" version=\S+ config=none naming=svc snapshot="live introspection"`,
 		`level=NOTICE msg="connected to the database" server="PostgreSQL 1\d[^"]*" database=\S+ role=serve_auth address=\S+`,
 		`level=NOTICE msg="schema snapshot loaded in \d+ ms" source="live introspection" fingerprint=[0-9a-f]{12} dumped=\S+ schemas=serve_api relations=0 functions=1`,
 		`level=NOTICE msg=listening address=` + regexp.QuoteMeta(addr),
+		`level=NOTICE msg="stopping: no new connections; finishing the requests in flight" within=10s`,
+		`level=NOTICE msg=stopped`,
 	} {
 		if !regexp.MustCompile(`(?m)^time=\S+ ` + want + `$`).MatchString(logs.String()) {
 			t.Errorf("no line matching %s in:\n%s", want, logs.String())
 		}
 	}
-	if n := strings.Count(logs.String(), "\n"); n != 4 {
-		t.Errorf("%d lines at the default level, want 4:\n%s", n, logs.String())
+	if n := strings.Count(logs.String(), "\n"); n != 6 {
+		t.Errorf("%d lines at the default level, want 6:\n%s", n, logs.String())
+	}
+}
+
+// TestStartupNamesItsSources: the first line names the configuration
+// file and the snapshot file by their absolute paths, whatever directory
+// svc-serve was started in, and the naming compat-names puts in force
+// (process-wide, so the other tests' own is kept here).
+func TestStartupNamesItsSources(t *testing.T) {
+	dir := t.TempDir()
+	snap, err := introspectServeAPI(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := snapshot.WriteFile(filepath.Join(dir, "api.msgpack"), snap); err != nil {
+		t.Fatal(err)
+	}
+	conf := filepath.Join(dir, "svc.conf")
+	text := "db-uri = \"" + authURI + "\"\ndb-schemas = \"serve_api\"\ndb-anon-role = \"serve_anon\"\nsnapshot = \"api.msgpack\"\n" +
+		"server-host = \"127.0.0.1\"\nserver-port = 0\ndb-channel-enabled = false\n"
+	if err := os.WriteFile(conf, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sources := config.Sources{File: conf}
+	cfg, _, err := config.Load(sources)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs logBuffer
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() {
+		done <- serve(ctx, sources, cfg, logging.NewLogger(&logs, cfg.LogLevel, cfg.LogFormat), func(string) { cancel() })
+	}()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	want := `level=NOTICE msg="starting svc-serve" version=\S+ config=` + regexp.QuoteMeta(conf) +
+		` naming=svc snapshot="file ` + regexp.QuoteMeta(filepath.Join(dir, "api.msgpack")) + `"`
+	if !regexp.MustCompile(`(?m)^time=\S+ ` + want + `$`).MatchString(logs.String()) {
+		t.Errorf("no line matching %s in:\n%s", want, logs.String())
 	}
 }
 
@@ -145,4 +195,14 @@ func TestMissingSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	logs.waitFor(t, `(?s)`+warning+`.*`+warning)
+}
+
+// introspectServeAPI takes a snapshot of the test schema serve_api.
+func introspectServeAPI(t *testing.T) (*snapshot.Snapshot, error) {
+	conn, err := pgx.Connect(t.Context(), authURI)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close(t.Context())
+	return catalog.Introspect(t.Context(), conn, catalog.Options{Schemas: []string{"serve_api"}})
 }

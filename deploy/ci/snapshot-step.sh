@@ -6,7 +6,11 @@
 #
 # Environment:
 #   SVC_DB_URI      a role that may read the catalog and write svc_snapshots
+#                   (docs/snapshots.md, "Publish")
 #   SVC_DB_SCHEMAS  the exposed schemas (as svc-serve's db-schemas)
+#   GRANT_TO        the role svc-serve logs in as, granted what it reads the
+#                   snapshots with (publish --grant-to); without it, the
+#                   first publish prints the GRANT statements to run
 #   PREVIOUS        the snapshot this step published last time (a CI
 #                   artifact), to print the changes; optional
 #   ALLOW_BREAKING  1 to publish a breaking change on purpose (see
@@ -18,6 +22,8 @@ introspect=${SVC_INTROSPECT:-svc-introspect}
 out=${SNAPSHOT_OUT:-snapshot.msgpack}
 guard=(--fail-on-breaking)
 [ "${ALLOW_BREAKING:-0}" = 1 ] && guard=()
+grant=()
+[ -n "${GRANT_TO:-}" ] && grant=(--grant-to "$GRANT_TO")
 
 "$introspect" dump -o "$out"
 if [ -n "${PREVIOUS:-}" ] && [ -f "$PREVIOUS" ]; then
@@ -26,4 +32,4 @@ if [ -n "${PREVIOUS:-}" ] && [ -f "$PREVIOUS" ]; then
 fi
 # publish compares with the snapshot the fleet serves as well: a breaking
 # change is refused even when no previous artifact was kept.
-"$introspect" publish "${guard[@]}" --file "$out"
+"$introspect" publish "${guard[@]}" "${grant[@]}" --file "$out"

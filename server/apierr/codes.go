@@ -35,10 +35,13 @@ func UnacceptableSchema(allowed []string) *Error {
 		Message: "The schema must be one of the following: " + strings.Join(allowed, ", ")}
 }
 
-// UnsupportedMediaType is SVC107 for an Accept header nothing here can produce.
+// UnsupportedMediaType is SVC107 for an Accept header nothing here can
+// produce. When it asks for another naming's vendor types (postgrest-js's
+// .single() sends application/vnd.pgrst.object+json), the hint names the
+// compat-names setting that would answer them.
 func UnsupportedMediaType(accepted string) *Error {
 	return &Error{Status: 415, Code: code("107"),
-		Message: "None of these media types are available: " + accepted}
+		Message: "None of these media types are available: " + accepted, Hint: str(otherVendorHint(accepted))}
 }
 
 // UnsupportedVerb is SVC117.

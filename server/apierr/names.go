@@ -66,3 +66,31 @@ func Use(mode string) error {
 }
 
 func code(suffix string) string { return Names.CodePrefix + suffix }
+
+// otherVendorHint is the hint for an Accept header naming the vendor media
+// types of a naming not in force (application/vnd.pgrst.* under SVC's
+// names, application/vnd.svc.* under PostgREST's), which are otherwise
+// refused like any unknown type; "" when it names none.
+func otherVendorHint(accepted string) string {
+	accepted = strings.ToLower(accepted)
+	current := modeOf(Names)
+	for _, mode := range slices.Sorted(maps.Keys(Namings)) {
+		n := Namings[mode]
+		if n == Names || !strings.Contains(accepted, "application/vnd."+n.Vendor+".") {
+			continue
+		}
+		return fmt.Sprintf("application/vnd.%s.* are the media types of compat-names = %s, and this server runs under compat-names = %s: "+
+			"ask for application/vnd.%s.* instead, or set compat-names = %s", n.Vendor, mode, current, Names.Vendor, mode)
+	}
+	return ""
+}
+
+// modeOf is the compat-names value of naming n.
+func modeOf(n Naming) string {
+	for mode, m := range Namings {
+		if m == n {
+			return mode
+		}
+	}
+	return ""
+}

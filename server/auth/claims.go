@@ -3,6 +3,7 @@ package auth
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"strconv"
 	"sync/atomic"
@@ -59,7 +60,7 @@ func (p *payload) check(now time.Time, audience string, role ClaimPath) (Identit
 	}
 	if hasExp {
 		if t > exp+skew.Seconds() {
-			return Identity{}, reject(msgExpired)
+			return Identity{}, rejectFor(msgExpired, fmt.Errorf("expired at %s", timeOf(exp).Format(time.RFC3339)))
 		}
 		id.Expires = timeOf(exp)
 	}
@@ -163,7 +164,7 @@ func (p *payload) checkAudience(audience string) *apierr.Error {
 			return nil
 		}
 	}
-	return reject(msgAudience)
+	return rejectFor(msgAudience, fmt.Errorf("aud %s does not name jwt-aud %q", v, audience))
 }
 
 func unixSeconds(t time.Time) float64 {

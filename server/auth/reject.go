@@ -29,6 +29,15 @@ func reject(message string) *apierr.Error {
 	return apierr.InvalidJWT(message, nil)
 }
 
+// rejectFor is reject with what the server's log says of it (Cause): the
+// detail an operator needs to find a token's fault (which key, which
+// time, which audience), which the client's message does not carry.
+func rejectFor(message string, cause error) *apierr.Error {
+	e := reject(message)
+	e.Cause = cause
+	return e
+}
+
 func rejectParts(n int) *apierr.Error {
 	return apierr.InvalidJWT("Expected 3 parts in JWT; got "+strconv.Itoa(n), nil)
 }

@@ -246,5 +246,8 @@ func (v *Verifier) classify(t *jwt.Token, err error) *apierr.Error {
 	if !isString || t.Method == nil || !slices.Contains(v.algs, alg) {
 		return rejectAlg(t.Header["alg"])
 	}
-	return reject(msgCrypto)
+	if errors.Is(err, jwt.ErrTokenSignatureInvalid) {
+		return rejectFor(msgCrypto, errors.New("bad signature: the token was not signed with the configured key (jwt-secret, jwt-jwks-url)"))
+	}
+	return rejectFor(msgCrypto, err)
 }

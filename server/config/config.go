@@ -1,7 +1,8 @@
 // Package config owns SVC's configuration: the Config struct and its
 // defaults, the table of keys (named as in PostgREST), loading them from a
 // PostgREST-style file, SVC_* environment variables (and PGRST_* ones under
-// compat-names = postgrest) and command-line flags (flags win over the
+// compat-names = postgrest, which they choose when nothing else does:
+// naming.go) and command-line flags (flags win over the
 // environment, which wins over the file), and the validation and warning
 // messages users see when a value is wrong, a key unknown, or one of
 // PostgREST's that SVC does not implement (postgrest.go). It knows nothing
@@ -143,7 +144,8 @@ func Load(src Sources) (*Config, []Warning, error) {
 		}
 		l.readFile(src.File, entries)
 	}
-	l.readPGRSTEnv(env, namingMode(entries, env, src.Flags))
+	mode, namingErr := l.chooseNaming(namingSetting(src.File, entries, env, src.Flags), env, src.Flags)
+	l.readPGRSTEnv(env, mode)
 	l.readEnv(env, envPrefix)
 	l.readDatabase(src.Database, src.DatabasePrefix)
 	for _, name := range slices.Sorted(maps.Keys(src.Flags)) {
@@ -153,6 +155,9 @@ func Load(src Sources) (*Config, []Warning, error) {
 
 	c := Default()
 	errs := l.judgeUnimplemented()
+	if namingErr != nil {
+		errs = append(errs, namingErr)
+	}
 	for _, k := range keys {
 		if a, ok := l.set[k.name]; ok {
 			if err := k.set(c, a.value); err != nil {

@@ -156,7 +156,7 @@ func interpolation(s string) (name string, n int) {
 // the snapshot beside it work whatever directory svc-serve starts in (the
 // environment and flags stay relative to the working directory, as any
 // command-line path is). "db" and "db:<schema>" name no file (see
-// server.DBSnapshotSchema, which config cannot import); a file a join
+// snapstore.SettingSchema, which config cannot import); a file a join
 // would turn into one of them keeps a leading "./".
 func snapshotPath(path, value string) string {
 	if value == "" || isDBSnapshot(value) || filepath.IsAbs(value) {

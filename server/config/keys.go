@@ -61,7 +61,7 @@ var keys = []key{
 		doc: "seconds an idle pool connection is kept before it is closed",
 		set: seconds(1, func(c *Config) *time.Duration { return &c.DBPoolMaxIdletime })},
 	{name: "db-channel", def: "", atStart: true, notInDB: true,
-		doc: "NOTIFY channel listened to for reloads; empty (as in PostgREST) means svc, or pgrst under compat-names = postgrest",
+		doc: "NOTIFY channel listened to for reloads; empty (as in PostgREST) means svc, or pgrst under compat-names = postgrest, and the other of the two is heard as well, acted on and logged with a notice naming this setting; set, only it is heard",
 		set: text(func(c *Config) *string { return &c.DBChannel })},
 	{name: "db-channel-enabled", def: "true", atStart: true, notInDB: true,
 		doc: "whether to LISTEN on db-channel",
@@ -238,10 +238,10 @@ var keys = []key{
 		doc: "whether parameters addressed to an aliased embed may name it by its relation (books.limit for b:books(...)), answered with a deprecation Warning header; false refuses them (400)",
 		set: boolean(func(c *Config) *bool { return &c.URLUseLegacyTargetNames })},
 	{name: "snapshot", def: "", svc: true, notInDB: true,
-		doc: `schema snapshot file written by svc-introspect, or "db" ("db:<schema>") for the one svc-introspect publish made active; empty introspects the live database at start`,
+		doc: `schema snapshot file written by svc-introspect (dump writes it when not given -o), or "db" ("db:<schema>") for the one svc-introspect publish made active; empty introspects the live database at start`,
 		set: text(func(c *Config) *string { return &c.Snapshot })},
 	{name: "compat-names", def: "svc", svc: true, atStart: true, notInDB: true,
-		doc: "names clients and the database see: svc (SVC's own) or postgrest (PGRST codes, vnd.pgrst media types, channel pgrst, pgrst.* settings, PGRST_* variables)",
+		doc: "names clients and the database see: svc (SVC's own) or postgrest (PGRST codes, vnd.pgrst media types, channel pgrst, pgrst.* settings, PGRST_* variables); unset, it is postgrest when PGRST_* variables set keys (a warning names them), and svc set while they do stops svc-serve, naming them",
 		set: oneOf(NamingModes, func(c *Config) *string { return &c.CompatNames })},
 }
 

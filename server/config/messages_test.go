@@ -117,7 +117,7 @@ func TestWarnings(t *testing.T) {
 			want: []Warning{{"client-error-verbosity", "config file %F, line 1",
 				`configuration key "client-error-verbosity" is not implemented by SVC and is ignored (config file %F, line 1): ` +
 					`SVC's errors always carry details and hint`}}},
-		{name: "env typo, sorted", env: []string{"SVC_SERVER_PROT=1", "SVC_DB_SHEMAS=api", "SVC_PG_BIN=/x", "SVC_TEST_DB_URI=y", "PGRST_DB_URI=z"},
+		{name: "env typo, sorted", env: []string{"SVC_SERVER_PROT=1", "SVC_DB_SHEMAS=api", "SVC_PG_BIN=/x", "SVC_TEST_DB_URI=y", "PGRST_DB_SHEMAS=z"},
 			want: []Warning{
 				{"SVC_DB_SHEMAS", "environment variable SVC_DB_SHEMAS",
 					`unknown environment variable SVC_DB_SHEMAS (no configuration key "db-shemas"); did you mean SVC_DB_SCHEMAS?`},

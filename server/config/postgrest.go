@@ -80,33 +80,17 @@ func unimplementedKey(name string) *unimplemented {
 	return nil
 }
 
-// namingMode is compat-names as the file, SVC_COMPAT_NAMES and the flags
-// set it, in that order of precedence, before validation: it decides
-// whether PGRST_* variables are read, so it is needed before them, and
-// cannot come from them (or from the database, read later still).
-func namingMode(entries []fileEntry, env, flags map[string]string) string {
-	const key = "compat-names"
-	mode := NamingModes[0]
-	for _, e := range entries {
-		if e.key == key {
-			mode = e.value
-		}
-	}
-	if v, ok := env[envName(key)]; ok {
-		mode = v
-	}
-	if v, ok := flags[key]; ok {
-		mode = v
-	}
-	return strings.ToLower(strings.TrimSpace(mode))
-}
-
 // readPGRSTEnv reads PGRST_* variables under compat-names = postgrest,
 // before SVC_* ones so that those win, warning where both set a key to
-// different values. In any other mode they belong to some other program
-// and are left alone.
+// different values. In any other mode none of them would configure the
+// server (chooseNaming has seen to that), and only PGRST_COMPAT_NAMES,
+// which never counts, is warned about.
 func (l *loader) readPGRSTEnv(env map[string]string, mode string) {
 	if mode != CompatPostgREST {
+		name := pgrstEnvPrefix + envSuffix("compat-names")
+		if v, ok := env[name]; ok {
+			l.readPGRSTOnly(name, envSuffix("compat-names"), v, "environment variable "+name)
+		}
 		return
 	}
 	l.readEnv(env, pgrstEnvPrefix)

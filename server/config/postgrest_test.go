@@ -60,9 +60,10 @@ func TestPostgREST12File(t *testing.T) {
 	}
 }
 
-// TestPGRSTEnvironment shows where PGRST_* variables stand: read only
-// under compat-names = postgrest, above the file, below SVC_* variables
-// (with a warning when the two disagree), the database and flags.
+// TestPGRSTEnvironment shows where PGRST_* variables stand: read under
+// compat-names = postgrest, which they choose when nothing sets it, above
+// the file, below SVC_* variables (with a warning when the two disagree),
+// the database and flags.
 func TestPGRSTEnvironment(t *testing.T) {
 	t.Parallel()
 	file := writeConf(t, "db-anon-role = \"from_file\"\ndb-max-rows = 7")
@@ -75,8 +76,17 @@ func TestPGRSTEnvironment(t *testing.T) {
 		role     string
 		warnings []string // messages
 	}{
-		{name: "ignored without compat-names", file: file, env: []string{"PGRST_DB_ANON_ROLE=pgrst"},
-			role: "from_file"},
+		{name: "choosing compat-names when nothing sets it", file: file, env: []string{"PGRST_DB_ANON_ROLE=pgrst"},
+			role: "pgrst", warnings: []string{"compat-names = postgrest chosen: PostgREST's environment variable PGRST_DB_ANON_ROLE is set " +
+				"and nothing sets compat-names, so clients get PostgREST's names (PGRST error codes, application/vnd.pgrst.* media types) " +
+				"and the channel is pgrst; set compat-names = postgrest to say so, or compat-names = svc for SVC's names (with SVC_* variables instead)"}},
+		{name: "under compat-names = svc when SVC_ sets the same", file: file,
+			env: []string{"SVC_COMPAT_NAMES=svc", "PGRST_DB_ANON_ROLE=pgrst", "SVC_DB_ANON_ROLE=svc"}, role: "svc"},
+		{name: "under compat-names = svc when a flag sets the same", file: writeConf(t, `compat-names = "svc"`),
+			env: []string{"PGRST_DB_SCHEMA=a"}, flags: map[string]string{"db-schemas": "b"}},
+		{name: "PGRST_COMPAT_NAMES is no setting of compat-names", env: []string{"PGRST_COMPAT_NAMES=postgrest", "PGRST_DB_SHEMAS=a"},
+			warnings: []string{"environment variable PGRST_COMPAT_NAMES is ignored: compat-names decides whether PGRST_* " +
+				"variables are read; set SVC_COMPAT_NAMES, the config file or --compat-names instead"}},
 		{name: "over the file", file: file, env: []string{"SVC_COMPAT_NAMES=postgrest", "PGRST_DB_ANON_ROLE=pgrst"},
 			role: "pgrst"},
 		{name: "compat-names from the file", file: writeConf(t, `compat-names = "postgrest"`),
@@ -120,6 +130,27 @@ func TestPGRSTEnvironment(t *testing.T) {
 				t.Errorf("warnings:\n got %q\nwant %q", msgs, tt.warnings)
 			}
 		})
+	}
+}
+
+// TestPGRSTRefused: compat-names = svc set on purpose while PGRST_*
+// variables would configure the server stops loading, naming each of
+// them, where compat-names was set, and what to set instead.
+func TestPGRSTRefused(t *testing.T) {
+	t.Parallel()
+	file := writeConf(t, "db-schemas = \"api\"\ncompat-names = \"svc\"")
+	_, _, err := Load(Sources{File: file, Env: []string{"PGRST_DB_URI=postgres://app@db/app", "PGRST_SERVER_PORT=8080",
+		"PGRST_DB_SCHEMAS=api", "SVC_SERVER_PORT=3001", "PGRST_APP_SETTINGS_jwt_exp=60"}})
+	want := "PostgREST's environment variables PGRST_APP_SETTINGS_jwt_exp, PGRST_DB_SCHEMAS, PGRST_DB_URI are set, " +
+		"and compat-names = svc (config file " + file + ", line 2) does not read them: set compat-names = postgrest to read them, " +
+		"or unset them and set app.settings.jwt_exp in the config file, SVC_DB_SCHEMAS, SVC_DB_URI instead"
+	if err == nil || err.Error() != want {
+		t.Errorf("error:\n got %v\nwant %s", err, want)
+	}
+	_, _, err = Load(Sources{Env: []string{"PGRST_DB_URI=postgres://app@db/app"}, Flags: map[string]string{"compat-names": "svc"}})
+	if want := "PostgREST's environment variable PGRST_DB_URI is set, and compat-names = svc (flag --compat-names) does not read it: set compat-names = postgrest to read it, or unset it and set SVC_DB_URI instead"; err == nil ||
+		err.Error() != want {
+		t.Errorf("error:\n got %v\nwant %s", err, want)
 	}
 }
 

@@ -36,8 +36,12 @@ type Executor struct {
 	CancelTimeout time.Duration
 	// Log, when set, is told when a request finds the pool's sessions
 	// stale (afterSuspect): a migration committed without a reload yet,
-	// and when a session's backend did not stop within CancelTimeout.
+	// when a session's backend did not stop within CancelTimeout, and
+	// when the database is reached again after requests found it away
+	// (reach.go).
 	Log *slog.Logger
+	// reach caches where the primary's reach is kept.
+	reach reachState
 }
 
 // Execute runs steps inside the request transaction in one round trip:
@@ -54,6 +58,9 @@ func (e *Executor) Execute(ctx context.Context, tx Tx, steps ...Step) error {
 		return err
 	}
 	dbErr, checkErr := e.runTx(ctx, conn.Conn(), &tx, steps, e.Prepare)
+	if dbErr != nil && ctx.Err() == nil && isConnectionError(dbErr) {
+		e.unreached(pool)
+	}
 	if dbErr != nil && ctx.Err() == nil && suspect(dbErr) {
 		return e.afterSuspect(ctx, pool, conn, &tx, steps, dbErr)
 	}
@@ -73,8 +80,10 @@ func (e *Executor) acquire(ctx context.Context, pool *pgxpool.Pool) (*pgxpool.Co
 		if ctx.Err() != nil {
 			return nil, ErrClientGone
 		}
+		e.unreached(pool)
 		return nil, apierr.ConnectionRefused(connerr.Explain(err))
 	}
+	e.reached(ctx, pool, conn)
 	return conn, nil
 }
 

@@ -31,6 +31,9 @@ type poolSessions struct {
 	// own (stale.go), so that requests failing together open one extra
 	// connection, not one each.
 	probe chan struct{}
+	// lost is set while the database is known not to be reached: before
+	// start-up reaches it, and after a request found it away (reach.go).
+	lost atomic.Bool
 }
 
 // pools maps each request pool OpenPool made to its poolSessions, by a

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/svc-dev/svc/server/logging"
 	"github.com/svc-dev/svc/sql/connerr"
 )
 
@@ -18,6 +17,9 @@ import (
 // ctx ends. Requests meanwhile are answered 503 (SVC000), so the server
 // need not wait.
 func AwaitDatabase(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger, maxBackoff time.Duration) {
+	// Not reached yet: whichever of the attempts below and the requests
+	// reaches it first says so (reach.go).
+	sessionsOf(pool).lost.Store(true)
 	if tryDatabase(ctx, pool, log, time.Second) {
 		return
 	}
@@ -56,9 +58,8 @@ func tryDatabase(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger, next
 		return false
 	}
 	defer conn.Release()
-	pc := conn.Conn().PgConn()
-	cfg := conn.Conn().Config()
-	log.Log(ctx, logging.LevelNotice, "connected to the database", "server", "PostgreSQL "+pc.ParameterStatus("server_version"),
-		"database", cfg.Database, "role", cfg.User, "address", pc.Conn().RemoteAddr().String())
+	if sessionsOf(pool).lost.CompareAndSwap(true, false) {
+		logConnected(ctx, log, conn)
+	}
 	return true
 }

@@ -31,6 +31,30 @@ func ListenChannel(cfg *config.Config) string {
 	return apierr.Namings[cfg.CompatNames].Channel
 }
 
+// OtherChannels are the channels cfg's servers listen on besides
+// ListenChannel, each with what to tell an operator whose notification
+// arrived there: the default channels of the namings not in force, so
+// that a PostgREST migration tool's NOTIFY pgrst reaches a server under
+// SVC's names (and NOTIFY svc one under PostgREST's) rather than
+// vanishing without a word. None when db-channel is set: a channel chosen
+// by name is the only one.
+func OtherChannels(cfg *config.Config) map[string]string {
+	if cfg.DBChannel != "" {
+		return nil
+	}
+	own := ListenChannel(cfg)
+	others := map[string]string{}
+	for mode, n := range apierr.Namings {
+		if n.Channel == own {
+			continue
+		}
+		others[n.Channel] = fmt.Sprintf("%s is the channel of compat-names = %s, and this server runs under compat-names = %s, "+
+			"whose channel is %s; acting on it all the same. Notify %s, or set compat-names = %s (or db-channel = %s) "+
+			"to make %s the channel", n.Channel, mode, cfg.CompatNames, own, own, mode, n.Channel, n.Channel)
+	}
+	return others
+}
+
 // CheckUnchanged refuses a reloaded configuration whose compat-names
 // differs from the one in force: the channel is already listened to and
 // clients already use the names, so switching takes a restart.

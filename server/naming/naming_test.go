@@ -39,3 +39,23 @@ func TestCheckUnchanged(t *testing.T) {
 		t.Errorf("switching the naming: %v, want an error saying to restart", err)
 	}
 }
+
+// Besides its own channel a server hears the other namings' default
+// ones, each with advice naming the setting that makes it the channel;
+// a db-channel set by name is the only one.
+func TestOtherChannels(t *testing.T) {
+	t.Parallel()
+	got := OtherChannels(&config.Config{CompatNames: "svc"})
+	if len(got) != 1 || !strings.Contains(got["pgrst"], "set compat-names = postgrest (or db-channel = pgrst)") {
+		t.Errorf("under svc: %q, want pgrst with advice naming compat-names and db-channel", got)
+	}
+	got = OtherChannels(&config.Config{CompatNames: "postgrest"})
+	if len(got) != 1 || !strings.Contains(got["svc"], "Notify pgrst, or set compat-names = svc (or db-channel = svc)") {
+		t.Errorf("under postgrest: %q, want svc", got)
+	}
+	for _, names := range []string{"svc", "postgrest"} {
+		if got := OtherChannels(&config.Config{CompatNames: names, DBChannel: "reload_here"}); len(got) != 0 {
+			t.Errorf("compat-names %s with db-channel set: %q, want none", names, got)
+		}
+	}
+}

@@ -21,7 +21,7 @@ func AllowRelation(req *request.Request, snap *snapshot.Snapshot, opts Options) 
 	name := snapshot.QualifiedName{Schema: schema, Name: req.Target}
 	rel := snap.Relation(name)
 	if rel == nil {
-		return "", undefinedRelation(snap, name)
+		return "", undefinedRelation(snap, name, opts.Refresh)
 	}
 	methods := []string{"OPTIONS", "GET", "HEAD"}
 	if rel.Insertable {
@@ -50,7 +50,7 @@ func AllowFunction(req *request.Request, snap *snapshot.Snapshot, opts Options) 
 	name := snapshot.QualifiedName{Schema: schema, Name: req.Target}
 	fns := snap.Functions(name)
 	if len(fns) == 0 {
-		return "", apierr.NoFunction(name.String(), nil, functionHint(snap, name, nil))
+		return "", apierr.NoFunction(name.String(), nil, functionHint(snap, name, nil, opts.Refresh))
 	}
 	// A volatile function may write, which GET must not: POST only, as
 	// in PostgREST, unless some overload is not volatile.

@@ -95,7 +95,7 @@ func BuildCall(req *request.Request, body *request.Payload, raw []byte, media st
 			return c, err
 		}
 		if body == nil {
-			return nil, apierr.NoFunction(name.String(), nil, functionHint(snap, name, candidates))
+			return nil, apierr.NoFunction(name.String(), nil, functionHint(snap, name, candidates, opts.Refresh))
 		}
 	}
 
@@ -135,7 +135,7 @@ func BuildCall(req *request.Request, body *request.Payload, raw []byte, media st
 				return c, err
 			}
 		}
-		return nil, apierr.NoFunction(name.String(), supplied, functionHint(snap, name, candidates))
+		return nil, apierr.NoFunction(name.String(), supplied, functionHint(snap, name, candidates, opts.Refresh))
 	}
 	if err != nil {
 		return nil, err
@@ -218,7 +218,7 @@ func finishCall(req *request.Request, c *Call, filters []request.Pair, snap *sna
 		// call's arguments; a call's rows are counted exactly.
 		c.Read.Count = "exact"
 	}
-	if err := buildNode(&c.Read.Node, snap, rel, req.Select); err != nil {
+	if err := buildNode(&c.Read.Node, snap, rel, req.Select, opts.Refresh); err != nil {
 		return nil, err
 	}
 	c.Read.Filters, c.Read.Logic, c.Read.Order = req.Filters, req.Logic, req.Order
@@ -229,7 +229,7 @@ func finishCall(req *request.Request, c *Call, filters []request.Pair, snap *sna
 	if err := checkStructure(&c.Read.Node, snap, req.Select, opts); err != nil {
 		return nil, err
 	}
-	if err := checkColumns(&c.Read.Node, snap); err != nil {
+	if err := checkColumns(&c.Read.Node, snap, opts.Refresh); err != nil {
 		return nil, err
 	}
 	t := mediaTarget{rows: fn.ReturnType, wholeRows: wholeRows(&c.Read.Node)}
@@ -421,9 +421,12 @@ func signature(f *snapshot.Function, types bool) string {
 
 // functionHint suggests an overload's signature when the name exists, or
 // the closest function name in the schema, and names the snapshot looked
-// in (staleHint).
-func functionHint(snap *snapshot.Snapshot, name snapshot.QualifiedName, fns []*snapshot.Function) string {
-	return hints(closestFunction(snap, name, fns), staleHint(snap))
+// in (staleHint), unless the schema itself is missing (missingSchemaHint).
+func functionHint(snap *snapshot.Snapshot, name snapshot.QualifiedName, fns []*snapshot.Function, refresh Refresh) string {
+	if h := missingSchemaHint(snap, name.Schema); h != "" {
+		return h
+	}
+	return hints(closestFunction(snap, name, fns), staleHint(snap, refresh, "it", "created"))
 }
 
 func closestFunction(snap *snapshot.Snapshot, name snapshot.QualifiedName, fns []*snapshot.Function) string {

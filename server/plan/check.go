@@ -120,8 +120,8 @@ func checkDuplicateEmbeds(n *Node) error {
 // filters, logic trees and order, against the snapshot: an unknown one is
 // answered as PostgreSQL would (42703). Each name found is resolved into
 // its node's Fields.
-func checkColumns(n *Node, snap *snapshot.Snapshot) error {
-	cols := columnChecker{snap: snap, rel: n.Relation, node: n, aggregates: n.aggregateKeys()}
+func checkColumns(n *Node, snap *snapshot.Snapshot, refresh Refresh) error {
+	cols := columnChecker{snap: snap, rel: n.Relation, node: n, aggregates: n.aggregateKeys(), refresh: refresh}
 	for _, c := range n.Columns {
 		if c.Star || c.Embed != nil || c.Field.Name == "" {
 			continue
@@ -147,12 +147,13 @@ func checkColumns(n *Node, snap *snapshot.Snapshot) error {
 		if len(o.Field.Path) == 0 && slices.Contains(e.OutputNames(), o.Field.Name) {
 			continue
 		}
-		if err := (columnChecker{snap: snap, rel: e.Relation, node: &e.Node, aggregates: e.aggregateKeys()}).check(o.Field.Name); err != nil {
+		embedCols := columnChecker{snap: snap, rel: e.Relation, node: &e.Node, aggregates: e.aggregateKeys(), refresh: refresh}
+		if err := embedCols.check(o.Field.Name); err != nil {
 			return err
 		}
 	}
 	for _, e := range n.Embeds {
-		if err := checkColumns(&e.Node, snap); err != nil {
+		if err := checkColumns(&e.Node, snap, refresh); err != nil {
 			return err
 		}
 	}

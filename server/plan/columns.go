@@ -10,12 +10,17 @@ import (
 
 // columnChecker answers an unknown column from the snapshot the way
 // PostgreSQL would (42703, naming the relation as the statement does,
-// with its hint), without a round trip. A name it accepts, a column or a
-// computed field, is resolved into node's Fields.
+// with PostgreSQL's hint), without a round trip. A name it accepts, a
+// column or a computed field, is resolved into node's Fields. A name it
+// does not know may be a column added since the snapshot was taken, so
+// the hint says how to have it known (staleHint), unless the name is
+// plainly something else (an aggregate's output) or the relation is none
+// of the snapshot's.
 type columnChecker struct {
-	snap *snapshot.Snapshot
-	rel  *snapshot.Relation
-	node *Node
+	snap    *snapshot.Snapshot
+	rel     *snapshot.Relation
+	node    *Node
+	refresh Refresh
 	// aggregates are the output keys of the node's aggregates, which a
 	// filter or an order may name by mistake.
 	aggregates []string
@@ -30,13 +35,18 @@ func (c columnChecker) check(name string) error {
 		c.node.computedField(c.snap, f)
 		return nil
 	}
-	hint := ""
 	if slices.Contains(c.aggregates, name) {
-		hint = "\"" + name + "\" is an aggregate: filtering on aggregates (HAVING) and ordering by them are not supported."
-	} else {
-		hint = columnHint(c.node.SQLName(), name, c.rel.Columns)
+		hint := "\"" + name + "\" is an aggregate: filtering on aggregates (HAVING) and ordering by them are not supported."
+		return apierr.UndefinedColumn(c.node.SQLName(), name, hint)
 	}
-	return apierr.UndefinedColumn(c.node.SQLName(), name, hint)
+	closer := columnHint(c.node.SQLName(), name, c.rel.Columns)
+	stale := ""
+	if c.snap.Relation(c.rel.QualifiedName) == c.rel {
+		// Not the rows of a function made from its arguments or its set
+		// of values: those change with its signature, which SVC202 is for.
+		stale = staleHint(c.snap, c.refresh, "a column \""+name+"\" of "+c.rel.Name, "added")
+	}
+	return apierr.UndefinedColumn(c.node.SQLName(), name, hints(closer, stale))
 }
 
 // has reports whether name is a column or a computed field of the

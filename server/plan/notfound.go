@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -10,15 +12,48 @@ import (
 )
 
 // Answers for names the snapshot does not hold. The snapshot pictures the
-// schema when it was dumped: a table or function created since is unknown
-// until a new snapshot is loaded, and a bare 404 does not tell a caller
-// (or the developer who just ran a migration) that. The hint names the
-// closest known name, as PostgREST's hints do, and the snapshot answered
-// from.
+// schema when it was dumped: a table, function, column or foreign key
+// created since is unknown until a new snapshot is loaded, and a bare 404
+// or 400 does not tell a caller (or the developer who just ran a
+// migration) that. The hint keeps what PostgreSQL or PostgREST would
+// suggest (the closest known name), names the snapshot answered from, and
+// says the step that makes a new name known, which depends on where the
+// snapshot comes from (Refresh).
+
+// Refresh is how the snapshot a server plans with is brought up to date
+// after a migration: the step a hint about a name the snapshot lacks
+// tells the developer to take.
+type Refresh int
+
+const (
+	// RefreshReload is live introspection (no snapshot setting): the
+	// server reads the catalog again on a reload, which is the whole step.
+	RefreshReload Refresh = iota
+	// RefreshDump is a snapshot file: a reload reads the same file again
+	// until it is dumped anew.
+	RefreshDump
+	// RefreshPublish is a snapshot published in the database: publishing
+	// a new one notifies the servers, which reload it.
+	RefreshPublish
+)
+
+// step is what to do, in a hint, to have the servers know a new name.
+func (r Refresh) step() string {
+	switch r {
+	case RefreshDump:
+		return "dump the snapshot file again (svc-introspect dump), then reload the schema snapshot"
+	case RefreshPublish:
+		return "publish a new snapshot (svc-introspect publish), which has the servers reload it"
+	}
+	return "reload the schema snapshot"
+}
 
 // undefinedRelation answers a relation the snapshot lacks.
-func undefinedRelation(snap *snapshot.Snapshot, name snapshot.QualifiedName) *apierr.Error {
-	return apierr.UndefinedTable(name.String(), hints(closestRelation(snap, name), staleHint(snap)))
+func undefinedRelation(snap *snapshot.Snapshot, name snapshot.QualifiedName, refresh Refresh) *apierr.Error {
+	if h := missingSchemaHint(snap, name.Schema); h != "" {
+		return apierr.UndefinedTable(name.String(), h)
+	}
+	return apierr.UndefinedTable(name.String(), hints(closestRelation(snap, name), staleHint(snap, refresh, "it", "created")))
 }
 
 // closestRelation suggests the relation of name's schema closest to it.
@@ -42,15 +77,56 @@ func closestRelation(snap *snapshot.Snapshot, name snapshot.QualifiedName) strin
 	return "Perhaps you meant the " + kind + " '" + name.Schema + "." + best + "'."
 }
 
-// staleHint says which snapshot a name was looked up in.
-func staleHint(snap *snapshot.Snapshot) string {
+// missingSchemaHint answers a name looked up in an exposed schema that the
+// snapshot was not taken of, "" for a schema it covers. Only live
+// introspection serves such a snapshot (a snapshot file or a published one
+// must cover every exposed schema): the schema did not exist when the
+// server introspected, which a reload does not mend when db-schemas is
+// mistyped, so the hint says so rather than suggest a reload.
+func missingSchemaHint(snap *snapshot.Snapshot, schema string) string {
+	if slices.Contains(snap.Header.Schemas, schema) {
+		return ""
+	}
+	h := "The schema \"" + schema + "\" is in db-schemas but did not exist in the database when the server read it: is db-schemas mistyped?"
+	if best := suggest.Typo(schema, snap.Header.Schemas); best != "" {
+		h += " Perhaps you meant the schema \"" + best + "\"."
+	}
+	return h
+}
+
+// staleHint says which snapshot a name was looked up in and, should what
+// the name stands for have been made (change: "created", "added") since
+// it was taken, how to have it known.
+func staleHint(snap *snapshot.Snapshot, refresh Refresh, what, change string) string {
 	h := snap.Header
 	fp := h.Fingerprint
 	if len(fp) > 12 {
 		fp = fp[:12]
 	}
 	return "The schema snapshot in use (fingerprint " + fp + ", taken " + h.CreatedAt.UTC().Format(time.RFC3339) +
-		") does not have it; if it was created since, reload the schema snapshot."
+		") does not have " + what + "; if it was " + change + " since, " + refresh.step() + "."
+}
+
+// staleRelationship adds to findRelationship's SVC200, its only 400, the
+// snapshot it searched: a foreign key added since is unknown until a new
+// snapshot is loaded. SVC201 (ambiguous) is about relationships the
+// snapshot has, and passes as it is; so does a target named as a
+// partition of a related partitioned table (noRelationshipHint), which no
+// snapshot makes embeddable.
+func staleRelationship(err error, snap *snapshot.Snapshot, refresh Refresh, origin *snapshot.Relation, target string) error {
+	var e *apierr.Error
+	if !errors.As(err, &e) || e.Status != 400 {
+		return err
+	}
+	for _, r := range snap.RelationshipsFrom(origin.QualifiedName) {
+		ft := snap.Relation(r.ForeignTable)
+		if !r.Computed() && ft != nil && ft.Kind == snapshot.KindPartitionedTable && strings.HasPrefix(target, ft.Name+"_") {
+			return err
+		}
+	}
+	own, _ := e.Hint.(string)
+	e.Hint = hints(own, staleHint(snap, refresh, "a relationship between '"+origin.Name+"' and '"+target+"'", "added"))
+	return e
 }
 
 // hints joins the hints that are not empty.

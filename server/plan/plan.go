@@ -23,6 +23,9 @@ type Options struct {
 	// LegacyTargetNames is url-use-legacy-target-names: whether
 	// parameters may address an aliased embed by its relation's name.
 	LegacyTargetNames bool
+	// Refresh is how the snapshot is brought up to date, for the hints
+	// about names it lacks.
+	Refresh Refresh
 }
 
 // Node is one relation of a read tree: the relation read, or an embed.
@@ -232,7 +235,7 @@ func target(req *request.Request, snap *snapshot.Snapshot, opts Options) (*snaps
 	name := snapshot.QualifiedName{Schema: schema, Name: req.Target}
 	rel := snap.Relation(name)
 	if rel == nil {
-		return nil, undefinedRelation(snap, name)
+		return nil, undefinedRelation(snap, name, opts.Refresh)
 	}
 	return rel, nil
 }
@@ -244,7 +247,7 @@ func BuildRead(req *request.Request, snap *snapshot.Snapshot, opts Options) (*Re
 		return nil, err
 	}
 	p := &Read{Head: req.Method == "HEAD", Media: req.Media, Count: req.Prefer.Count, MaxRows: opts.MaxRows}
-	if err := buildNode(&p.Node, snap, rel, req.Select); err != nil {
+	if err := buildNode(&p.Node, snap, rel, req.Select, opts.Refresh); err != nil {
 		return nil, err
 	}
 	p.Filters, p.Logic, p.Order = req.Filters, req.Logic, req.Order
@@ -255,7 +258,7 @@ func BuildRead(req *request.Request, snap *snapshot.Snapshot, opts Options) (*Re
 	if err := checkStructure(&p.Node, snap, req.Select, opts); err != nil {
 		return nil, err
 	}
-	if err := checkColumns(&p.Node, snap); err != nil {
+	if err := checkColumns(&p.Node, snap, opts.Refresh); err != nil {
 		return nil, err
 	}
 	t := mediaTarget{rows: rel.QualifiedName, wholeRows: wholeRows(&p.Node)}
@@ -270,7 +273,7 @@ func BuildRead(req *request.Request, snap *snapshot.Snapshot, opts Options) (*Re
 // relationship of every embed, at every depth. As in PostgREST, that
 // comes first: the columns named, and the rest of the tree, are checked
 // once the whole tree is built (checkStructure, checkColumns).
-func buildNode(n *Node, snap *snapshot.Snapshot, rel *snapshot.Relation, items []request.SelectItem) error {
+func buildNode(n *Node, snap *snapshot.Snapshot, rel *snapshot.Relation, items []request.SelectItem, refresh Refresh) error {
 	n.Relation = rel
 	for _, item := range items {
 		switch {
@@ -278,7 +281,7 @@ func buildNode(n *Node, snap *snapshot.Snapshot, rel *snapshot.Relation, items [
 			n.Columns = append(n.Columns, Column{Star: true})
 			n.starFields(snap)
 		case item.Embed != nil:
-			e, err := buildEmbed(snap, rel, item, n.Depth+1)
+			e, err := buildEmbed(snap, rel, item, n.Depth+1, refresh)
 			if err != nil {
 				return err
 			}
@@ -302,11 +305,11 @@ func buildNode(n *Node, snap *snapshot.Snapshot, rel *snapshot.Relation, items [
 	return nil
 }
 
-func buildEmbed(snap *snapshot.Snapshot, parent *snapshot.Relation, item request.SelectItem, depth int) (*Embed, error) {
+func buildEmbed(snap *snapshot.Snapshot, parent *snapshot.Relation, item request.SelectItem, depth int, refresh Refresh) (*Embed, error) {
 	re := item.Embed
 	r, err := findRelationship(snap, parent, re)
 	if err != nil {
-		return nil, err
+		return nil, staleRelationship(err, snap, refresh, parent, re.Name)
 	}
 	key := item.Alias
 	if key == "" {
@@ -320,7 +323,7 @@ func buildEmbed(snap *snapshot.Snapshot, parent *snapshot.Relation, item request
 	}
 	e := &Embed{Relationship: r, Name: re.Name, Key: key, Inner: re.Join == request.JoinInner, Spread: re.Spread}
 	e.Depth = depth
-	if err := buildNode(&e.Node, snap, target, re.Select); err != nil {
+	if err := buildNode(&e.Node, snap, target, re.Select, refresh); err != nil {
 		return nil, err
 	}
 	if len(re.Select) == 0 {

@@ -85,7 +85,7 @@ func BuildWrite(req *request.Request, payload *request.Payload, snap *snapshot.S
 		return nil, apierr.PutWithLimit()
 	}
 	w.Read = &Read{Media: req.Media, Count: req.Prefer.Count}
-	if err := buildNode(&w.Read.Node, snap, rel, req.Select); err != nil {
+	if err := buildNode(&w.Read.Node, snap, rel, req.Select, opts.Refresh); err != nil {
 		return nil, err
 	}
 	// The order also orders the representation, as in PostgREST.
@@ -122,10 +122,10 @@ func BuildWrite(req *request.Request, payload *request.Payload, snap *snapshot.S
 	}
 	// Columns last, as PostgreSQL would find them in PostgREST's
 	// statement.
-	if err := checkColumns(&w.Read.Node, snap); err != nil {
+	if err := checkColumns(&w.Read.Node, snap, opts.Refresh); err != nil {
 		return nil, err
 	}
-	if err := checkColumns(rows, snap); err != nil {
+	if err := checkColumns(rows, snap, opts.Refresh); err != nil {
 		return nil, err
 	}
 	w.Fields = rows.Fields

@@ -3,7 +3,6 @@ package reload
 import (
 	"context"
 	"errors"
-	"strings"
 
 	"github.com/svc-dev/svc/server/dbexec"
 	"github.com/svc-dev/svc/snapshot"
@@ -37,13 +36,3 @@ func (d DBSource) Load(ctx context.Context) (*snapshot.Snapshot, error) {
 
 // Describe names the schema read.
 func (d DBSource) Describe() string { return "database schema " + d.Schema }
-
-// DBSnapshotSchema reads the snapshot setting: "db" is the default
-// schema, "db:<schema>" another; any other value (a file path) is not a
-// database source. A file named db is written ./db.
-func DBSnapshotSchema(value string) (schema string, ok bool) {
-	if value == "db" {
-		return snapstore.DefaultSchema, true
-	}
-	return strings.CutPrefix(value, "db:")
-}

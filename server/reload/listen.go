@@ -3,6 +3,8 @@ package reload
 import (
 	"context"
 	"log/slog"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -18,8 +20,13 @@ import (
 // since notifications sent while it was away are lost. Reloads run on a
 // Queue, which spaces out a burst of notifications.
 type Listener struct {
-	URI       string
-	Channel   string
+	URI     string
+	Channel string
+	// Others are channels listened to besides Channel on the same
+	// connection, each with the message logged (at notice, so the default
+	// log level shows it) when a notification arrives there; the
+	// notification is acted on all the same (see naming.OtherChannels).
+	Others    map[string]string
 	Snapshots *Snapshots
 	// OnConfigReload runs on `reload config` and reports whether the new
 	// configuration was put in force; nil logs that it is ignored.
@@ -66,7 +73,11 @@ func (l *Listener) Run(ctx context.Context) {
 			continue
 		}
 		backoff = 100 * time.Millisecond
-		l.Log.Log(ctx, logging.LevelNotice, "listening for notifications", "channel", l.Channel)
+		attrs := []any{"channel", l.Channel}
+		if len(l.Others) > 0 {
+			attrs = append(attrs, "also", strings.Join(slices.Sorted(maps.Keys(l.Others)), ","))
+		}
+		l.Log.Log(ctx, logging.LevelNotice, "listening for notifications", attrs...)
 		l.connected(true)
 		if !first {
 			// Notifications sent while away are lost: reload both.
@@ -93,9 +104,11 @@ func (l *Listener) connect(ctx context.Context) (*pgx.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := conn.Exec(ctx, "listen "+pgx.Identifier{l.Channel}.Sanitize()); err != nil {
-		conn.Close(ctx)
-		return nil, err
+	for _, channel := range append([]string{l.Channel}, slices.Sorted(maps.Keys(l.Others))...) {
+		if _, err := conn.Exec(ctx, "listen "+pgx.Identifier{channel}.Sanitize()); err != nil {
+			conn.Close(ctx)
+			return nil, err
+		}
 	}
 	return conn, nil
 }
@@ -110,7 +123,12 @@ func (l *Listener) loop(ctx context.Context, conn *pgx.Conn, q *Queue) {
 			}
 			return
 		}
-		switch strings.TrimSpace(n.Payload) {
+		payload := strings.TrimSpace(n.Payload)
+		if advice, other := l.Others[n.Channel]; other && n.Channel != l.Channel && knownPayload(payload) {
+			l.Log.Log(ctx, logging.LevelNotice, "notification on another channel than this server's: "+advice,
+				"channel", n.Channel, "payload", n.Payload)
+		}
+		switch payload {
 		case "reload schema", "":
 			q.Schema()
 		case "reload config":
@@ -120,7 +138,12 @@ func (l *Listener) loop(ctx context.Context, conn *pgx.Conn, q *Queue) {
 				l.Log.Warn("'reload config' received; configuration reload is not available in this build")
 			}
 		default:
-			l.Log.Warn("unknown notification payload ignored", "channel", l.Channel, "payload", n.Payload)
+			l.Log.Warn("unknown notification payload ignored", "channel", n.Channel, "payload", n.Payload)
 		}
 	}
+}
+
+// knownPayload reports whether a notification's payload asks for a reload.
+func knownPayload(payload string) bool {
+	return payload == "reload schema" || payload == "reload config" || payload == ""
 }

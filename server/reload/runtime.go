@@ -16,6 +16,7 @@ import (
 	"github.com/svc-dev/svc/server/naming"
 	"github.com/svc-dev/svc/snapshot"
 	"github.com/svc-dev/svc/sql/catalog"
+	"github.com/svc-dev/svc/sql/snapstore"
 )
 
 // Runtime serves requests with the configuration in force and swaps in a
@@ -94,7 +95,7 @@ func resolveConfig(ctx context.Context, sources config.Sources, log *slog.Logger
 // introspection of its schemas, which logs to log exposed schemas that do
 // not exist.
 func SourceFor(cfg *config.Config, log *slog.Logger) Source {
-	if schema, ok := DBSnapshotSchema(cfg.Snapshot); ok {
+	if schema, ok := snapstore.SettingSchema(cfg.Snapshot); ok {
 		return DBSource{URI: cfg.DirectURI(), Schema: schema}
 	}
 	if cfg.Snapshot != "" {

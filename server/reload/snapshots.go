@@ -2,6 +2,7 @@ package reload
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strconv"
@@ -15,6 +16,7 @@ import (
 	"github.com/svc-dev/svc/server/suggest"
 	"github.com/svc-dev/svc/snapshot"
 	"github.com/svc-dev/svc/sql/catalog"
+	"github.com/svc-dev/svc/sql/snapstore"
 )
 
 // Source produces a fresh snapshot: from a file written by svc-introspect,
@@ -222,7 +224,30 @@ func (s *Snapshots) Current() *snapshot.Snapshot { return s.current.Load() }
 
 // Reload builds a new snapshot beside the current one and swaps it in. On
 // failure the current snapshot stays in force and the error says why.
-func (s *Snapshots) Reload(ctx context.Context) error {
+func (s *Snapshots) Reload(ctx context.Context) error { return s.reload(ctx, true) }
+
+// Start loads the first snapshot. A failure only an operator can mend (a
+// snapshot file that cannot be read, nothing published in the database)
+// is returned without being logged, for the caller to report once and
+// stop: retrying would only hide it. Any other (the database away) is
+// logged, and retried in the background until a snapshot loads or ctx
+// ends (LoadRetrying), requests being answered 503 meanwhile.
+func (s *Snapshots) Start(ctx context.Context, maxBackoff time.Duration) error {
+	err := s.reload(ctx, false)
+	if err == nil {
+		return nil
+	}
+	src := s.Source()
+	if _, file := src.(FileSource); file || errors.Is(err, snapstore.ErrNotPublished) {
+		return err
+	}
+	s.log.Error("schema snapshot not loaded; requests are answered 503 until one is", "source", src.Describe(), "error", errors.Unwrap(err))
+	go s.LoadRetrying(ctx, maxBackoff)
+	return nil
+}
+
+// reload is Reload, logging a failure only when logFailure is set.
+func (s *Snapshots) reload(ctx context.Context, logFailure bool) error {
 	s.reloading.Lock()
 	defer s.reloading.Unlock()
 	start := time.Now()
@@ -238,11 +263,13 @@ func (s *Snapshots) Reload(ctx context.Context) error {
 	if err != nil {
 		// The source may be what failed while the database did change.
 		s.retireSessions()
-		msg := "schema snapshot reload failed; keeping the current snapshot"
-		if s.current.Load() == nil {
-			msg = "schema snapshot not loaded; requests are answered 503 until one is"
+		if logFailure {
+			msg := "schema snapshot reload failed; keeping the current snapshot"
+			if s.current.Load() == nil {
+				msg = "schema snapshot not loaded; requests are answered 503 until one is"
+			}
+			s.log.Error(msg, "source", s.source.Describe(), "error", err)
 		}
-		s.log.Error(msg, "source", s.source.Describe(), "error", err)
 		return fmt.Errorf("reload from %s: %w", s.source.Describe(), err)
 	}
 	if s.gate != nil {

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/svc-dev/svc/server/config"
+	"github.com/svc-dev/svc/server/suggest"
+	"github.com/svc-dev/svc/sql/connerr"
+)
+
+// connect opens a connection to cfg's database. svc-introspect is often
+// run without the configuration file svc-serve runs with, and then tries
+// libpq's defaults (a local socket, the user's own name): when that
+// fails, the error says how to name the database.
+func connect(ctx context.Context, cfg *config.Config) (*pgx.Conn, error) {
+	conn, err := pgx.Connect(ctx, cfg.DBURI)
+	if err == nil {
+		return conn, nil
+	}
+	err = connerr.Explain(err)
+	if cfg.DBURI == config.Default().DBURI {
+		err = fmt.Errorf("%w\nno database was named (no --config, --db-uri or SVC_DB_URI), so libpq's defaults were tried: "+
+			"pass --config with the file svc-serve runs with, or --db-uri", err)
+	}
+	return nil, err
+}
+
+// missingSchemas refuses exposed schemas that do not exist, as the
+// catalog does by default, with the did-you-mean svc-serve's notice has:
+// a snapshot dumped for later is better refused at once than found empty.
+func missingSchemas(missing, existing []string) error {
+	quoted := make([]string, len(missing))
+	var meant []string
+	for i, m := range missing {
+		quoted[i] = strconv.Quote(m)
+		if s := suggest.Typo(m, existing); s != "" {
+			meant = append(meant, fmt.Sprintf("%q for %q", s, m))
+		}
+	}
+	msg := "exposed schema " + quoted[0] + " does not exist (db-schemas)"
+	if len(missing) > 1 {
+		msg = "exposed schemas " + strings.Join(quoted, ", ") + " do not exist (db-schemas)"
+	}
+	if len(meant) > 0 {
+		msg += "; did you mean " + strings.Join(meant, ", ") + "?"
+	}
+	return fmt.Errorf("introspect: %s", msg)
+}
