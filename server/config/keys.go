@@ -234,7 +234,7 @@ var keys = []key{
 	{name: "db-root-spec", def: "",
 		doc: "function called (as GET /rpc/<name> would be) to answer GET / instead of the built-in OpenAPI document; its answer is labelled application/openapi+json, or application/json when Accept asks for that",
 		set: text(func(c *Config) *string { return &c.DBRootSpec })},
-	{name: "url-use-legacy-target-names", def: "true",
+	{name: "url-use-legacy-target-names", def: "true", svc: true,
 		doc: "whether parameters addressed to an aliased embed may name it by its relation (books.limit for b:books(...)), answered with a deprecation Warning header; false refuses them (400)",
 		set: boolean(func(c *Config) *bool { return &c.URLUseLegacyTargetNames })},
 	{name: "snapshot", def: "", svc: true, notInDB: true,
