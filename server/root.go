@@ -54,6 +54,7 @@ func (s *Server) answerRoot(x *exchange, _ *request.Request) error {
 		return apierr.UndefinedRole(role)
 	}
 	scheme, host, basePath := s.cfg.OpenAPIServer()
+	t0 := x.obs.stageStart()
 	body, err := s.rootDocs.Document(snap, openapi.Options{
 		Schema:           schema,
 		Version:          snapshot.SVCVersion,
@@ -68,6 +69,7 @@ func (s *Server) answerRoot(x *exchange, _ *request.Request) error {
 	if err != nil {
 		return apierr.Internal(err)
 	}
+	x.obs.contentBuilt(t0)
 	h := x.w.Header()
 	if len(s.cfg.DBSchemas) > 1 {
 		h.Set("Content-Profile", schema)
@@ -84,14 +86,20 @@ func (s *Server) answerRoot(x *exchange, _ *request.Request) error {
 // serveRootSpec answers / with the db-root-spec function's result. The
 // root's media types are negotiated first; the call itself then runs as
 // an ordinary JSON call (query parameters become arguments), and a
-// successful answer is labelled as the root description.
+// successful answer is labelled as the root description, unless the
+// client asked for application/json (request.NegotiateRootSpec).
 func (s *Server) serveRootSpec(w http.ResponseWriter, r *http.Request) {
-	if _, err := request.NegotiateRoot(strings.Join(r.Header.Values("Accept"), ", ")); err != nil {
+	asJSON, err := request.NegotiateRootSpec(strings.Join(r.Header.Values("Accept"), ", "))
+	if err != nil {
 		writeError(w, s.log, err)
 		return
 	}
 	call := r.Clone(r.Context())
 	call.Header.Set("Accept", "application/json")
+	if asJSON {
+		s.serve(w, call, &s.routes.call, s.cfg.DBRootSpec)
+		return
+	}
 	s.serve(&rootSpecWriter{ResponseWriter: w}, call, &s.routes.call, s.cfg.DBRootSpec)
 }
 
