@@ -13,7 +13,7 @@ import (
 // PostgREST's deprecation Warning, naming the alias to use for each, on a
 // read planned or kept, and on a write; naming the alias gets none.
 func TestLegacyNamesWarning(t *testing.T) {
-	base := fixture.urls[httpServers[0].value]
+	base := fixture.url
 	warning := func(updates string) string {
 		return "299 SVCv" + snapshot.SVCVersion + ` "Embedded resource was referenced by relation name even though it has an alias. ` +
 			`This is deprecated and will stop working in a future release. Update ` + updates + ` in query string filters, orders or limits."`
