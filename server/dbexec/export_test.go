@@ -77,16 +77,10 @@ func runPreparedAs(ctx context.Context, pc *pgconn.PgConn, tx Tx, sql string, ar
 }
 
 // ReadsAndWritesRaw reports whether pc reads and writes its socket with
-// raw system calls (package rawsock), and whether it keeps the socket's
-// receive watermark.
-func ReadsAndWritesRaw(pc *pgconn.PgConn) (raw, watermark bool) {
-	switch pc.Conn().(type) {
-	case *rawsock.Conn:
-		return true, false
-	case *watermarkConn:
-		return true, true
-	}
-	return false, false
+// raw system calls (package rawsock).
+func ReadsAndWritesRaw(pc *pgconn.PgConn) bool {
+	_, raw := pc.Conn().(*rawsock.Conn)
+	return raw
 }
 
 // StatementCost is what the statement cache counts st to cost its

@@ -67,20 +67,6 @@ func Wrap(c net.Conn) net.Conn {
 	return c
 }
 
-// SetReadWatermark sets the socket's SO_RCVLOWAT to n bytes: the poller
-// then reports it readable only once n bytes wait (or the stream ended, or
-// failed), so a reader that knows how much is owed wakes once for it.
-func (c *Conn) SetReadWatermark(n int) error {
-	var errno syscall.Errno
-	err := c.raw.Control(func(fd uintptr) {
-		errno = setsockoptInt(fd, syscall.SOL_SOCKET, syscall.SO_RCVLOWAT, n)
-	})
-	if err == nil && errno != 0 {
-		err = os.NewSyscallError("setsockopt", errno)
-	}
-	return err
-}
-
 // Read reads into p what has arrived, waiting until something has, as
 // net.Conn's Read does: the read deadline holds, and the end of the
 // stream is io.EOF.

@@ -2,10 +2,7 @@
 
 package rawsock
 
-import (
-	"errors"
-	"net"
-)
+import "net"
 
 // Conn is a connection with raw reads and writes, which only Linux has.
 type Conn struct{ net.Conn }
@@ -15,6 +12,3 @@ func New(net.Conn) *Conn { return nil }
 
 // Wrap returns c as it is.
 func Wrap(c net.Conn) net.Conn { return c }
-
-// SetReadWatermark is not made here.
-func (*Conn) SetReadWatermark(int) error { return errors.ErrUnsupported }

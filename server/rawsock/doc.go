@@ -1,5 +1,4 @@
-// Package rawsock reads and writes sockets, and sets their options, with
-// raw system calls, which neither hand the goroutine's processor away nor
+// Package rawsock reads and writes sockets with raw system calls, which neither hand the goroutine's processor away nor
 // wake Go's monitor thread.
 //
 // A system call made the usual way marks its processor as in a system
