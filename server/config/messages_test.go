@@ -102,7 +102,7 @@ func TestWarnings(t *testing.T) {
 					`SVC always serves HTTP with its own server, which answers as net/http's does`},
 				{"server-raw-sockets", "config file %F, line 2",
 					`configuration key "server-raw-sockets" was removed and is ignored (config file %F, line 2): ` +
-						`SVC always makes its own socket calls where the system allows (docs/operations.md, "Machine resources")`},
+						`raw socket calls cost SVC throughput once it is busy, so SVC no longer makes them (deploy/bench/RESULTS.md)`},
 				{"server-sched-batch", "config file %F, line 3",
 					`configuration key "server-sched-batch" was removed and is ignored (config file %F, line 3): ` +
 						`run svc-serve under SCHED_BATCH with systemd's CPUSchedulingPolicy=batch or chrt --batch (docs/operations.md, "Machine resources")`}}},

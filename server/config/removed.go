@@ -9,7 +9,7 @@ import "fmt"
 // would point at an unrelated key.
 var removedKeys = map[string]string{
 	"server-http":        "SVC always serves HTTP with its own server, which answers as net/http's does",
-	"server-raw-sockets": "SVC always makes its own socket calls where the system allows (docs/operations.md, \"Machine resources\")",
+	"server-raw-sockets": "raw socket calls cost SVC throughput once it is busy, so SVC no longer makes them (deploy/bench/RESULTS.md)",
 	"server-sched-batch": "run svc-serve under SCHED_BATCH with systemd's CPUSchedulingPolicy=batch or chrt --batch (docs/operations.md, \"Machine resources\")",
 }
 

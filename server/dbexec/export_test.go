@@ -6,7 +6,6 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/svc-dev/svc/server/query"
-	"github.com/svc-dev/svc/server/rawsock"
 )
 
 // StmtCacheSize exposes the per-connection statement cache bound to tests.
@@ -74,13 +73,6 @@ func runPreparedAs(ctx context.Context, pc *pgconn.PgConn, tx Tx, sql string, ar
 		return false, err
 	}
 	return true, watched(ctx, pc, func() error { return runPrepared(pc, calls, steps, setups) })
-}
-
-// ReadsAndWritesRaw reports whether pc reads and writes its socket with
-// raw system calls (package rawsock).
-func ReadsAndWritesRaw(pc *pgconn.PgConn) bool {
-	_, raw := pc.Conn().(*rawsock.Conn)
-	return raw
 }
 
 // StatementCost is what the statement cache counts st to cost its

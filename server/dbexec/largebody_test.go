@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/md5"
 	"fmt"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -19,17 +18,6 @@ import (
 func poolConn(t *testing.T) *pgconn.PgConn {
 	t.Helper()
 	return poolConnOf(t, fixture.cfg)
-}
-
-// rawPoolConn is poolConn, checked to read and write with raw system
-// calls where the system has them.
-func rawPoolConn(t *testing.T) *pgconn.PgConn {
-	t.Helper()
-	pc := poolConn(t)
-	if got, want := dbexec.ReadsAndWritesRaw(pc), runtime.GOOS == "linux"; got != want {
-		t.Fatalf("raw system calls: %v, want %v", got, want)
-	}
-	return pc
 }
 
 func poolConnOf(t *testing.T, cfg *config.Config) *pgconn.PgConn {
@@ -51,7 +39,7 @@ func poolConnOf(t *testing.T, cfg *config.Config) *pgconn.PgConn {
 // and PostgreSQL's 8 KiB output buffer arrive whole through the pool's
 // connections.
 func TestLargeResultsArriveWhole(t *testing.T) {
-	pc := rawPoolConn(t)
+	pc := poolConn(t)
 	sizes := []int{0, 1, 8 << 10, 16<<10 - 1, 16 << 10, 16<<10 + 1, 100_000, 256<<10 - 1, 256 << 10, 256<<10 + 1, 3_000_000}
 	for _, size := range sizes {
 		ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
@@ -85,7 +73,7 @@ func TestLargeResultsArriveWhole(t *testing.T) {
 // socket buffers, so the pool's writes to PostgreSQL have to wait for
 // room part way.
 func TestLargeArgumentsLeaveWhole(t *testing.T) {
-	pc := rawPoolConn(t)
+	pc := poolConn(t)
 	for _, size := range []int{0, 1, 100_000, 5_000_000} {
 		arg := strings.Repeat("ab", size/2) + strings.Repeat("c", size%2)
 		ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)

@@ -54,7 +54,6 @@ func OpenPool(ctx context.Context, cfg *config.Config, uri string, size int) (*p
 		return setUpSession(ctx, conn)
 	}
 	poolCfg.ConnConfig.BuildFrontend = bufferedFrontend
-	poolCfg.ConnConfig.AfterNetConnect = rawSocket
 	pool, err := pgxpool.NewWithConfig(ctx, poolCfg)
 	if err != nil {
 		return nil, err

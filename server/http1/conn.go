@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"errors"
-	"github.com/svc-dev/svc/server/rawsock"
 	"io"
 	"net"
 	"net/http"
@@ -48,12 +47,8 @@ func newConn(s *Server, rwc net.Conn) *conn {
 		// A Unix socket's client may have no address.
 		c.remote = ra.String()
 	}
-	// What requests are read from and answers written to: raw system
-	// calls where the system has them (package rawsock says why).
-	sock := rawsock.Wrap(rwc)
-	c.r.rwc = sock
-	c.out.rwc = sock
-	c.out.vectored, _ = sock.(buffersWriter)
+	c.r.rwc = rwc
+	c.out.rwc = rwc
 	c.r.remain = unlimited
 	c.br = bufio.NewReaderSize(&c.r, 4<<10)
 	c.res.c = c

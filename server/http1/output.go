@@ -12,15 +12,11 @@ const maxHeldOutput = 64 << 10
 // status line and header, goes out before body, which may have been
 // gathered before the header was known; both leave in one writev.
 type output struct {
-	rwc net.Conn // the connection
-	// vectored is rwc when it writes several buffers in one call itself
-	// (raw sockets, package rawsock): net.Buffers.WriteTo makes one
-	// writev only on the net package's own types.
-	vectored buffersWriter
-	head     []byte
-	body     []byte
-	err      error     // the first write error; the connection is then done
-	vec      [3][]byte // backs the writev of head, body and a large piece
+	rwc  net.Conn // the connection
+	head []byte
+	body []byte
+	err  error     // the first write error; the connection is then done
+	vec  [3][]byte // backs the writev of head, body and a large piece
 }
 
 // send queues b after what is queued, writing all at once when the
@@ -52,8 +48,6 @@ func (o *output) write(extra []byte) {
 		case len(bufs) == 0:
 		case len(bufs) == 1:
 			_, o.err = o.rwc.Write(bufs[0])
-		case o.vectored != nil:
-			_, o.err = o.vectored.WriteBuffers(&bufs)
 		default:
 			// One writev on a *net.TCPConn or *net.UnixConn, one write
 			// per buffer on anything else.
@@ -62,12 +56,6 @@ func (o *output) write(extra []byte) {
 		clear(o.vec[:]) // keep no body alive until the next write
 	}
 	o.head, o.body = o.head[:0], o.body[:0]
-}
-
-// buffersWriter writes bufs whole in as few system calls as it can,
-// consuming them as net.Buffers.WriteTo does.
-type buffersWriter interface {
-	WriteBuffers(bufs *net.Buffers) (int64, error)
 }
 
 // headWriter lets http.Header.Write, which sanitises values, write the
