@@ -168,24 +168,25 @@ func (obs *observation) parseDone(t0 time.Time) {
 	}
 }
 
-// executeFor is execute for the request x carries: it notes the main
+// transactionStart notes, before the transaction of steps, its main
 // statement (the last step) for log-query and, with
-// server-timing-enabled, when the database round trip began and ended.
-func (s *Server) executeFor(x *exchange, steps ...dbexec.Step) error {
-	w, r, tx, obs := x.w, x.r, x.tx, x.obs
+// server-timing-enabled, when the database round trip began.
+func (obs *observation) transactionStart(steps []dbexec.Step) {
 	if obs == nil {
-		return s.executeRouted(w, r, tx, steps)
+		return
 	}
-	if len(steps) > 0 {
-		obs.sql = steps[len(steps)-1].Stmt.SQL
+	obs.sql = steps[len(steps)-1].Stmt.SQL
+	if obs.timing {
+		obs.dbStart = time.Now()
 	}
-	if !obs.timing {
-		return s.executeRouted(w, r, tx, steps)
+}
+
+// transactionDone notes, with server-timing-enabled, when the database
+// round trip ended.
+func (obs *observation) transactionDone() {
+	if obs != nil && obs.timing {
+		obs.dbEnd = time.Now()
 	}
-	obs.dbStart = time.Now()
-	err := s.executeRouted(w, r, tx, steps)
-	obs.dbEnd = time.Now()
-	return err
 }
 
 // observe serves r with a recorder, then counts and logs the request. The

@@ -4,10 +4,9 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
-	"io"
 	"net/http"
+	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -19,52 +18,67 @@ import (
 	"github.com/svc-dev/svc/server/request"
 )
 
-// answerRead answers a read of a relation (GET, HEAD), parsed.
-func (s *Server) answerRead(x *exchange, req *request.Request) error {
-	p, err := plan.BuildRead(req, x.snap, s.planOptions())
-	if err != nil {
-		return err
-	}
+// planRead plans a read of a relation (GET, HEAD), which only reads.
+func (s *Server) planRead(x *exchange, req *request.Request) (*plan.Read, error) {
+	return plan.BuildRead(req, x.snap, s.planOptions())
+}
+
+// buildRead builds the statements of read p: the read and, when a count
+// is planned, the planner's estimate; for the plan media type, the
+// EXPLAIN of the read.
+func (s *Server) buildRead(x *exchange, req *request.Request, p *plan.Read) (action, error) {
 	e := s.newReadEntry(req, p)
 	if p.Media.Kind == request.MediaPlan {
-		if _, err := s.readTx(x, e); err != nil {
-			return err
-		}
 		inner := *p
 		inner.Media = request.Media{Kind: p.Media.PlanFor}
-		return s.writePlan(x, query.Read(&inner), p.Media)
+		return &explainAction{tx: e.txShape, stmt: query.Read(&inner), media: p.Media}, nil
 	}
 	e.stmts = bound{main: query.Read(p), count: query.PlanCount(p)}
-	x.keepShape(e)
-	return s.runRead(x, e, e.stmts)
+	x.stmts = e.stmts
+	return e, nil
 }
 
-// readTx readies x's transaction for the read e describes: read only,
-// the request's preferences and the relation's schema.
-func (s *Server) readTx(x *exchange, e *readEntry) (appliedPrefs, error) {
-	x.tx.ReadOnly, x.tx.Reads = true, true
-	return s.readyTx(x, &e.txShape)
+// readEntry is the action of a read of one shape. The one kept for a
+// shape (see kept) holds none of the operands of the request it was made
+// for.
+type readEntry struct {
+	entry
+	reply rowsReply
 }
 
-// runRead runs the read e describes, its statements bound to the
-// request, and answers it.
-func (s *Server) runRead(x *exchange, e *readEntry, b bound) error {
-	applied, err := s.readTx(x, e)
-	if err != nil {
-		return err
+// newReadEntry describes the read of plan p for req, without its
+// statements, which the caller adds.
+func (s *Server) newReadEntry(req *request.Request, p *plan.Read) *readEntry {
+	e := &readEntry{entry: entry{txShape: s.newTxShape(req.Prefer, p.Relation.Schema)}, reply: newRowsReply(p)}
+	// A read only reads, and a replica may serve it.
+	e.readOnly, e.reads = true, true
+	e.reply.location = "/" + url.PathEscape(p.Relation.Name)
+	return e
+}
+
+func (e *readEntry) kept() shape {
+	base, ok := e.entry.keep()
+	if !ok {
+		return nil
 	}
-	var res dbexec.Result
-	defer res.Release()
-	var explain []byte
-	var steps []dbexec.Step
-	if b.count != nil {
-		steps = append(steps, dbexec.Step{Stmt: *b.count, Row: dbexec.ScanOne(&explain)})
+	kept := *e
+	kept.entry = base
+	detachMedia(&kept.reply.media)
+	return &kept
+}
+
+func (e *readEntry) begin(s *Server, x *exchange) error { return s.readyTx(x, &e.txShape) }
+
+func (e *readEntry) steps(x *exchange) []dbexec.Step {
+	steps := x.stepBuf[:0]
+	if x.stmts.count != nil {
+		steps = append(steps, dbexec.Step{Stmt: *x.stmts.count, Row: dbexec.ScanOne(&x.explain)})
 	}
-	steps = append(steps, dbexec.Step{Stmt: b.main, Row: dbexec.ScanResult(&res)})
-	if err := s.executeFor(x, steps...); err != nil {
-		return err
-	}
-	return s.respondRows(x, e.prefer, &e.reply, &res, explain, applied)
+	return append(steps, dbexec.Step{Stmt: x.stmts.main, Row: dbexec.ScanResult(&x.res)})
+}
+
+func (e *readEntry) respond(s *Server, x *exchange) error {
+	return s.respondRows(x, e.prefer, &e.reply, &x.res, x.explain, x.applied)
 }
 
 // rowsReply is what answering a read of rows takes from its plan. A kept
@@ -130,53 +144,6 @@ func csvHead(n *plan.Node, media request.Media) []byte {
 		return nil
 	}
 	return append(csvHeader(n.OutputNames()), '\n')
-}
-
-// writeBody sends a body PostgreSQL built, after the CSV header line head
-// (see csvHead) when there is one. head may be shared, so it is never
-// written to: an empty body takes it without its newline.
-func writeBody(w http.ResponseWriter, status int, head, body []byte) {
-	if len(head) > 0 && len(body) == 0 {
-		head = head[:len(head)-1]
-	}
-	// With the length known, the server sends the body as is rather than
-	// chunked; it gathers the two writes into one.
-	w.Header().Set("Content-Length", strconv.Itoa(len(head)+len(body)))
-	w.WriteHeader(status)
-	w.Write(head)
-	w.Write(body)
-}
-
-// writePlan answers the plan media type: the EXPLAIN output of stmt, the
-// statement the request would run for the media type it names in `for`.
-func (s *Server) writePlan(x *exchange, stmt query.Statement, media request.Media) error {
-	var lines []string
-	scan := func(values [][]byte) error {
-		lines = append(lines, string(values[0]))
-		return nil
-	}
-	stmt = query.Explain(stmt, media.PlanJSON, media.PlanOptions)
-	if err := s.executeFor(x, dbexec.Step{Stmt: stmt, Row: scan}); err != nil {
-		return err
-	}
-	x.w.Header().Set("Content-Type", media.ContentType())
-	x.w.WriteHeader(http.StatusOK)
-	if x.r.Method != http.MethodHead {
-		io.WriteString(x.w, strings.Join(lines, "\n"))
-	}
-	return nil
-}
-
-// explainCall answers the plan media type for a function call: the
-// EXPLAIN of the call's statement for the media type named in `for`.
-func (s *Server) explainCall(x *exchange, c *plan.Call, media request.Media) error {
-	inner := *c
-	if c.Read != nil {
-		read := *c.Read
-		read.Media = request.Media{Kind: media.PlanFor}
-		inner.Read = &read
-	}
-	return s.writePlan(x, query.Call(&inner), media)
 }
 
 // countTotal decides the total for Content-Range, as PostgREST does: the

@@ -7,6 +7,7 @@ import (
 
 	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/config"
+	"github.com/svc-dev/svc/server/dbexec"
 	"github.com/svc-dev/svc/server/openapi"
 	"github.com/svc-dev/svc/server/plan"
 	"github.com/svc-dev/svc/server/request"
@@ -18,7 +19,7 @@ const openAPIType = "application/openapi+json; charset=utf-8"
 
 // handleRoot answers GET and HEAD / with the OpenAPI description of the
 // selected schema, built from the snapshot for the requesting role: no
-// statement runs (answerRoot). With db-root-spec, that function's result
+// statement runs (buildRoot). With db-root-spec, that function's result
 // is served instead, called as GET /rpc/<function> would call it.
 func (s *Server) handleRoot(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -33,7 +34,7 @@ func (s *Server) handleRoot(w http.ResponseWriter, r *http.Request) {
 		writeError(w, s.log, apierr.OpenAPIDisabled())
 		return
 	}
-	s.serve(w, r, &s.routes.root, "")
+	serve(s, w, r, &s.routes.root, "")
 }
 
 // checkRoot selects the schema the root describes, before the role is
@@ -43,19 +44,16 @@ func (s *Server) checkRoot(x *exchange, req *request.Request) (err error) {
 	return err
 }
 
-// answerRoot answers GET and HEAD / with the OpenAPI description of the
-// schema checkRoot selected, for the requesting role. The document is
-// built once per snapshot, schema and set of privileges, and kept
-// (openapi.Cache, openapi-cache-max-bytes): building it walks the whole
-// schema (BenchmarkServeRootLarge).
-func (s *Server) answerRoot(x *exchange, _ *request.Request) error {
-	snap, role, schema := x.snap, x.tx.Role, x.schema
+// planRoot plans GET and HEAD / : the OpenAPI description of the schema
+// checkRoot selected, for the requesting role.
+func (s *Server) planRoot(x *exchange, _ *request.Request) (openapi.Options, error) {
+	snap, role := x.snap, x.tx.Role
 	if snap.Role(role) == nil {
-		return apierr.UndefinedRole(role)
+		return openapi.Options{}, apierr.UndefinedRole(role)
 	}
 	scheme, host, basePath := s.cfg.OpenAPIServer()
-	body, err := s.rootDocs.Document(snap, openapi.Options{
-		Schema:           schema,
+	return openapi.Options{
+		Schema:           x.schema,
 		Version:          snapshot.SVCVersion,
 		Role:             role,
 		FollowPrivileges: s.cfg.OpenAPIMode != config.OpenAPIIgnorePrivileges,
@@ -64,19 +62,40 @@ func (s *Server) answerRoot(x *exchange, _ *request.Request) error {
 		Host:             host,
 		BasePath:         basePath,
 		Vendor:           apierr.Names.Vendor,
-	})
+	}, nil
+}
+
+// buildRoot builds the root's document, into x.body: no statement runs.
+// The document is built once per snapshot, schema and set of privileges,
+// and kept (openapi.Cache, openapi-cache-max-bytes): building it walks
+// the whole schema (BenchmarkServeRootLarge).
+func (s *Server) buildRoot(x *exchange, _ *request.Request, opts openapi.Options) (action, error) {
+	body, err := s.rootDocs.Document(x.snap, opts)
 	if err != nil {
-		return apierr.Internal(err)
+		return nil, apierr.Internal(err)
 	}
+	x.body = body
+	return rootAnswer{}, nil
+}
+
+// rootAnswer is the action of GET and HEAD / : the document buildRoot
+// built, with no transaction.
+type rootAnswer struct{}
+
+func (rootAnswer) begin(*Server, *exchange) error { return nil }
+
+func (rootAnswer) steps(*exchange) []dbexec.Step { return nil }
+
+func (rootAnswer) respond(s *Server, x *exchange) error {
 	h := x.w.Header()
 	if len(s.cfg.DBSchemas) > 1 {
-		h.Set("Content-Profile", schema)
+		h.Set("Content-Profile", x.schema)
 	}
 	h.Set("Content-Type", openAPIType)
-	h.Set("Content-Length", strconv.Itoa(len(body)))
+	h.Set("Content-Length", strconv.Itoa(len(x.body)))
 	x.w.WriteHeader(http.StatusOK)
 	if x.r.Method != http.MethodHead {
-		x.w.Write(body)
+		x.w.Write(x.body)
 	}
 	return nil
 }
@@ -92,7 +111,7 @@ func (s *Server) serveRootSpec(w http.ResponseWriter, r *http.Request) {
 	}
 	call := r.Clone(r.Context())
 	call.Header.Set("Accept", "application/json")
-	s.serve(&rootSpecWriter{ResponseWriter: w}, call, &s.routes.call, s.cfg.DBRootSpec)
+	serve(s, &rootSpecWriter{ResponseWriter: w}, call, &s.routes.call, s.cfg.DBRootSpec)
 }
 
 // rootSpecWriter relabels a successful JSON answer as application/openapi+json.
