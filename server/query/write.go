@@ -203,7 +203,7 @@ func payloadRows(b *builder, w *plan.Write) {
 	b.write("::json) _svc_r, ")
 	payloadRecords(b, w, false, "_svc_p", func() {
 		b.write("pg_catalog.json_object(")
-		b.value(arrayLiteral(textNames(p.Header)))
+		b.value(plan.ArrayLiteral(textNames(p.Header)))
 		b.write("::text[], array(select _svc_v from pg_catalog.json_array_elements_text(_svc_r.value)" +
 			" with ordinality _svc_x(_svc_v, _svc_n) order by _svc_n))")
 	})
