@@ -2,15 +2,16 @@
 // every request of the API goes through (pipeline.go), and response
 // writing. It wires the pure stages (request -> plan -> query) to the
 // database (server/dbexec), and is the only package that knows both HTTP
-// and the database.
+// and the database. What keeps the snapshot and configuration current is
+// server/reload; the admin server and metrics are server/admin.
 //
 // Its files are named for what they hold: pipeline.go the stages in
 // order; auth.go authentication; transaction.go the transaction's
 // context and set-up; read.go, write.go, call.go and root.go how each
-// kind of request is planned, built and answered; explain.go the plan
-// media type; respond.go what answers share; shapecache.go the cache of
-// shapes; observe.go the access log and Server-Timing. What keeps the snapshot and configuration current is
-// server/reload; the admin server and metrics are server/admin.
+// kind of request is planned, built and answered; rows.go the answer of
+// rows, a relation's or a function's; explain.go the plan media type;
+// respond.go what answers share; shapecache.go the cache of shapes;
+// observe.go the access log and Server-Timing.
 //
 // # Words
 //
