@@ -150,9 +150,9 @@ func (e *callEntry) begin(s *Server, x *exchange) error {
 	return nil
 }
 
-func (e *callEntry) steps(x *exchange) []dbexec.Step {
+func (e *callEntry) run(s *Server, x *exchange) error {
 	x.stepBuf[0] = dbexec.Step{Stmt: x.stmts.main, Row: dbexec.ScanResult(&x.res)}
-	return x.stepBuf[:1]
+	return s.transact(x, x.stepBuf[:1])
 }
 
 func (e *callEntry) respond(s *Server, x *exchange) error {

@@ -22,13 +22,13 @@ type explainAction struct {
 
 func (a *explainAction) begin(s *Server, x *exchange) error { return s.readyTx(x, &a.tx) }
 
-func (a *explainAction) steps(x *exchange) []dbexec.Step {
+func (a *explainAction) run(s *Server, x *exchange) error {
 	stmt := query.Explain(a.stmt, a.media.PlanJSON, a.media.PlanOptions)
 	x.stepBuf[0] = dbexec.Step{Stmt: stmt, Row: func(values [][]byte) error {
 		a.lines = append(a.lines, string(values[0]))
 		return nil
 	}}
-	return x.stepBuf[:1]
+	return s.transact(x, x.stepBuf[:1])
 }
 
 func (a *explainAction) respond(_ *Server, x *exchange) error {

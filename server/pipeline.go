@@ -44,10 +44,10 @@ type route[P any] struct {
 type action interface {
 	// begin readies the transaction x.tx (transaction.go).
 	begin(s *Server, x *exchange) error
-	// steps are the statements to run, the main one last; none for an
-	// answer that needs no statement.
-	steps(x *exchange) []dbexec.Step
-	// respond answers from what the statements returned (x.res).
+	// run is the transaction: its statements' one round trip (transact),
+	// or the root's document.
+	run(s *Server, x *exchange) error
+	// respond answers from what the transaction returned (x.res).
 	respond(s *Server, x *exchange) error
 }
 
@@ -76,10 +76,17 @@ type exchange struct {
 	// result, and the planner's count when a read asks for one.
 	res     dbexec.Result
 	explain []byte
-	// body is an answer built before any transaction (the root's).
+	// body is the root's document, which its transaction builds.
 	body []byte
 	// stepBuf holds the steps, so that listing them allocates nothing.
 	stepBuf [2]dbexec.Step
+}
+
+// transact runs steps, the main statement last, as x's transaction, on
+// the primary or a replica (replicas.go), in one round trip.
+func (s *Server) transact(x *exchange, steps []dbexec.Step) error {
+	x.obs.statement(steps)
+	return s.executeRouted(x.w, x.r, x.tx, steps)
 }
 
 // serve takes r through the pipeline as a request of route rt for
@@ -153,13 +160,11 @@ func pipeline[P any](s *Server, x *exchange, rt *route[P], target string) error 
 	if err := act.begin(s, x); err != nil {
 		return err
 	}
-	if steps := act.steps(x); len(steps) > 0 {
-		x.obs.transactionStart(steps)
-		err := s.executeRouted(x.w, x.r, x.tx, steps)
-		x.obs.transactionDone()
-		if err != nil {
-			return err
-		}
+	x.obs.transactionStart()
+	err = act.run(s, x)
+	x.obs.transactionDone()
+	if err != nil {
+		return err
 	}
 	// Respond.
 	return act.respond(s, x)

@@ -60,12 +60,12 @@ func (e *readEntry) kept() shape {
 
 func (e *readEntry) begin(s *Server, x *exchange) error { return s.readyTx(x, &e.txShape) }
 
-func (e *readEntry) steps(x *exchange) []dbexec.Step {
+func (e *readEntry) run(s *Server, x *exchange) error {
 	steps := x.stepBuf[:0]
 	if x.stmts.count != nil {
 		steps = append(steps, dbexec.Step{Stmt: *x.stmts.count, Row: dbexec.ScanOne(&x.explain)})
 	}
-	return append(steps, dbexec.Step{Stmt: x.stmts.main, Row: dbexec.ScanResult(&x.res)})
+	return s.transact(x, append(steps, dbexec.Step{Stmt: x.stmts.main, Row: dbexec.ScanResult(&x.res)}))
 }
 
 func (e *readEntry) respond(s *Server, x *exchange) error {

@@ -7,7 +7,6 @@ import (
 
 	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/config"
-	"github.com/svc-dev/svc/server/dbexec"
 	"github.com/svc-dev/svc/server/openapi"
 	"github.com/svc-dev/svc/server/plan"
 	"github.com/svc-dev/svc/server/request"
@@ -45,46 +44,48 @@ func (s *Server) checkRoot(x *exchange, req *request.Request) (err error) {
 }
 
 // planRoot plans GET and HEAD / : the OpenAPI description of the schema
-// checkRoot selected, for the requesting role.
-func (s *Server) planRoot(x *exchange, _ *request.Request) (openapi.Options, error) {
-	snap, role := x.snap, x.tx.Role
-	if snap.Role(role) == nil {
-		return openapi.Options{}, apierr.UndefinedRole(role)
+// checkRoot selected, for the requesting role, which must exist.
+func (s *Server) planRoot(x *exchange, _ *request.Request) (struct{}, error) {
+	if x.snap.Role(x.tx.Role) == nil {
+		return struct{}{}, apierr.UndefinedRole(x.tx.Role)
 	}
+	return struct{}{}, nil
+}
+
+// buildRoot builds the root's action: it has no statement.
+func (s *Server) buildRoot(*exchange, *request.Request, struct{}) (action, error) {
+	return rootAnswer{}, nil
+}
+
+// rootAnswer is the action of GET and HEAD / . Its transaction is the
+// building of its document (into x.body): the content PostgREST reads
+// from the database, timed as its transaction is.
+type rootAnswer struct{}
+
+func (rootAnswer) begin(*Server, *exchange) error { return nil }
+
+// run builds the document, once per snapshot, schema and set of
+// privileges, and kept (openapi.Cache, openapi-cache-max-bytes): building
+// it walks the whole schema (BenchmarkServeRootLarge).
+func (rootAnswer) run(s *Server, x *exchange) error {
 	scheme, host, basePath := s.cfg.OpenAPIServer()
-	return openapi.Options{
+	body, err := s.rootDocs.Document(x.snap, openapi.Options{
 		Schema:           x.schema,
 		Version:          snapshot.SVCVersion,
-		Role:             role,
+		Role:             x.tx.Role,
 		FollowPrivileges: s.cfg.OpenAPIMode != config.OpenAPIIgnorePrivileges,
 		Security:         s.cfg.OpenAPISecurityActive,
 		Scheme:           scheme,
 		Host:             host,
 		BasePath:         basePath,
 		Vendor:           apierr.Names.Vendor,
-	}, nil
-}
-
-// buildRoot builds the root's document, into x.body: no statement runs.
-// The document is built once per snapshot, schema and set of privileges,
-// and kept (openapi.Cache, openapi-cache-max-bytes): building it walks
-// the whole schema (BenchmarkServeRootLarge).
-func (s *Server) buildRoot(x *exchange, _ *request.Request, opts openapi.Options) (action, error) {
-	body, err := s.rootDocs.Document(x.snap, opts)
+	})
 	if err != nil {
-		return nil, apierr.Internal(err)
+		return apierr.Internal(err)
 	}
 	x.body = body
-	return rootAnswer{}, nil
+	return nil
 }
-
-// rootAnswer is the action of GET and HEAD / : the document buildRoot
-// built, with no transaction.
-type rootAnswer struct{}
-
-func (rootAnswer) begin(*Server, *exchange) error { return nil }
-
-func (rootAnswer) steps(*exchange) []dbexec.Step { return nil }
 
 func (rootAnswer) respond(s *Server, x *exchange) error {
 	h := x.w.Header()
@@ -103,14 +104,20 @@ func (rootAnswer) respond(s *Server, x *exchange) error {
 // serveRootSpec answers / with the db-root-spec function's result. The
 // root's media types are negotiated first; the call itself then runs as
 // an ordinary JSON call (query parameters become arguments), and a
-// successful answer is labelled as the root description.
+// successful answer is labelled as the root description, unless the
+// client asked for application/json (request.NegotiateRootSpec).
 func (s *Server) serveRootSpec(w http.ResponseWriter, r *http.Request) {
-	if _, err := request.NegotiateRoot(strings.Join(r.Header.Values("Accept"), ", ")); err != nil {
+	asJSON, err := request.NegotiateRootSpec(strings.Join(r.Header.Values("Accept"), ", "))
+	if err != nil {
 		writeError(w, s.log, err)
 		return
 	}
 	call := r.Clone(r.Context())
 	call.Header.Set("Accept", "application/json")
+	if asJSON {
+		serve(s, w, call, &s.routes.call, s.cfg.DBRootSpec)
+		return
+	}
 	serve(s, &rootSpecWriter{ResponseWriter: w}, call, &s.routes.call, s.cfg.DBRootSpec)
 }
 

@@ -48,7 +48,7 @@ type Server struct {
 		read  route[*plan.Read]
 		write route[*plan.Write]
 		call  route[*plan.Call]
-		root  route[openapi.Options]
+		root  route[struct{}]
 	}
 	// limits are the request-max-* keys, which the pipeline checks once a
 	// request is parsed.
@@ -98,13 +98,14 @@ func New(cfg *config.Config, pool *pgxpool.Pool, snapshots *reload.Snapshots, jw
 	s.routes.read = route[*plan.Read]{kind: request.KindRelation, shapes: s.readShapes, plan: s.planRead, build: s.buildRead}
 	s.routes.write = route[*plan.Write]{kind: request.KindRelation, plan: s.planWrite, build: s.buildWrite}
 	s.routes.call = route[*plan.Call]{kind: request.KindFunction, shapes: s.callShapes, plan: s.planCall, build: s.buildCall}
-	s.routes.root = route[openapi.Options]{kind: request.KindRoot, precheck: s.checkRoot, plan: s.planRoot, build: s.buildRoot}
+	s.routes.root = route[struct{}]{kind: request.KindRoot, precheck: s.checkRoot, plan: s.planRoot, build: s.buildRoot}
 	r := mux.NewRouter()
 	// The router tries routes in order, a regular expression each, and no
 	// path matches two of these, so the most requested comes first.
 	r.Handle("/{relation}", withVars(s.handleRelation))
 	r.Handle("/rpc/{function}", withVars(s.handleFunction))
-	r.Methods(http.MethodOptions).Path("/").HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	r.Methods(http.MethodOptions).Path("/").HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		observationOf(r.Context()).answeredNow()
 		w.Header().Set("Allow", "OPTIONS,GET,HEAD")
 		s.allowInfoOrigin(w.Header())
 		w.WriteHeader(http.StatusOK)
@@ -150,7 +151,8 @@ func (s *Server) handleRelation(w http.ResponseWriter, r *http.Request, vars map
 
 func (s *Server) planOptions() plan.Options {
 	return plan.Options{Schemas: s.cfg.DBSchemas, MaxRows: int64(s.cfg.DBMaxRows),
-		Aggregates: s.cfg.DBAggregatesEnabled, Refresh: s.refresh}
+		Aggregates: s.cfg.DBAggregatesEnabled, Refresh: s.refresh,
+		LegacyTargetNames: s.cfg.URLUseLegacyTargetNames}
 }
 
 // refreshOf is how snapshots from src are brought up to date after a

@@ -89,6 +89,7 @@ type Config struct {
 	OpenAPIServerProxyURI      string            // openapi-server-proxy-uri; "" uses server-host and server-port
 	OpenAPICacheMaxBytes       int               // openapi-cache-max-bytes (SVC's addition); 0 disables the cache
 	DBRootSpec                 string            // db-root-spec; "" serves the built-in OpenAPI document
+	URLUseLegacyTargetNames    bool              // url-use-legacy-target-names
 	Snapshot                   string            // snapshot: a file, "db" or "db:<schema>"; "" introspects the live database
 	CompatNames                string            // compat-names (SVC's addition): svc or postgrest, a key of apierr.Namings
 	AppSettings                map[string]string // app.settings.<name>, keyed by <name>

@@ -72,6 +72,7 @@ func TestDefault(t *testing.T) {
 		AdminServerPort:            -1,
 		OpenAPIMode:                "follow-privileges",
 		OpenAPICacheMaxBytes:       32 << 20,
+		URLUseLegacyTargetNames:    true,
 		Snapshot:                   "",
 		CompatNames:                "svc",
 		AppSettings:                map[string]string{},
@@ -277,6 +278,7 @@ openapi-security-active = true
 openapi-server-proxy-uri = "https://api.example:8443/v1"
 openapi-cache-max-bytes = 4096
 db-root-spec = "root"
+url-use-legacy-target-names = false
 snapshot = "api.msgpack"
 compat-names = "postgrest"
 app.settings.jwt_secret = "s3cr\"et"
