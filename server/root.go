@@ -16,6 +16,10 @@ import (
 // openAPIType is the Content-Type of the root description.
 const openAPIType = "application/openapi+json; charset=utf-8"
 
+// openAPI31Type is the Content-Type of the OpenAPI 3.1 description: the
+// version parameter tells it from the Swagger 2.0 one.
+const openAPI31Type = "application/openapi+json; version=3.1; charset=utf-8"
+
 // handleRoot answers GET and HEAD / with the OpenAPI description of the
 // selected schema, built from the snapshot for the requesting role: no
 // statement runs (answerRoot). With db-root-spec, that function's result
@@ -48,13 +52,25 @@ func (s *Server) checkRoot(x *exchange, req *request.Request) (err error) {
 // built once per snapshot, schema and set of privileges, and kept
 // (openapi.Cache, openapi-cache-max-bytes): building it walks the whole
 // schema (BenchmarkServeRootLarge).
-func (s *Server) answerRoot(x *exchange, _ *request.Request) error {
+func (s *Server) answerRoot(x *exchange, req *request.Request) error {
 	snap, role, schema := x.snap, x.tx.Role, x.schema
 	if snap.Role(role) == nil {
 		return apierr.UndefinedRole(role)
 	}
+	format := req.Media.OpenAPI
+	if format == "" {
+		format = s.cfg.OpenAPIVersion
+	}
 	scheme, host, basePath := s.cfg.OpenAPIServer()
+	if format == openapi.OpenAPI31 && s.cfg.OpenAPIServerProxyURI == "" {
+		// Without a public URI, the 3.1 document's server is where it
+		// was fetched from (a relative "/"), not server-host's address,
+		// which a wildcard host makes unreachable (0.0.0.0).
+		scheme, host, basePath = "", "", ""
+	}
 	body, err := s.rootDocs.Document(snap, openapi.Options{
+		Format:           format,
+		Anonymous:        s.cfg.DBAnonRole != "",
 		Schema:           schema,
 		Version:          snapshot.SVCVersion,
 		Role:             role,
@@ -72,7 +88,11 @@ func (s *Server) answerRoot(x *exchange, _ *request.Request) error {
 	if len(s.cfg.DBSchemas) > 1 {
 		h.Set("Content-Profile", schema)
 	}
-	h.Set("Content-Type", openAPIType)
+	if format == openapi.OpenAPI31 {
+		h.Set("Content-Type", openAPI31Type)
+	} else {
+		h.Set("Content-Type", openAPIType)
+	}
 	h.Set("Content-Length", strconv.Itoa(len(body)))
 	x.w.WriteHeader(http.StatusOK)
 	if x.r.Method != http.MethodHead {
