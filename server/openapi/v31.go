@@ -73,7 +73,30 @@ func (b *builder) document31() *document31 {
 		}
 		d.Tags = append(d.Tags, tag31{Name: "(rpc) " + overloads[0].Name, Description: summary})
 	}
+	d.pruneParameters()
 	return d
+}
+
+// pruneParameters drops the shared parameters no operation refers to (a
+// schema without writable relations has no use for Prefer: return=...),
+// as linters flag unused components.
+func (d *document31) pruneParameters() {
+	used := map[string]bool{}
+	for _, item := range d.Paths {
+		for _, op := range []*operation3{item.Get, item.Post, item.Patch, item.Delete} {
+			if op == nil {
+				continue
+			}
+			for _, p := range op.Parameters {
+				used[p.Ref] = true
+			}
+		}
+	}
+	for name := range d.Components.Parameters {
+		if !used[ref3("parameters", name)] {
+			delete(d.Components.Parameters, name)
+		}
+	}
 }
 
 // serverURL is where the API is reached: the configured public URI, or

@@ -18,6 +18,10 @@ var standardFormats = map[string]string{
 	"date": "date", "timestamp with time zone": "date-time", "uuid": "uuid",
 }
 
+// plainTypes are the types whose JSON type says all: a format naming
+// them would add nothing.
+var plainTypes = map[string]bool{"boolean": true, "text": true}
+
 // jsonType is the JSON Schema type of a PostgreSQL type (modifiers
 // removed) as SVC's JSON output carries it: "" for json and jsonb, which
 // hold any value.
@@ -46,9 +50,10 @@ func valueSchema(declared, base string) *jsonSchema {
 	default:
 		s.Type = t
 	}
-	if f, ok := standardFormats[base]; ok && declared == base {
+	switch f, ok := standardFormats[base]; {
+	case ok && declared == base:
 		s.Format = f
-	} else {
+	case !plainTypes[declared]:
 		s.Format = declared
 	}
 	return s
