@@ -5,9 +5,11 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gorilla/mux"
 	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/config"
 	"github.com/svc-dev/svc/server/openapi"
+	"github.com/svc-dev/svc/server/openapi/ui"
 	"github.com/svc-dev/svc/server/plan"
 	"github.com/svc-dev/svc/server/request"
 	"github.com/svc-dev/svc/snapshot"
@@ -134,4 +136,15 @@ func (w *rootSpecWriter) Write(b []byte) (int, error) {
 		w.WriteHeader(http.StatusOK)
 	}
 	return w.ResponseWriter.Write(b)
+}
+
+// routeReferencePage serves the API reference page (openapi-ui-path) at
+// its path and below it, when one is set. Its routes come before the
+// relations', which would take the path for a relation's name.
+func (s *Server) routeReferencePage(r *mux.Router) {
+	if p := s.cfg.OpenAPIUIPath; p != "" {
+		page := ui.Handler(p)
+		r.Path(p).Handler(page)
+		r.PathPrefix(p + "/").Handler(page)
+	}
 }

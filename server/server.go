@@ -93,6 +93,7 @@ func New(cfg *config.Config, pool *pgxpool.Pool, snapshots *reload.Snapshots, jw
 	s.routes.call = route{kind: request.KindFunction, shapes: s.callShapes, answer: s.answerCall}
 	s.routes.root = route{kind: request.KindRoot, precheck: s.checkRoot, answer: s.answerRoot}
 	r := mux.NewRouter()
+	s.routeReferencePage(r)
 	// The router tries routes in order, a regular expression each, and no
 	// path matches two of these, so the most requested comes first.
 	r.Handle("/{relation}", withVars(s.handleRelation))

@@ -29,7 +29,7 @@ func uiPath(field func(*Config) *string) setter {
 		}
 		// "/" itself is the API's root, which the page cannot take.
 		v = strings.TrimRight(v, "/")
-		if !strings.HasPrefix(v, "/") || strings.ContainsAny(v, "?#%\\ ") || strings.Contains(v, "//") {
+		if !strings.HasPrefix(v, "/") || strings.ContainsAny(v, "?#%{}\\ ") || strings.Contains(v, "//") {
 			return expected("an absolute path below the root, such as /docs, or empty")
 		}
 		*field(c) = v

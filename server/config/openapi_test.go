@@ -40,6 +40,7 @@ func TestOpenAPIValuesRefused(t *testing.T) {
 		{"openapi-ui-path", "docs"},
 		{"openapi-ui-path", "/docs?x=1"},
 		{"openapi-ui-path", "//docs"},
+		{"openapi-ui-path", "/{relation}"},
 	} {
 		key, value := c[0], c[1]
 		_, _, err := Load(Sources{Flags: map[string]string{key: value}})
