@@ -48,7 +48,7 @@ func largeSnapshot(tb testing.TB) *snapshot.Snapshot {
 			links = append(links, snapshot.Relationship{Table: r.QualifiedName,
 				ForeignTable: snapshot.QualifiedName{Schema: "big", Name: fmt.Sprintf("rel_%03d", i-1)},
 				Cardinality:  snapshot.ManyToOne, Constraint: n + "_parent_fkey",
-				Columns:      []snapshot.ColumnPair{{Column: "parent_id", ForeignColumn: "id"}}})
+				Columns: []snapshot.ColumnPair{{Column: "parent_id", ForeignColumn: "id"}}})
 		}
 		for j := range 2 + i%16 {
 			c := types[(i+j)%len(types)]

@@ -32,7 +32,8 @@ func (b *builder) document31() *document31 {
 		Servers: []server31{{URL: b.serverURL()}},
 		Paths:   map[string]*pathItem3{"/": rootPath31()},
 		Components: components31{
-			Schemas:    map[string]*jsonSchema{"Error": errorSchema()},
+			Schemas: map[string]*jsonSchema{"Error": errorSchema(),
+				"Filter": {Type: "string", Pattern: filterPattern, Description: filterHelp}},
 			Parameters: sharedParameters31(),
 			Responses: map[string]*response3{"Error": {Description: "The request failed: the SVC error object says why.",
 				Content: map[string]*mediaType{"application/json": {Schema: &jsonSchema{Ref: ref3("schemas", "Error")}}}}},
@@ -54,8 +55,7 @@ func (b *builder) document31() *document31 {
 			c := &r.Columns[i]
 			if b.filterable(r.Relation, c) {
 				d.Components.Parameters[rowFilter(key, componentName(c.Name))] = &parameter3{Name: c.Name, In: "query",
-					Description: strings.TrimSpace(c.Description + "\n\n" + filterHelp),
-					Schema:      &jsonSchema{Type: "string", Pattern: filterPattern}}
+					Description: c.Description, Schema: filterRef}
 			}
 		}
 		d.Paths[route("/", r.Name)] = b.relationPath31(r, d.Components.Responses)
@@ -184,6 +184,11 @@ func sharedParameters31() map[string]*parameter3 {
 			"params=single-object", "count=exact"),
 	}
 }
+
+// filterRef is the schema of every row filter: the operators are
+// explained once, not per column, since a large schema has thousands of
+// filterable columns.
+var filterRef = &jsonSchema{Ref: ref3("schemas", "Filter")}
 
 // rowFilter31 refers to the row filter on column col of rel.
 func rowFilter31(rel, col string) *parameter3 {
