@@ -83,7 +83,7 @@ func (b *builder) document31() *document31 {
 func (d *document31) pruneParameters() {
 	used := map[string]bool{}
 	for _, item := range d.Paths {
-		for _, op := range []*operation3{item.Get, item.Post, item.Patch, item.Delete} {
+		for _, op := range []*operation3{item.Get, item.Post, item.Put, item.Patch, item.Delete} {
 			if op == nil {
 				continue
 			}

@@ -86,6 +86,12 @@ func (b *builder) relationPath31(r relation, responses map[string]*response3) *p
 			map[string]*response3{"200": rows, "204": noContent})
 		item.Patch.RequestBody = b.rowBody(r.Relation, key, false)
 	}
+	if put := b.putKey(r); put != nil {
+		item.Put = op("put", "Insert or replace one row of", slices.Concat(put, refs("select", "columns", "preferWrite")),
+			map[string]*response3{"200": rows, "201": rows, "204": noContent})
+		item.Put.Description = strings.TrimSpace(description + "\n\nThe filters are eq on every primary key column, and the body is the whole row with that key.")
+		item.Put.RequestBody = b.rowBody(r.Relation, key, false)
+	}
 	if r.ops.delete {
 		item.Delete = op("delete", "Delete rows of", slices.Concat(filters, refs("select", "order", "limit", "preferWrite")),
 			map[string]*response3{"200": rows, "204": noContent})
@@ -209,4 +215,24 @@ func queryValue(t string) *jsonSchema {
 		return &jsonSchema{Type: "string", Format: nominal(t)}
 	}
 	return s
+}
+
+// putKey describes the filters of PUT, the upsert of the one row they
+// name: eq on every primary key column, each required. A relation
+// without a primary key, or that the role may not both insert into and
+// update, has no PUT.
+func (b *builder) putKey(r relation) []*parameter3 {
+	if !r.ops.post || !r.ops.patch || len(r.PrimaryKey) == 0 {
+		return nil
+	}
+	var out []*parameter3
+	for _, name := range r.PrimaryKey {
+		c := b.snap.Column(r.Relation, name)
+		if c == nil || !b.filterable(r.Relation, c) {
+			return nil
+		}
+		out = append(out, &parameter3{Name: c.Name, In: "query", Required: true,
+			Description: "The row's key: eq.value.", Schema: &jsonSchema{Type: "string", Pattern: `^eq\.`}})
+	}
+	return out
 }

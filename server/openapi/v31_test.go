@@ -63,6 +63,13 @@ func TestOpenAPI31Properties(t *testing.T) {
 	if props("a-2Fb-20c") != nil {
 		t.Error("anon sees a relation it holds no privilege on")
 	}
+	if got := at(doc, "paths", "/things", "put", "parameters"); !reflect.DeepEqual(at(got.([]any)[0], "name"), "id") ||
+		at(got.([]any)[0], "required") != true {
+		t.Errorf("PUT /things filters %v, want id required", got)
+	}
+	if at(doc, "paths", "/inbox", "put") != nil {
+		t.Error("PUT on a relation anon may not update")
+	}
 	if got := at(doc, "paths", "/inbox", "post", "requestBody", "content", "text/csv"); got == nil {
 		t.Error("no CSV body for an insert")
 	}

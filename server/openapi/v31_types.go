@@ -37,6 +37,7 @@ type components31 struct {
 type pathItem3 struct {
 	Get    *operation3 `json:"get,omitempty"`
 	Post   *operation3 `json:"post,omitempty"`
+	Put    *operation3 `json:"put,omitempty"`
 	Patch  *operation3 `json:"patch,omitempty"`
 	Delete *operation3 `json:"delete,omitempty"`
 }
