@@ -45,9 +45,14 @@ type observation struct {
 	// jwt and parse are the time spent verifying the token and parsing
 	// the request, parts of the time before the database.
 	jwt, parse time.Duration
-	// dbStart and dbEnd bound the database round trip(s); zero when the
-	// request did not reach the database.
+	// dbStart and dbEnd bound the database round trip(s), or for the
+	// root the building of its document (its content, which PostgREST
+	// reads from the database); zero when the request did not reach the
+	// database.
 	dbStart, dbEnd time.Time
+	// answered is when an answer made without the database (OPTIONS) was
+	// ready: what comes after it is the response's time.
+	answered time.Time
 	// sql is the request's main statement, for log-query.
 	sql string
 	// reason is why a request was answered 401, for its log line
@@ -120,7 +125,8 @@ func (rec *recorder) Unwrap() http.ResponseWriter { return rec.ResponseWriter }
 // building SQL), transaction the database round trip(s), response the
 // time from the database's answer to the header. The body's own write
 // comes after the header and cannot be in it. A request that never
-// reached the database has no transaction or response.
+// reached the database has no transaction, and no response unless it was
+// answered without it (OPTIONS): a refused one has neither.
 func (rec *recorder) serverTiming(now time.Time) string {
 	var buf [128]byte
 	obs := &rec.obs
@@ -128,6 +134,11 @@ func (rec *recorder) serverTiming(now time.Time) string {
 	b = append(b, ", "...)
 	b = appendTiming(b, "parse", obs.parse)
 	b = append(b, ", "...)
+	if obs.dbStart.IsZero() && !obs.answered.IsZero() {
+		b = appendTiming(b, "plan", obs.answered.Sub(rec.start)-obs.jwt-obs.parse)
+		b = append(b, ", "...)
+		return string(appendTiming(b, "response", now.Sub(obs.answered)))
+	}
 	if obs.dbStart.IsZero() {
 		return string(appendTiming(b, "plan", now.Sub(rec.start)-obs.jwt-obs.parse))
 	}
@@ -165,6 +176,24 @@ func (obs *observation) jwtDone(t0 time.Time) {
 func (obs *observation) parseDone(t0 time.Time) {
 	if !t0.IsZero() {
 		obs.parse += time.Since(t0)
+	}
+}
+
+// answeredNow notes, with server-timing-enabled, that an answer made
+// without the database is ready.
+func (obs *observation) answeredNow() {
+	if obs != nil && obs.timing {
+		obs.answered = time.Now()
+	}
+}
+
+// contentBuilt notes, with server-timing-enabled, that the content of an
+// answer made without the database (the root's document) was built from
+// t0 (stageStart) to now: the transaction's figure, as PostgREST reads it
+// in one.
+func (obs *observation) contentBuilt(t0 time.Time) {
+	if !t0.IsZero() {
+		obs.dbStart, obs.dbEnd = t0, time.Now()
 	}
 }
 

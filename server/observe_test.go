@@ -99,8 +99,10 @@ var timingRE = regexp.MustCompile(`^jwt;dur=\d+\.\d, parse;dur=\d+\.\d, plan;dur
 // TestServerTiming adds Server-Timing only under server-timing-enabled,
 // with PostgREST's figures: the token's verification, parsing, the rest of
 // the time before the database, the transaction and the response, for
-// every method; a request refused before the database has only the first
-// three.
+// every method and the root (its document's building standing for the
+// transaction, db-root-spec's call being one); OPTIONS, answered without
+// the database, has no transaction; a request refused before the
+// database has only the first three.
 func TestServerTiming(t *testing.T) {
 	plain := newObserved(t, nil)
 	if w := do(plain.srv, "GET", "/books?id=eq.1"); w.Code != 200 || w.Header().Get("Server-Timing") != "" {
@@ -117,6 +119,8 @@ func TestServerTiming(t *testing.T) {
 		{"PUT", "/w_items?id=eq.-77", `{"id":-77,"name":"timed"}`, 204},
 		{"PATCH", "/w_items?id=eq.-77", `{"qty":2}`, 204},
 		{"DELETE", "/w_items?id=eq.-77", "", 204},
+		{"HEAD", "/", "", 200},
+		{"GET", "/", "", 200},
 	}
 	for _, c := range requests {
 		req := httptest.NewRequest(c.method, c.target, strings.NewReader(c.body))
@@ -127,6 +131,18 @@ func TestServerTiming(t *testing.T) {
 		timed.srv.ServeHTTP(w, req)
 		if got := w.Header().Get("Server-Timing"); w.Code != c.status || !timingRE.MatchString(got) {
 			t.Errorf("%s %s: %d, Server-Timing %q; body %s", c.method, c.target, w.Code, got, w.Body)
+		}
+	}
+	answeredRE := regexp.MustCompile(`^jwt;dur=\d+\.\d, parse;dur=\d+\.\d, plan;dur=\d+\.\d, response;dur=\d+\.\d$`)
+	for _, target := range []string{"/books", "/rpc/add", "/"} {
+		if w := do(timed.srv, "OPTIONS", target); w.Code != 200 || !answeredRE.MatchString(w.Header().Get("Server-Timing")) {
+			t.Errorf("OPTIONS %s: %d, Server-Timing %q", target, w.Code, w.Header().Get("Server-Timing"))
+		}
+	}
+	rootSpec := newObserved(t, map[string]string{"server-timing-enabled": "true", "db-root-spec": "oa_root"})
+	for _, accept := range []string{"*/*", "application/json"} {
+		if w := do(rootSpec.srv, "GET", "/", "Accept", accept); w.Code != 200 || !timingRE.MatchString(w.Header().Get("Server-Timing")) {
+			t.Errorf("db-root-spec, Accept %s: %d, Server-Timing %q", accept, w.Code, w.Header().Get("Server-Timing"))
 		}
 	}
 	w := do(timed.srv, "GET", "/books?select=nope(")

@@ -28,6 +28,7 @@ func (s *Server) handleOptions(w http.ResponseWriter, r *http.Request, kind requ
 		writeError(w, s.log, err)
 		return
 	}
+	observationOf(r.Context()).answeredNow()
 	w.Header().Set("Allow", allow)
 	s.allowInfoOrigin(w.Header())
 	w.WriteHeader(http.StatusOK)

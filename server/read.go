@@ -79,11 +79,14 @@ type rowsReply struct {
 	media    request.Media
 	// head is the CSV header line, newline included, for CSV bodies.
 	head []byte
+	// warning is the Warning header the answer carries, "" for none
+	// (legacyNamesWarning).
+	warning string
 }
 
 func newRowsReply(p *plan.Read) rowsReply {
 	return rowsReply{offset: p.Offset, count: p.Count, maxRows: p.MaxRows, media: p.Media,
-		head: csvHead(&p.Node, p.Media)}
+		head: csvHead(&p.Node, p.Media), warning: legacyNamesWarning(&p.Node)}
 }
 
 // respondRows answers a read of rows, a relation's or a function's: the
@@ -114,6 +117,9 @@ func (s *Server) respondRows(x *exchange, pr request.Preferences, rep *rowsReply
 	}
 	if v := preferenceApplied(pr, applied); v != "" {
 		setDefault(h, "Preference-Applied", v)
+	}
+	if rep.warning != "" {
+		setDefault(h, "Warning", rep.warning)
 	}
 	if x.r.Method == http.MethodHead {
 		w.WriteHeader(status)

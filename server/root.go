@@ -50,8 +50,9 @@ func (s *Server) checkRoot(x *exchange, req *request.Request) (err error) {
 }
 
 // answerRoot answers GET and HEAD / with the OpenAPI description of the
-// schema checkRoot selected, for the requesting role. The document is
-// built once per snapshot, schema and set of privileges, and kept
+// schema checkRoot selected, for the requesting role, in the version the
+// Accept header asks for, else openapi-version's. The document is built
+// once per snapshot, schema, version and set of privileges, and kept
 // (openapi.Cache, openapi-cache-max-bytes): building it walks the whole
 // schema (BenchmarkServeRootLarge).
 func (s *Server) answerRoot(x *exchange, req *request.Request) error {
@@ -70,6 +71,7 @@ func (s *Server) answerRoot(x *exchange, req *request.Request) error {
 		// which a wildcard host makes unreachable (0.0.0.0).
 		scheme, host, basePath = "", "", ""
 	}
+	t0 := x.obs.stageStart()
 	body, err := s.rootDocs.Document(snap, openapi.Options{
 		Format:           format,
 		Anonymous:        s.cfg.DBAnonRole != "",
@@ -86,6 +88,7 @@ func (s *Server) answerRoot(x *exchange, req *request.Request) error {
 	if err != nil {
 		return apierr.Internal(err)
 	}
+	x.obs.contentBuilt(t0)
 	h := x.w.Header()
 	if len(s.cfg.DBSchemas) > 1 {
 		h.Set("Content-Profile", schema)
@@ -106,14 +109,20 @@ func (s *Server) answerRoot(x *exchange, req *request.Request) error {
 // serveRootSpec answers / with the db-root-spec function's result. The
 // root's media types are negotiated first; the call itself then runs as
 // an ordinary JSON call (query parameters become arguments), and a
-// successful answer is labelled as the root description.
+// successful answer is labelled as the root description, unless the
+// client asked for application/json (request.NegotiateRootSpec).
 func (s *Server) serveRootSpec(w http.ResponseWriter, r *http.Request) {
-	if _, err := request.NegotiateRoot(strings.Join(r.Header.Values("Accept"), ", ")); err != nil {
+	asJSON, err := request.NegotiateRootSpec(strings.Join(r.Header.Values("Accept"), ", "))
+	if err != nil {
 		writeError(w, s.log, err)
 		return
 	}
 	call := r.Clone(r.Context())
 	call.Header.Set("Accept", "application/json")
+	if asJSON {
+		s.serve(w, call, &s.routes.call, s.cfg.DBRootSpec)
+		return
+	}
 	s.serve(&rootSpecWriter{ResponseWriter: w}, call, &s.routes.call, s.cfg.DBRootSpec)
 }
 

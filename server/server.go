@@ -98,7 +98,8 @@ func New(cfg *config.Config, pool *pgxpool.Pool, snapshots *reload.Snapshots, jw
 	// path matches two of these, so the most requested comes first.
 	r.Handle("/{relation}", withVars(s.handleRelation))
 	r.Handle("/rpc/{function}", withVars(s.handleFunction))
-	r.Methods(http.MethodOptions).Path("/").HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	r.Methods(http.MethodOptions).Path("/").HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		observationOf(r.Context()).answeredNow()
 		w.Header().Set("Allow", "OPTIONS,GET,HEAD")
 		s.allowInfoOrigin(w.Header())
 		w.WriteHeader(http.StatusOK)
@@ -144,7 +145,8 @@ func (s *Server) handleRelation(w http.ResponseWriter, r *http.Request, vars map
 
 func (s *Server) planOptions() plan.Options {
 	return plan.Options{Schemas: s.cfg.DBSchemas, MaxRows: int64(s.cfg.DBMaxRows),
-		Aggregates: s.cfg.DBAggregatesEnabled, Refresh: s.refresh}
+		Aggregates: s.cfg.DBAggregatesEnabled, Refresh: s.refresh,
+		LegacyTargetNames: s.cfg.URLUseLegacyTargetNames}
 }
 
 // refreshOf is how snapshots from src are brought up to date after a

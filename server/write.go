@@ -80,8 +80,9 @@ func (s *Server) refuseWrite(req *request.Request, snap *snapshot.Snapshot, tx d
 }
 
 // writeChecks returns what must hold before a write may commit, or nil:
-// exactly one row written when a single object is asked for, whatever
-// return= says (PostgREST's order: this first); Prefer: max-affected under
+// for PUT, exactly one row of the body put, the one its URL names (the
+// only check PostgREST makes of a PUT); exactly one row written when a
+// single object is asked for, whatever return= says; Prefer: max-affected under
 // handling=strict; and a limited PATCH or DELETE changing no more than its
 // limit (on a view, rows are picked by the order's columns, which may not
 // be unique).
@@ -90,6 +91,14 @@ func writeChecks(req *request.Request, p *plan.Write, res *dbexec.Result) func()
 	maxAffected := rows && req.Prefer.Handling == "strict" && req.Prefer.MaxAffected != nil
 	limited := rows && p.Limit != nil
 	single := p.Read.Media.Kind == request.MediaObject
+	if p.Kind == plan.Put {
+		return func() error {
+			if res.PageCount != 1 {
+				return apierr.PutMismatch()
+			}
+			return nil
+		}
+	}
 	if !maxAffected && !limited && !single {
 		return nil
 	}
@@ -128,6 +137,9 @@ func (s *Server) respondWrite(x *exchange, req *request.Request, p *plan.Write, 
 	}
 	if applied != "" {
 		h.Set("Preference-Applied", applied)
+	}
+	if warning := legacyNamesWarning(&p.Read.Node); warning != "" {
+		setDefault(h, "Warning", warning)
 	}
 	// Location names the one row created.
 	if p.Return == "headers-only" && p.Kind == plan.Insert && res.PageCount == 1 && len(p.Relation.PrimaryKey) > 0 {

@@ -1,6 +1,9 @@
 package apierr
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // Errors of resource embedding (SPEC.md "Relationships used for embedding").
 
@@ -10,6 +13,16 @@ func NotEmbedded(name string) *Error {
 	return &Error{Status: 400, Code: code("108"),
 		Message: "Cannot apply filter because '" + name + "' is not an embedded resource in this request",
 		Hint:    "Verify that '" + name + "' is included in the 'select' query parameter."}
+}
+
+// NotEmbeddedAlias is SVC108 for a parameter naming an aliased embed by
+// its relation while url-use-legacy-target-names is off: the hint gives
+// the alias to use.
+func NotEmbeddedAlias(name, alias string) *Error {
+	e := NotEmbedded(name)
+	e.Details = "Target names are not allowed in filters if they have an alias"
+	e.Hint = "Change '" + name + "' to '" + alias + "' in filters, orders or limits."
+	return e
 }
 
 // RelatedOrderNotToOne is SVC118: order=rel(col) on a to-many embed.
@@ -71,11 +84,11 @@ func AmbiguousEmbedding(origin, target string, candidates []Candidate) *Error {
 			". Find the desired relationship in the 'details' key."}
 }
 
-// DuplicateEmbed is 42712, the duplicate-alias error PostgreSQL raises for
-// PostgREST's statement: two embeds of origin share the output name key,
-// which a JSON object cannot hold twice.
-func DuplicateEmbed(origin, key string) *Error {
-	return &Error{Status: 400, Code: "42712", Message: `table name "` + key + `" specified more than once`,
-		Details: "Two embedded resources of '" + origin + "' are output as '" + key + "'",
-		Hint:    "Give one of them another name with an alias: <alias>:" + key + "(...)"}
+// DuplicateEmbed is 42712, the duplicate-alias error PostgreSQL raises
+// for PostgREST's statement, word for word: two embeds of origin share
+// the output key, and PostgREST names both laterals
+// `<origin>_<key>_<depth>`.
+func DuplicateEmbed(origin, key string, depth int) *Error {
+	return &Error{Status: 400, Code: "42712",
+		Message: `table name "` + origin + "_" + key + "_" + strconv.Itoa(depth) + `" specified more than once`}
 }

@@ -1,8 +1,6 @@
 package apierr
 
 import (
-	"encoding/json"
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -89,45 +87,6 @@ func ptStatus(state string) (int, bool) {
 		return 0, false
 	}
 	return n, true
-}
-
-// raised builds the response a function specified with RAISE SQLSTATE
-// 'SVC..': the message is {code, message, details, hint}, the detail
-// {status, headers}. Either unparsable, or a header HTTP cannot carry, is
-// SVC121.
-func raised(e *pgconn.PgError) *Error {
-	var body struct {
-		Code    string `json:"code"`
-		Message string `json:"message"`
-		Details any    `json:"details"`
-		Hint    any    `json:"hint"`
-	}
-	var detail struct {
-		Status  int               `json:"status"`
-		Headers map[string]string `json:"headers"`
-	}
-	if err := json.Unmarshal([]byte(e.Message), &body); err != nil {
-		return unparsableRaise(err)
-	}
-	if err := json.Unmarshal([]byte(e.Detail), &detail); err != nil {
-		return unparsableRaise(err)
-	}
-	if detail.Status < 100 || detail.Status > 599 {
-		return unparsableRaise(fmt.Errorf("status %d is no HTTP status", detail.Status))
-	}
-	for name, value := range detail.Headers {
-		if reason := HeaderFieldError(name, value); reason != "" {
-			return unparsableRaise(fmt.Errorf("header %q: %s", name, reason))
-		}
-	}
-	return &Error{Status: detail.Status, Code: body.Code, Message: body.Message, Details: body.Details,
-		Hint: body.Hint, Headers: detail.Headers}
-}
-
-// unparsableRaise is SVC121.
-func unparsableRaise(err error) *Error {
-	return &Error{Status: 500, Code: code("121"),
-		Message: "Could not parse JSON in the RAISE SQLSTATE '" + Names.RaiseState + "' error", Details: err.Error()}
 }
 
 // PermissionDenied is the error PostgreSQL gives a role without the

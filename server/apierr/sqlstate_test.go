@@ -59,7 +59,7 @@ func TestFromPGRaised(t *testing.T) {
 			Detail: `{"status":402,"headers":{"X-Powered-By":"Nerd Rage"}}`}, 402, "123", "Payment Required",
 			map[string]string{"X-Powered-By": "Nerd Rage"}},
 		{"custom bad message", pgconn.PgError{Code: "SVC00", Message: `not json`, Detail: `{"status":402}`}, 500, "SVC121",
-			"Could not parse JSON in the RAISE SQLSTATE 'SVC' error", nil},
+			`Could not parse JSON in the "RAISE SQLSTATE 'SVC'" error`, nil},
 		{"privilege, anonymous", pgconn.PgError{Code: "42501", Message: "permission denied"}, 401, "42501", "permission denied",
 			map[string]string{"WWW-Authenticate": "Bearer"}},
 		{"unknown role", pgconn.PgError{Code: "22023", Message: `role "ghost" does not exist`}, 401, "22023", `role "ghost" does not exist`,
@@ -73,8 +73,8 @@ func TestFromPGRaised(t *testing.T) {
 		{"query cancelled", pgconn.PgError{Code: "57014", Message: "canceling statement due to statement timeout"}, 500, "57014",
 			"canceling statement due to statement timeout", nil},
 		{"other invalid parameter", pgconn.PgError{Code: "22023", Message: "bad value"}, 400, "22023", "bad value", nil},
-		{"custom bad status", pgconn.PgError{Code: "SVC00", Message: `{"code":"1","message":"m"}`, Detail: `{"status":42}`}, 500, "SVC121",
-			"Could not parse JSON in the RAISE SQLSTATE 'SVC' error", nil},
+		{"custom bad status", pgconn.PgError{Code: "SVC00", Message: `{"code":"1","message":"m"}`, Detail: `{"status":42,"headers":{}}`}, 500, "SVC121",
+			`Could not parse JSON in the "RAISE SQLSTATE 'SVC'" error`, nil},
 	}
 	for _, c := range cases {
 		e := FromPG(&c.pg, false)

@@ -127,9 +127,9 @@ func (p *payload) number(claim string) (float64, bool, *apierr.Error) {
 	return f, true, nil // out of range is ±Inf: never / always expired, as the number says
 }
 
-// checkAudience accepts a token without aud, or with a null one, as
-// PostgREST does: both name no audience. With one, the type is always
-// checked; membership only when jwt-aud is set.
+// checkAudience accepts a token without aud, or with a null one or an
+// empty list, as PostgREST does: all three name no audience. With one,
+// the type is always checked; membership only when jwt-aud is set.
 func (p *payload) checkAudience(audience string) *apierr.Error {
 	v, ok := p.members["aud"]
 	if !ok || string(v) == "null" {
@@ -156,7 +156,7 @@ func (p *payload) checkAudience(audience string) *apierr.Error {
 	default:
 		return reject(msgAudType)
 	}
-	if audience == "" {
+	if audience == "" || len(auds) == 0 {
 		return nil
 	}
 	for _, a := range auds {
@@ -164,7 +164,6 @@ func (p *payload) checkAudience(audience string) *apierr.Error {
 			return nil
 		}
 	}
-	// An empty array names nobody, so it refuses too.
 	return rejectFor(msgAudience, fmt.Errorf("aud %s does not name jwt-aud %q", v, audience))
 }
 

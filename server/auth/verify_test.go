@@ -183,7 +183,7 @@ func TestRejections(t *testing.T) {
 		{"aud with null", Options{}, hs(`{"aud":["svc",null]}`), msgAudType, nil},
 		{"aud other", Options{Audience: "svc"}, sign(t, hsSigner, nil, claims("aud", "other")), msgAudience, nil},
 		{"aud array without", Options{Audience: "svc"}, sign(t, hsSigner, nil, claims("aud", []string{"a", "b"})), msgAudience, nil},
-		{"aud empty array", Options{Audience: "svc"}, sign(t, hsSigner, nil, claims("aud", []string{})), msgAudience, nil},
+		{"aud empty string", Options{Audience: "svc"}, sign(t, hsSigner, nil, claims("aud", "")), msgAudience, nil},
 		{"role a number", Options{}, sign(t, hsSigner, nil, claims("role", 5)), msgRoleType, nil},
 		{"role null", Options{}, hs(`{"role":null}`), msgRoleType, nil},
 		{"role an object", Options{RoleClaimKey: ".app"}, sign(t, hsSigner, nil, claims("app", map[string]any{"role": "x"})), msgRoleType, nil},
@@ -223,6 +223,7 @@ func TestClaimsAccepted(t *testing.T) {
 		{"any aud, no audience set", "", map[string]any{"aud": []string{"x"}}},
 		{"null aud, audience set", "svc", map[string]any{"aud": nil}},
 		{"null aud, no audience set", "", map[string]any{"aud": nil}},
+		{"empty aud, audience set", "svc", map[string]any{"aud": []string{}}},
 		{"fractional times", "", map[string]any{"exp": float64(now) + 0.5, "nbf": float64(now) - 0.5}},
 	}
 	for _, c := range cases {

@@ -91,6 +91,7 @@ type Config struct {
 	OpenAPIVersion             string            // openapi-version (SVC's addition): "2.0" or "3.1", the root's default
 	OpenAPIUIPath              string            // openapi-ui-path (SVC's addition): "" serves no reference page
 	DBRootSpec                 string            // db-root-spec; "" serves the built-in OpenAPI document
+	URLUseLegacyTargetNames    bool              // url-use-legacy-target-names
 	Snapshot                   string            // snapshot: a file, "db" or "db:<schema>"; "" introspects the live database
 	CompatNames                string            // compat-names (SVC's addition): svc or postgrest, a key of apierr.Namings
 	AppSettings                map[string]string // app.settings.<name>, keyed by <name>

@@ -73,6 +73,7 @@ func TestDefault(t *testing.T) {
 		OpenAPIMode:                "follow-privileges",
 		OpenAPICacheMaxBytes:       32 << 20,
 		OpenAPIVersion:             "2.0",
+		URLUseLegacyTargetNames:    true,
 		Snapshot:                   "",
 		CompatNames:                "svc",
 		AppSettings:                map[string]string{},
@@ -280,6 +281,7 @@ openapi-cache-max-bytes = 4096
 openapi-version = "3.1"
 openapi-ui-path = "/docs/"
 db-root-spec = "root"
+url-use-legacy-target-names = false
 snapshot = "api.msgpack"
 compat-names = "postgrest"
 app.settings.jwt_secret = "s3cr\"et"

@@ -221,15 +221,15 @@ func finishCall(req *request.Request, c *Call, filters []request.Pair, snap *sna
 	if err := buildNode(&c.Read.Node, snap, rel, req.Select, opts.Refresh); err != nil {
 		return nil, err
 	}
-	if err := checkAggregates(req.Select, opts); err != nil {
-		return nil, err
-	}
 	c.Read.Filters, c.Read.Logic, c.Read.Order = req.Filters, req.Logic, req.Order
 	c.Read.Offset, c.Read.Limit = req.Range.Offset, capLimit(req.Range.Limit, opts.MaxRows)
-	if err := applyEmbedParams(&c.Read.Node, req.Embedded, opts.MaxRows); err != nil {
+	if err := applyEmbedParams(&c.Read.Node, req.Embedded, opts.MaxRows, opts.LegacyTargetNames); err != nil {
 		return nil, err
 	}
-	if err := checkNode(&c.Read.Node, snap, opts.Refresh); err != nil {
+	if err := checkStructure(&c.Read.Node, snap, req.Select, opts); err != nil {
+		return nil, err
+	}
+	if err := checkColumns(&c.Read.Node, snap, opts.Refresh); err != nil {
 		return nil, err
 	}
 	t := mediaTarget{rows: fn.ReturnType, wholeRows: wholeRows(&c.Read.Node)}

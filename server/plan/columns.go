@@ -9,12 +9,13 @@ import (
 )
 
 // columnChecker answers an unknown column from the snapshot the way
-// PostgreSQL would (42703, naming the relation as the statement does),
-// without a round trip, and suggests the closest existing name. A name it accepts, a column or a computed field, is
-// resolved into node's Fields. A name it does not know may be a column
-// added since the snapshot was taken, so the hint says how to have it
-// known (staleHint), unless the name is plainly something else (an
-// aggregate's output) or the relation is none of the snapshot's.
+// PostgreSQL would (42703, naming the relation as the statement does,
+// with PostgreSQL's hint), without a round trip. A name it accepts, a
+// column or a computed field, is resolved into node's Fields. A name it
+// does not know may be a column added since the snapshot was taken, so
+// the hint says how to have it known (staleHint), unless the name is
+// plainly something else (an aggregate's output) or the relation is none
+// of the snapshot's.
 type columnChecker struct {
 	snap    *snapshot.Snapshot
 	rel     *snapshot.Relation
@@ -38,10 +39,7 @@ func (c columnChecker) check(name string) error {
 		hint := "\"" + name + "\" is an aggregate: filtering on aggregates (HAVING) and ordering by them are not supported."
 		return apierr.UndefinedColumn(c.node.SQLName(), name, hint)
 	}
-	closer := ""
-	if best := closest(name, c.rel.Columns); best != "" {
-		closer = "Perhaps you meant to reference the column \"" + c.node.SQLName() + "." + best + "\"."
-	}
+	closer := columnHint(c.node.SQLName(), name, c.rel.Columns)
 	stale := ""
 	if c.snap.Relation(c.rel.QualifiedName) == c.rel {
 		// Not the rows of a function made from its arguments or its set
@@ -57,12 +55,19 @@ func (c columnChecker) has(name string) bool {
 	return c.snap.Column(c.rel, name) != nil || c.snap.ComputedField(c.rel, name) != nil
 }
 
-// closest returns the column name nearest to name, if it is near enough
-// to be a plausible typo.
-func closest(name string, cols []snapshot.Column) string {
+// columnHint is PostgreSQL's hint for the unknown column name of the
+// relation the statement calls qual: the one or two columns its rule
+// finds near enough (suggest.Columns), or "".
+func columnHint(qual, name string, cols []snapshot.Column) string {
 	names := make([]string, len(cols))
 	for i, c := range cols {
 		names[i] = c.Name
 	}
-	return suggest.Closest(name, names, 3)
+	switch near := suggest.Columns(name, names); len(near) {
+	case 1:
+		return `Perhaps you meant to reference the column "` + qual + "." + near[0] + `".`
+	case 2:
+		return `Perhaps you meant to reference the column "` + qual + "." + near[0] + `" or the column "` + qual + "." + near[1] + `".`
+	}
+	return ""
 }

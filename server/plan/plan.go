@@ -20,6 +20,9 @@ type Options struct {
 	// Aggregates is db-aggregates-enabled: whether select may use
 	// aggregate functions.
 	Aggregates bool
+	// LegacyTargetNames is url-use-legacy-target-names: whether
+	// parameters may address an aliased embed by its relation's name.
+	LegacyTargetNames bool
 	// Refresh is how the snapshot is brought up to date, for the hints
 	// about names it lacks.
 	Refresh Refresh
@@ -72,13 +75,18 @@ func (n *Node) SQLName() string {
 type Embed struct {
 	Node
 	Relationship *snapshot.Relationship
-	// Key is the output key and the name parameters address it by: the
-	// alias, or the name as written.
-	Key string
+	// Name is the relation (or foreign key, or column) as select wrote
+	// it; Key is the output key and the name parameters address it by:
+	// the alias, or Name.
+	Name, Key string
 	// Inner drops parent rows without a related row.
 	Inner bool
 	// Spread lifts the embed's columns into its parent's row.
 	Spread bool
+	// ByName marks an aliased embed some parameter addressed by Name, as
+	// url-use-legacy-target-names allows: a deprecated spelling the
+	// answer warns about (LegacyNames).
+	ByName bool
 }
 
 // ToOne reports whether the embed yields at most one row per parent.
@@ -95,6 +103,35 @@ func (n *Node) EmbedNamed(name string) *Embed {
 		}
 	}
 	return nil
+}
+
+// aliasedEmbed returns the first embed of n, in select's order, that has
+// an alias and embeds the relation name names, or nil.
+func (n *Node) aliasedEmbed(name string) *Embed {
+	for _, e := range n.Embeds {
+		if e.Name == name && e.Key != name {
+			return e
+		}
+	}
+	return nil
+}
+
+// LegacyName is an aliased embed a parameter addressed by its relation's
+// name.
+type LegacyName struct{ Name, Alias string }
+
+// LegacyNames lists the embeds under n that parameters addressed by
+// their relation's name (Embed.ByName), depth first, as PostgREST lists
+// them in its deprecation warning.
+func (n *Node) LegacyNames() []LegacyName {
+	var out []LegacyName
+	for _, e := range n.Embeds {
+		if e.ByName {
+			out = append(out, LegacyName{Name: e.Name, Alias: e.Key})
+		}
+		out = append(out, e.LegacyNames()...)
+	}
+	return out
 }
 
 // Read is a planned read of one relation.
@@ -213,15 +250,15 @@ func BuildRead(req *request.Request, snap *snapshot.Snapshot, opts Options) (*Re
 	if err := buildNode(&p.Node, snap, rel, req.Select, opts.Refresh); err != nil {
 		return nil, err
 	}
-	if err := checkAggregates(req.Select, opts); err != nil {
-		return nil, err
-	}
 	p.Filters, p.Logic, p.Order = req.Filters, req.Logic, req.Order
 	p.Offset, p.Limit = req.Range.Offset, capLimit(req.Range.Limit, opts.MaxRows)
-	if err := applyEmbedParams(&p.Node, req.Embedded, opts.MaxRows); err != nil {
+	if err := applyEmbedParams(&p.Node, req.Embedded, opts.MaxRows, opts.LegacyTargetNames); err != nil {
 		return nil, err
 	}
-	if err := checkNode(&p.Node, snap, opts.Refresh); err != nil {
+	if err := checkStructure(&p.Node, snap, req.Select, opts); err != nil {
+		return nil, err
+	}
+	if err := checkColumns(&p.Node, snap, opts.Refresh); err != nil {
 		return nil, err
 	}
 	t := mediaTarget{rows: rel.QualifiedName, wholeRows: wholeRows(&p.Node)}
@@ -232,10 +269,12 @@ func BuildRead(req *request.Request, snap *snapshot.Snapshot, opts Options) (*Re
 	return p, nil
 }
 
-// buildNode fills n's columns and embeds from a select list.
+// buildNode fills n's columns and embeds from a select list, finding the
+// relationship of every embed, at every depth. As in PostgREST, that
+// comes first: the columns named, and the rest of the tree, are checked
+// once the whole tree is built (checkStructure, checkColumns).
 func buildNode(n *Node, snap *snapshot.Snapshot, rel *snapshot.Relation, items []request.SelectItem, refresh Refresh) error {
 	n.Relation = rel
-	cols := columnChecker{snap: snap, rel: rel, node: n, refresh: refresh}
 	for _, item := range items {
 		switch {
 		case item.Star:
@@ -246,11 +285,6 @@ func buildNode(n *Node, snap *snapshot.Snapshot, rel *snapshot.Relation, items [
 			if err != nil {
 				return err
 			}
-			// Parameters address an embed by its key, and the answer
-			// outputs it under that key: two would be one too many.
-			if n.EmbedNamed(e.Key) != nil {
-				return apierr.DuplicateEmbed(rel.Name, e.Key)
-			}
 			n.Embeds = append(n.Embeds, e)
 			if e.Outputs() {
 				n.Columns = append(n.Columns, Column{Embed: e})
@@ -260,9 +294,6 @@ func buildNode(n *Node, snap *snapshot.Snapshot, rel *snapshot.Relation, items [
 		case legacyCount(snap, rel, item):
 			n.Columns = append(n.Columns, Column{Alias: item.Alias, Aggregate: "count", AggregateCast: item.Cast})
 		default:
-			if err := cols.check(item.Field.Name); err != nil {
-				return err
-			}
 			n.Columns = append(n.Columns, Column{Field: item.Field, Alias: item.Alias, Cast: item.Cast,
 				Aggregate: item.Aggregate, AggregateCast: item.AggregateCast})
 		}
@@ -284,16 +315,13 @@ func buildEmbed(snap *snapshot.Snapshot, parent *snapshot.Relation, item request
 	if key == "" {
 		key = re.Name
 	}
-	if re.Spread && !r.ToOne() {
-		return nil, apierr.SpreadNotToOne(parent.Name, re.Name)
-	}
 	target := snap.Relation(r.ForeignTable)
 	if target == nil {
 		// The snapshot always holds both ends; a missing one is a damaged
 		// snapshot, answered like any unknown relation.
 		return nil, apierr.UndefinedTable(r.ForeignTable.String(), "")
 	}
-	e := &Embed{Relationship: r, Key: key, Inner: re.Join == request.JoinInner, Spread: re.Spread}
+	e := &Embed{Relationship: r, Name: re.Name, Key: key, Inner: re.Join == request.JoinInner, Spread: re.Spread}
 	e.Depth = depth
 	if err := buildNode(&e.Node, snap, target, re.Select, refresh); err != nil {
 		return nil, err
@@ -305,10 +333,12 @@ func buildEmbed(snap *snapshot.Snapshot, parent *snapshot.Relation, item request
 }
 
 // applyEmbedParams hands each embed the parameters addressed to it by
-// path, or answers SVC108 for a path that names no embed. db-max-rows
-// (maxRows) then caps every to-many embed, as PostgREST caps every level
-// of a read.
-func applyEmbedParams(root *Node, params map[string]*request.Params, maxRows int64) error {
+// path, or answers SVC108 for a path that names no embed. Each step of a
+// path names an embed by its key; failing that, with legacy
+// (url-use-legacy-target-names), an aliased embed by its relation's name,
+// as PostgREST allows (Embed.ByName). db-max-rows (maxRows) then caps
+// every to-many embed, as PostgREST caps every level of a read.
+func applyEmbedParams(root *Node, params map[string]*request.Params, maxRows int64, legacy bool) error {
 	defer capEmbeds(root, maxRows)
 	if len(params) == 0 {
 		return nil // the usual case; sorting no keys still allocates
@@ -319,7 +349,15 @@ func applyEmbedParams(root *Node, params map[string]*request.Params, maxRows int
 		for _, name := range strings.Split(path, ".") {
 			e := n.EmbedNamed(name)
 			if e == nil {
-				return apierr.NotEmbedded(name)
+				aliased := n.aliasedEmbed(name)
+				switch {
+				case aliased == nil:
+					return apierr.NotEmbedded(name)
+				case !legacy:
+					return apierr.NotEmbeddedAlias(name, aliased.Key)
+				}
+				e = aliased
+				e.ByName = true
 			}
 			n = &e.Node
 		}
@@ -336,67 +374,6 @@ func applyEmbedParams(root *Node, params map[string]*request.Params, maxRows int
 	return nil
 }
 
-// checkNode validates the filters and order of n and its embeds against
-// the snapshot: columns exist, embeds are tested only for presence, and
-// related orders name to-one embeds.
-func checkNode(n *Node, snap *snapshot.Snapshot, refresh Refresh) error {
-	cols := columnChecker{snap: snap, rel: n.Relation, node: n, aggregates: n.aggregateKeys(), refresh: refresh}
-	for _, f := range n.Filters {
-		if err := checkFilter(n, cols, f); err != nil {
-			return err
-		}
-	}
-	for _, t := range n.Logic {
-		if err := checkTree(n, cols, t); err != nil {
-			return err
-		}
-	}
-	for _, o := range n.Order {
-		if o.Relation == "" {
-			if err := cols.check(o.Field.Name); err != nil {
-				return err
-			}
-			continue
-		}
-		e := n.EmbedNamed(o.Relation)
-		if e == nil {
-			return apierr.NotEmbedded(o.Relation)
-		}
-		if !e.ToOne() {
-			return apierr.RelatedOrderNotToOne(n.Relation.Name, o.Relation)
-		}
-		// As in PostgREST, the term names one of the embed's outputs (an
-		// alias first), or else one of its relation's columns, which the
-		// embed then carries out for its parent to order by.
-		if len(o.Field.Path) == 0 && slices.Contains(e.OutputNames(), o.Field.Name) {
-			continue
-		}
-		embedCols := columnChecker{snap: snap, rel: e.Relation, node: &e.Node, aggregates: e.aggregateKeys(), refresh: refresh}
-		if err := embedCols.check(o.Field.Name); err != nil {
-			return err
-		}
-	}
-	for _, e := range n.Embeds {
-		if err := checkNode(&e.Node, snap, refresh); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// checkFilter checks a filter's column, or, when it names an embed, that
-// it only tests presence: `rel=is.null` or `rel=not.is.null`. A name that
-// is a column (or computed field) as well filters the column.
-func checkFilter(n *Node, cols columnChecker, f request.Filter) error {
-	if e := n.EmbedNamed(f.Field.Name); e != nil && len(f.Field.Path) == 0 && !cols.has(f.Field.Name) {
-		if f.Op != "is" || f.Value != "null" {
-			return apierr.UnacceptableEmbedFilter(e.Key)
-		}
-		return nil
-	}
-	return cols.check(f.Field.Name)
-}
-
 // PresenceTest returns the embed whose presence filter f tests, or nil
 // when f filters a column: it names an embed, with no path, and no column
 // or computed field of the node's relation (planning resolved those into
@@ -407,21 +384,6 @@ func (n *Node) PresenceTest(f request.Filter) *Embed {
 		return nil
 	}
 	return n.EmbedNamed(f.Field.Name)
-}
-
-func checkTree(n *Node, cols columnChecker, t request.LogicTree) error {
-	for _, c := range t.Conditions {
-		var err error
-		if c.Tree != nil {
-			err = checkTree(n, cols, *c.Tree)
-		} else {
-			err = checkFilter(n, cols, *c.Filter)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // capEmbeds applies db-max-rows to the to-many embeds under n.

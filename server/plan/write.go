@@ -81,22 +81,28 @@ func BuildWrite(req *request.Request, payload *request.Payload, snap *snapshot.S
 	if w.Return == "" {
 		w.Return = "minimal"
 	}
+	if w.Kind == Put && (w.Limit != nil || w.Offset > 0) {
+		return nil, apierr.PutWithLimit()
+	}
 	w.Read = &Read{Media: req.Media, Count: req.Prefer.Count}
 	if err := buildNode(&w.Read.Node, snap, rel, req.Select, opts.Refresh); err != nil {
 		return nil, err
 	}
 	// The order also orders the representation, as in PostgREST.
 	w.Read.Node.Order = req.Order
-	if err := checkAggregates(req.Select, opts); err != nil {
+	if err := applyEmbedParams(&w.Read.Node, req.Embedded, opts.MaxRows, opts.LegacyTargetNames); err != nil {
 		return nil, err
 	}
-	if err := applyEmbedParams(&w.Read.Node, req.Embedded, opts.MaxRows); err != nil {
+	if err := checkStructure(&w.Read.Node, snap, req.Select, opts); err != nil {
 		return nil, err
 	}
-	if err := checkNode(&w.Read.Node, snap, opts.Refresh); err != nil {
-		return nil, err
+	// As in PostgREST, PUT's filters are judged by their form before
+	// their columns are looked up.
+	if w.Kind == Put && !putFilters(req, rel) {
+		return nil, apierr.InvalidPutFilters()
 	}
-	if err := w.checkRows(snap, opts.Refresh); err != nil {
+	rows := &Node{Relation: w.Relation, Filters: w.Filters, Logic: w.Logic, Order: w.Order}
+	if err := w.checkRows(rows, snap); err != nil {
 		return nil, err
 	}
 	if payload != nil {
@@ -114,6 +120,15 @@ func BuildWrite(req *request.Request, payload *request.Payload, snap *snapshot.S
 		}
 		w.Parse = payloadParsers(snap, w.Columns)
 	}
+	// Columns last, as PostgreSQL would find them in PostgREST's
+	// statement.
+	if err := checkColumns(&w.Read.Node, snap, opts.Refresh); err != nil {
+		return nil, err
+	}
+	if err := checkColumns(rows, snap, opts.Refresh); err != nil {
+		return nil, err
+	}
+	w.Fields = rows.Fields
 	switch w.Kind {
 	case Insert:
 		// Without on_conflict the primary key is the conflict target; a
@@ -126,55 +141,62 @@ func BuildWrite(req *request.Request, payload *request.Payload, snap *snapshot.S
 			w.IgnoreDuplicates = req.Prefer.Resolution == "ignore-duplicates"
 		}
 	case Put:
-		if err := w.checkPut(req); err != nil {
+		if err := w.checkPut(); err != nil {
 			return nil, err
 		}
 	}
 	return w, nil
 }
 
-// checkRows checks the filters and order choosing the rows of a PATCH or
-// DELETE, and that a limit comes with an order.
-func (w *Write) checkRows(snap *snapshot.Snapshot, refresh Refresh) error {
-	n := &Node{Relation: w.Relation, Filters: w.Filters, Logic: w.Logic, Order: w.Order}
-	if err := checkNode(n, snap, refresh); err != nil {
+// checkRows checks what the filters and order choosing the rows of a
+// write (rows) ask of embeds, which it has none of, and that a limit comes
+// with an order.
+func (w *Write) checkRows(rows *Node, snap *snapshot.Snapshot) error {
+	if err := checkRelatedOrders(rows); err != nil {
 		return err
 	}
-	w.Fields = n.Fields
+	if err := checkEmbedFilters(rows, snap); err != nil {
+		return err
+	}
 	if (w.Kind == Update || w.Kind == Delete) && (w.Limit != nil || w.Offset > 0) && len(w.Order) == 0 {
 		return apierr.LimitWithoutOrder()
 	}
 	return nil
 }
 
-// checkPut enforces PUT's contract: the filters are exactly the primary
-// key's columns with eq, and the one row in the body carries the same key.
-func (w *Write) checkPut(req *request.Request) error {
-	if w.Limit != nil || w.Offset > 0 {
-		return apierr.PutWithLimit()
+// putFilters reports whether req's filters are those PUT takes: eq,
+// without a modifier, on every column of rel's primary key and on no
+// other column, and no logic tree.
+func putFilters(req *request.Request, rel *snapshot.Relation) bool {
+	pk := rel.PrimaryKey
+	if len(pk) == 0 || len(req.Logic) > 0 {
+		return false
 	}
-	pk := w.Relation.PrimaryKey
 	var filtered []string
 	for _, f := range req.Filters {
-		if f.Op != "eq" || f.Negate || len(f.Field.Path) > 0 {
-			return apierr.InvalidPutFilters()
+		if f.Op != "eq" || f.Negate || f.Quantifier != "" || len(f.Field.Path) > 0 {
+			return false
 		}
 		filtered = append(filtered, f.Field.Name)
 	}
+	// A key column filtered twice is still the key: PostgREST compares
+	// the sets of names.
 	slices.Sort(filtered)
-	if len(pk) == 0 || len(req.Logic) > 0 || !slices.Equal(filtered, slices.Sorted(slices.Values(pk))) {
-		return apierr.InvalidPutFilters()
-	}
-	var row map[string]json.RawMessage
-	if w.Payload.Rows != 1 || json.Unmarshal(w.Payload.First, &row) != nil {
-		return apierr.PutMismatch()
-	}
-	for _, f := range req.Filters {
-		if JSONText(row[f.Field.Name]) != f.Value {
+	return slices.Equal(slices.Compact(filtered), slices.Sorted(slices.Values(pk)))
+}
+
+// checkPut readies PUT's upsert. The rows it writes are those of the
+// body whose key matches the URL's filters, compared by PostgreSQL as the
+// key's type (query.Write); exactly one must, which the server checks
+// once they are written (SVC115). A body without every key column holds
+// none.
+func (w *Write) checkPut() error {
+	for _, name := range w.Relation.PrimaryKey {
+		if !slices.ContainsFunc(w.Columns, func(c *snapshot.Column) bool { return c.Name == name }) {
 			return apierr.PutMismatch()
 		}
 	}
-	w.Conflict = pk
+	w.Conflict = w.Relation.PrimaryKey
 	return nil
 }
 

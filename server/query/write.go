@@ -2,6 +2,7 @@ package query
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -142,13 +143,14 @@ func insert(b *builder, w *plan.Write) {
 		b.list(len(w.Columns), func(i int) { b.ident(w.Columns[i].Name) })
 		b.write(")")
 	}
-	if w.MissingDefault && !w.Payload.Positional {
+	switch {
+	case w.Kind == plan.Put:
+		putRows(b, w)
+	case w.MissingDefault:
 		insertRowsWithDefaults(b, w)
-	} else {
+	default:
 		// Keys a row lacks read as null; a single object lists only its
 		// own keys as columns, so the others take their defaults.
-		// Positional rows have every key, so missing=default changes
-		// nothing for them.
 		b.write(" select ")
 		b.list(len(w.Columns), func(i int) { payloadColumn(b, w, i, "_svc_p.") })
 		b.write(" from ")
@@ -176,12 +178,31 @@ func insert(b *builder, w *plan.Write) {
 	b.write(" where pg_catalog.set_config('", updatedSetting, "', (coalesce(", updatedRows, ", 0) + 1)::text, true) is not null")
 }
 
+// putRows selects PUT's rows: those of the body whose key the URL's
+// filters match, as PostgREST selects them. The filters apply to the
+// values as read for the columns (representations' casts applied), so
+// PostgreSQL compares the key as its type: ?id=eq.08 matches {"id":8}.
+// The column list is the payload's, which planning checked holds the key.
+func putRows(b *builder, w *plan.Write) {
+	b.write(" select * from (select ")
+	b.list(len(w.Columns), func(i int) {
+		payloadColumn(b, w, i, "_svc_p.")
+		b.write(" as ")
+		b.ident(w.Columns[i].Name)
+	})
+	b.write(" from ")
+	payloadRows(b, w)
+	b.write(") _svc_put")
+	n := &plan.Node{Relation: w.Relation, Fields: w.Fields, Filters: w.Filters}
+	where(b, &scope{node: n, rel: w.Relation, qual: "_svc_put"}, &conds{})
+}
+
 // insertRowsWithDefaults selects the rows for missing=default.
 func insertRowsWithDefaults(b *builder, w *plan.Write) {
 	b.write(" select ")
 	b.list(len(w.Columns), func(i int) { defaultedValue(b, w, i) })
 	b.write(" from ")
-	keyedRows(b, w, w.Payload.JSON, w.Payload.Array)
+	keyedRows(b, w, w.Payload.JSON, w.Payload.Array, true)
 }
 
 // payloadRows writes the FROM item _svc_p giving the payload's rows as
@@ -210,30 +231,80 @@ func payloadRows(b *builder, w *plan.Write) {
 }
 
 // keyedRows writes the FROM item _svc_p of the rows of rows (an array of
-// objects, or one object) for missing=default: each row's object (j)
-// beside the record it reads as (r, see payloadRecords), so a value can
-// tell a key the row lacks from an explicit null. r is taken whole from a
-// lateral FROM item so its columns stay known.
-func keyedRows(b *builder, w *plan.Write, rows []byte, array bool) {
-	b.write("(select _svc_e.j, _svc_r as r from ")
-	if array {
+// objects or of positional rows, or one object) for missing=default: each
+// row's object (j) beside the record it reads as (r, see
+// payloadRecords), so a value can tell a key the row lacks from an
+// explicit null. r is taken whole from a lateral FROM item so its columns
+// stay known.
+//
+// With drawn, an insert's, every default of the listed columns is
+// evaluated for every row (_svc_d<i>, the i-th column's), whether the row
+// has the key or not, as PostgREST's statement does: it builds each row's
+// defaults before reading the row, so a bulk insert draws as many values
+// from a sequence as PostgREST, and the keys clients see match. They are
+// evaluated in the order of the columns' names, as PostgREST's set of
+// columns orders them.
+func keyedRows(b *builder, w *plan.Write, rows []byte, array, drawn bool) {
+	defaults := drawnDefaults(w, drawn)
+	b.write("(select _svc_e.j, _svc_r as r")
+	for _, i := range defaults {
+		b.write(", _svc_d._svc_d", strconv.Itoa(i))
+	}
+	b.write(" from ")
+	switch {
+	case w.Payload.Positional:
+		// Each positional row becomes an object of the header's names.
+		b.write("(select pg_catalog.json_object(")
+		b.value(arrayLiteral(textNames(w.Payload.Header)))
+		b.write("::text[], array(select _svc_v from pg_catalog.json_array_elements_text(_svc_row.value)" +
+			" with ordinality _svc_x(_svc_v, _svc_n) order by _svc_n)) as j from pg_catalog.json_array_elements(")
+		b.value(rows)
+		b.write("::json) _svc_row) as _svc_e")
+	case array:
 		b.write("pg_catalog.json_array_elements(")
 		b.value(rows)
 		b.write("::json) as _svc_e(j)")
-	} else {
+	default:
 		b.write("(select ")
 		b.value(rows)
 		b.write("::json as j) as _svc_e")
 	}
 	b.write(" cross join lateral ")
 	payloadRecords(b, w, false, "_svc_r", func() { b.write("_svc_e.j") })
+	if len(defaults) > 0 {
+		// Referring to the row keeps the subquery evaluated for each row,
+		// and OFFSET 0 keeps it from being merged into the query, where
+		// a default would be evaluated only when its key is missing.
+		b.write(" cross join lateral (select ")
+		b.list(len(defaults), func(k int) {
+			i := defaults[k]
+			b.write(*w.Columns[i].Default, " as _svc_d", strconv.Itoa(i))
+		})
+		b.write(" where _svc_e.j is not null offset 0) _svc_d")
+	}
 	b.write(") _svc_p")
+}
+
+// drawnDefaults lists the indexes of the payload columns with a default,
+// in the order of their names; none unless drawn.
+func drawnDefaults(w *plan.Write, drawn bool) []int {
+	if !drawn {
+		return nil
+	}
+	var idx []int
+	for i, c := range w.Columns {
+		if c.Default != nil {
+			idx = append(idx, i)
+		}
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return strings.Compare(w.Columns[a].Name, w.Columns[b].Name) })
+	return idx
 }
 
 // defaultedValue writes the i-th payload column's value in a keyedRows
 // row: a key the row lacks takes the column default, an explicit null
 // stays null. The default expressions come from the snapshot, not from
-// the request.
+// the request; an insert's were evaluated for the row already (keyedRows).
 func defaultedValue(b *builder, w *plan.Write, i int) {
 	c := w.Columns[i]
 	if c.Default == nil {
@@ -244,6 +315,10 @@ func defaultedValue(b *builder, w *plan.Write, i int) {
 	b.arg(c.Name)
 	b.write(" then ")
 	payloadColumn(b, w, i, "(_svc_p.r).")
+	if w.Kind == plan.Insert {
+		b.write(" else _svc_p._svc_d", strconv.Itoa(i), " end")
+		return
+	}
 	b.write(" else ", *c.Default, " end")
 }
 
@@ -265,7 +340,7 @@ func update(b *builder, w *plan.Write) {
 	})
 	b.write(" from ")
 	if w.MissingDefault {
-		keyedRows(b, w, w.Payload.First, false) // PATCH takes one object
+		keyedRows(b, w, w.Payload.First, false, false) // PATCH takes one object
 	} else {
 		payloadRecords(b, w, false, "_svc_p", func() {
 			b.value(w.Payload.First)

@@ -122,6 +122,21 @@ func NegotiateRoot(accept string) (Media, error) {
 	return negotiate(accept, true)
 }
 
+// NegotiateRootSpec picks the media type of a db-root-spec function's
+// answer to GET /: the function is called as any other, so an Accept whose
+// first range the root takes is application/json gets application/json,
+// as PostgREST labels a function's JSON; any other range the root takes
+// gets the description's application/openapi+json, */* included (SPEC.md).
+func NegotiateRootSpec(accept string) (json bool, err error) {
+	ranges, refused := ParseAccept(accept)
+	for _, r := range ranges {
+		if _, ok := builtinFor(r, ranges, refused, true); ok {
+			return r.Type == "application/json", nil
+		}
+	}
+	return false, apierr.UnsupportedMediaType(accept)
+}
+
 func negotiate(accept string, root bool) (Media, error) {
 	ranges, refused := ParseAccept(accept)
 	for _, r := range ranges {

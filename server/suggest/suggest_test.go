@@ -1,6 +1,9 @@
 package suggest
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 func TestDistance(t *testing.T) {
 	for _, tc := range []struct {
@@ -53,6 +56,30 @@ func TestTypo(t *testing.T) {
 	} {
 		if got := Typo(tc.name, tc.cands); got != tc.want {
 			t.Errorf("Typo(%q, %q) = %q, want %q", tc.name, tc.cands, got, tc.want)
+		}
+	}
+}
+
+func TestColumns(t *testing.T) {
+	messages := []string{"id", "data", "message", "username", "channel_id"}
+	for _, tc := range []struct {
+		name string
+		cols []string
+		want []string
+	}{
+		{"sum", messages, nil},   // three edits from id, more than half of sum
+		{"users", messages, nil}, // three from username, more than half of users
+		{"mesage", messages, []string{"message"}},
+		{"nam", []string{"id", "name"}, []string{"name"}},
+		{"ab", []string{"ac", "bb"}, []string{"ac", "bb"}},                   // two at one edit: both
+		{"ab", []string{"ac", "bb", "ax"}, nil},                              // three: none
+		{"abcd", []string{"abxx", "abyy", "abzz", "abcx"}, []string{"abcx"}}, // a nearer one after too many
+		{"abcdefghij", []string{"abcdefwxyz"}, nil},                          // four edits: never
+		{"nöme", []string{"name"}, []string{"name"}},                         // one character, two bytes of name
+		{"", []string{"a"}, nil},
+	} {
+		if got := Columns(tc.name, tc.cols); !slices.Equal(got, tc.want) {
+			t.Errorf("Columns(%q, %q) = %q, want %q", tc.name, tc.cols, got, tc.want)
 		}
 	}
 }

@@ -213,12 +213,22 @@ create table test.measurements_2024 partition of test.measurements
   for values from ('2024-01-01') to ('2025-01-01');
 insert into test.measurements values
   (1, 1, '2024-01-10', 5), (2, 1, '2024-02-10', 7), (3, 2, '2024-03-01', 3);
+-- A table whose foreign key references the partitioned table, so that it
+-- embeds it as a parent.
+create table test.measurement_notes (
+  id integer primary key,
+  measurement_id integer not null,
+  at date not null,
+  note text,
+  constraint measurement_notes_measurement_fkey foreign key (measurement_id, at) references test.measurements (id, at)
+);
+insert into test.measurement_notes values (1, 2, '2024-02-10', 'checked');
 
 grant select on test.clients, test.projects, test.tasks, test.project_details,
   test.users, test.users_tasks, test.assignments, test.project_followers,
   test.addresses, test.orders, test.projects_v, test.projects_vv,
   test.client_notes, test.scribbles, test.employees, test.client_totals,
-  test.measurements, private.details, private.details_v to web_anon;
+  test.measurements, test.measurement_notes, private.details, private.details_v to web_anon;
 grant execute on function test.project_client(test.projects),
   test.client_open_projects(test.clients), test.manager(test.employees),
   test.reports(test.employees) to web_anon;
@@ -515,7 +525,15 @@ begin perform set_config('response.headers', '[{"X-Split":"a\r\nSet-Cookie: evil
 create function test.header_bad_name() returns int stable language plpgsql as $$
 begin perform set_config('response.headers', '[{"Bad Name":"x"}]', true); return 1; end $$;
 create function test.custom_error_spaced() returns int language plpgsql as $$
-begin raise sqlstate 'SVC00' using message = '{"code":"no \"such\" code","message":"m"}', detail = '{"status":418}'; end $$;
+begin raise sqlstate 'SVC00' using message = '{"code":"no \"such\" code","message":"m"}', detail = '{"status":418,"headers":{}}'; end $$;
+-- Custom errors whose detail is not what PostgREST reads (SVC121): not
+-- JSON, without the obligatory headers, and missing.
+create function test.custom_error_bad_detail() returns int language plpgsql as $$
+begin raise sqlstate 'SVC00' using message = '{"code":"123","message":"m"}', detail = 'INVALID'; end $$;
+create function test.custom_error_no_headers() returns int language plpgsql as $$
+begin raise sqlstate 'SVC00' using message = '{"code":"123","message":"m"}', detail = '{"status":402}'; end $$;
+create function test.custom_error_no_detail() returns int language plpgsql as $$
+begin raise sqlstate 'SVC00' using message = '{"code":"123","message":"m","details":"d"}'; end $$;
 create function test.custom_error_bad_header() returns int language plpgsql as $$
 begin
   raise sqlstate 'SVC00' using message = '{"code":"123","message":"m"}',

@@ -37,6 +37,38 @@ test('service errors carry the naming prefix', async () => {
   assert.equal(column.error.code, '42703')
 })
 
+test('one relation embedded twice under one name: the error PostgreSQL gives PostgREST', async () => {
+  const { data, error, status } = await js.from('todos').select('lists(id), lists(name)').limit(1).single()
+  assert.equal(data, null)
+  assert.equal(status, 400)
+  assert.deepEqual(error, {
+    code: '42712',
+    details: null,
+    hint: null,
+    message: 'table name "todos_lists_1" specified more than once',
+  })
+})
+
+test("an unknown column: PostgreSQL's error, suggesting a column only where PostgreSQL would", async () => {
+  // The hint then names the snapshot too, which may predate the column.
+  const snapshot = (column, relation) =>
+    new RegExp(`The schema snapshot in use \\(.*\\) does not have a column "${column}" of ${relation};`)
+
+  // sum is no column of todos, and none is near enough by PostgreSQL's rule
+  const sum = await js.from('lists').select('name, todos(sum)').limit(1).single()
+  assert.equal(sum.status, 400)
+  assert.equal(sum.error.code, '42703')
+  assert.equal(sum.error.message, 'column todos_1.sum does not exist')
+  assert.equal(sum.error.details, null)
+  assert.doesNotMatch(sum.error.hint, /Perhaps you meant/)
+  assert.match(sum.error.hint, snapshot('sum', 'todos'))
+
+  const typo = await js.from('todos').select('titel')
+  assert.equal(typo.error.message, 'column todos.titel does not exist')
+  assert.match(typo.error.hint, /^Perhaps you meant to reference the column "todos\.title"\. /)
+  assert.match(typo.error.hint, snapshot('titel', 'todos'))
+})
+
 test('throwOnError() rejects with the error', async () => {
   await assert.rejects(
     async () => await client.rpc('fail_plain').throwOnError(),

@@ -22,21 +22,23 @@ test('insert without select returns nothing', async () => {
 })
 
 test('bulk insert with column defaults for missing keys, as single()', async () => {
+  // As in PostgREST, every row draws its id's default, the one that gives
+  // its id too: after eggs (4) and mail (5), call draws 6 and plan gets 7.
   const bulk = await js
     .from('todos')
     .insert(
       [
-        { list_id: 2, slug: 'call', title: 'Call Ann', priority: 5 },
+        { id: 50, list_id: 2, slug: 'call', title: 'Call Ann', priority: 5 },
         { list_id: 2, slug: 'plan', title: 'Plan the week' },
       ],
       { defaultToNull: false, count: 'exact' },
     )
-    .select('slug, priority, tags')
+    .select('id, slug, priority, tags')
   assert.equal(bulk.error, null)
   assert.equal(bulk.count, 2)
   assert.deepEqual(bulk.data, [
-    { slug: 'call', priority: 5, tags: [] },
-    { slug: 'plan', priority: 3, tags: [] },
+    { id: 50, slug: 'call', priority: 5, tags: [] },
+    { id: 7, slug: 'plan', priority: 3, tags: [] },
   ])
 
   const one = await js.from('todos').insert({ list_id: 1, slug: 'tea', title: 'Make tea' }).select('slug').single()
