@@ -46,8 +46,9 @@ func (b *builder) relationPath31(r relation, responses map[string]*response3) *p
 	key := componentName(r.Name)
 	summary, description := summarize(r.Description)
 	rowsKey := key + ".rows"
+	content := b.rowContent(key, r.QualifiedName)
 	responses[rowsKey] = &response3{Description: "Rows of " + r.Name + ".",
-		Headers: map[string]*header3{"Content-Range": contentRange}, Content: b.rowContent(key, r.QualifiedName)}
+		Headers: map[string]*header3{"Content-Range": contentRange}, Content: content}
 	rows := &response3{Ref: ref3("responses", rowsKey)}
 	op := func(method, what string, params []*parameter3, ok map[string]*response3) *operation3 {
 		s := summary
@@ -76,7 +77,7 @@ func (b *builder) relationPath31(r relation, responses map[string]*response3) *p
 			Headers: map[string]*header3{
 				"Location":      {Description: "The created row, as a filter on its primary key.", Schema: &jsonSchema{Type: "string"}},
 				"Content-Range": contentRange,
-			}, Content: rows.content(responses)}
+			}, Content: content}
 		item.Post = op("post", "Insert rows into", refs("select", "columns", "on_conflict", "preferInsert"),
 			map[string]*response3{"201": created, "200": rows, "204": noContent})
 		item.Post.RequestBody = b.rowBody(r.Relation, key, true)
@@ -97,11 +98,6 @@ func (b *builder) relationPath31(r relation, responses map[string]*response3) *p
 			map[string]*response3{"200": rows, "204": noContent})
 	}
 	return item
-}
-
-// content is the content of the component response r refers to.
-func (r *response3) content(responses map[string]*response3) map[string]*mediaType {
-	return responses[strings.TrimPrefix(r.Ref, ref3("responses", ""))].Content
 }
 
 // rowBody describes the body of an insert (one row or several, in JSON,

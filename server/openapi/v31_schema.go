@@ -22,11 +22,6 @@ var standardFormats = map[string]string{
 // them would add nothing.
 var plainTypes = map[string]bool{"boolean": true, "text": true}
 
-// jsonType is the JSON Schema type of a PostgreSQL type (modifiers
-// removed) as SVC's JSON output carries it: "" for json and jsonb, which
-// hold any value.
-func jsonType(t string) string { return swaggerType(t) }
-
 // valueSchema describes a value whose declared type is declared and whose
 // underlying type (a domain's base type) is base: arrays by their
 // elements, a domain under its own name as format.
@@ -36,7 +31,8 @@ func valueSchema(declared, base string) *jsonSchema {
 	}
 	base, declared = nominal(base), nominal(declared)
 	s := &jsonSchema{}
-	switch t := jsonType(base); t {
+	// JSON Schema has the types Swagger 2.0 has; "" (json, jsonb) is any value.
+	switch t := swaggerType(base); t {
 	case "":
 		return s
 	case "array":
