@@ -48,7 +48,7 @@ type Server struct {
 		read  route[*plan.Read]
 		write route[*plan.Write]
 		call  route[*plan.Call]
-		root  route[struct{}]
+		root  route[string]
 	}
 	// limits are the request-max-* keys, which the pipeline checks once a
 	// request is parsed.
@@ -98,8 +98,9 @@ func New(cfg *config.Config, pool *pgxpool.Pool, snapshots *reload.Snapshots, jw
 	s.routes.read = route[*plan.Read]{kind: request.KindRelation, shapes: s.readShapes, plan: s.planRead, build: s.buildRead}
 	s.routes.write = route[*plan.Write]{kind: request.KindRelation, plan: s.planWrite, build: s.buildWrite}
 	s.routes.call = route[*plan.Call]{kind: request.KindFunction, shapes: s.callShapes, plan: s.planCall, build: s.buildCall}
-	s.routes.root = route[struct{}]{kind: request.KindRoot, precheck: s.checkRoot, plan: s.planRoot, build: s.buildRoot}
+	s.routes.root = route[string]{kind: request.KindRoot, precheck: s.checkRoot, plan: s.planRoot, build: s.buildRoot}
 	r := mux.NewRouter()
+	s.routeReferencePage(r)
 	// The router tries routes in order, a regular expression each, and no
 	// path matches two of these, so the most requested comes first.
 	r.Handle("/{relation}", withVars(s.handleRelation))
