@@ -56,11 +56,17 @@ func requireValidator(t *testing.T) string {
 // fetchRoot gets the root document, failing unless it is one.
 func fetchRoot(t *testing.T, baseURL, auth, profile string) []byte {
 	t.Helper()
+	return fetchRootAs(t, baseURL, "application/openapi+json", auth, profile)
+}
+
+// fetchRootAs gets the root document asking for it as accept.
+func fetchRootAs(t *testing.T, baseURL, accept, auth, profile string) []byte {
+	t.Helper()
 	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, baseURL+"/", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Header.Set("Accept", "application/openapi+json")
+	req.Header.Set("Accept", accept)
 	if auth != "" {
 		req.Header.Set("Authorization", auth)
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"net"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -30,20 +31,20 @@ func BenchmarkServeRootLarge(b *testing.B) {
 	}{{"kept", config.Default().OpenAPICacheMaxBytes}, {"built", 0}} {
 		url := largeSchemaServer(b, bc.maxBytes)
 		b.Run(bc.name, func(b *testing.B) {
-			benchServeRoot(b, url)
+			benchServeRoot(b, url, "application/openapi+json")
 		})
 	}
 }
 
-// benchServeRoot sends GET / one after another on one connection,
-// reporting the document's size.
-func benchServeRoot(b *testing.B, url string) {
+// benchServeRoot sends GET / asking for accept, one after another on one
+// connection, reporting the document's size.
+func benchServeRoot(b *testing.B, url, accept string) {
 	c, err := net.Dial("tcp", strings.TrimPrefix(url, "http://"))
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer c.Close()
-	req := []byte("GET / HTTP/1.1\r\nHost: bench\r\nUser-Agent: bench\r\nAccept: application/openapi+json\r\n\r\n")
+	req := []byte("GET / HTTP/1.1\r\nHost: bench\r\nUser-Agent: bench\r\nAccept: " + accept + "\r\n\r\n")
 	br := bufio.NewReaderSize(c, 64<<10)
 	// One request before the loop: "kept" measures the document kept,
 	// not the one build that keeps it.
@@ -78,13 +79,21 @@ func largeSchemaServer(b *testing.B, openapiCacheMaxBytes int) string {
 	b.Helper()
 	ctx := context.Background()
 	if largeSchemaURI == "" {
-		uri, err := loadLargeSchema(ctx)
+		uri, err := loadSyntheticSchema(ctx, "root_large", 2000, 500, 500)
 		if err != nil {
 			b.Fatal(err)
 		}
 		largeSchemaURI = uri
 	}
-	u, _ := url.Parse(largeSchemaURI)
+	return syntheticSchemaServer(b, largeSchemaURI, openapiCacheMaxBytes)
+}
+
+// syntheticSchemaServer starts a server of schema synth in the database
+// at uri, keeping up to openapiCacheMaxBytes of root documents.
+func syntheticSchemaServer(b *testing.B, uri string, openapiCacheMaxBytes int) string {
+	b.Helper()
+	ctx := context.Background()
+	u, _ := url.Parse(uri)
 	u.User = url.User("authenticator")
 	cfg := config.Default()
 	cfg.DBURI = u.String()
@@ -99,10 +108,11 @@ func largeSchemaServer(b *testing.B, openapiCacheMaxBytes int) string {
 	return srv.URL
 }
 
-// loadLargeSchema creates database root_large beside the fixture's and
-// loads the synthetic schema and its grants into it, in batches: one
-// transaction would need a lock per created object.
-func loadLargeSchema(ctx context.Context) (string, error) {
+// loadSyntheticSchema creates database name beside the fixture's and
+// loads SyntheticSchemaSQL(tables, views, functions) and its grants into
+// it, in batches: one transaction would need a lock per created object.
+// web_anon reads every relation and writes the even-numbered tables.
+func loadSyntheticSchema(ctx context.Context, name string, tables, views, functions int) (string, error) {
 	u, err := url.Parse(fixture.superURI)
 	if err != nil {
 		return "", err
@@ -112,19 +122,19 @@ func loadLargeSchema(ctx context.Context) (string, error) {
 		return "", err
 	}
 	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, "drop database if exists root_large with (force)"); err != nil {
+	if _, err := conn.Exec(ctx, "drop database if exists "+name+" with (force)"); err != nil {
 		return "", err
 	}
-	if _, err := conn.Exec(ctx, "create database root_large"); err != nil {
+	if _, err := conn.Exec(ctx, "create database "+name); err != nil {
 		return "", err
 	}
-	u.Path = "/root_large"
+	u.Path = "/" + name
 	db, err := pgx.Connect(ctx, u.String())
 	if err != nil {
 		return "", err
 	}
 	defer db.Close(ctx)
-	stmts := strings.SplitAfter(catalog.SyntheticSchemaSQL(2000, 500, 500), ";\n")
+	stmts := strings.SplitAfter(catalog.SyntheticSchemaSQL(tables, views, functions), ";\n")
 	for len(stmts) > 0 {
 		n := min(len(stmts), 500)
 		if _, err := db.PgConn().Exec(ctx, strings.Join(stmts[:n], "")).ReadAll(); err != nil {
@@ -135,7 +145,7 @@ func loadLargeSchema(ctx context.Context) (string, error) {
 	grants := `grant usage on schema synth to web_anon;
 grant select on all tables in schema synth to web_anon;
 do $$ begin
-  for i in 0..1999 by 2 loop
+  for i in 0..` + strconv.Itoa(tables-1) + ` by 2 loop
     execute format('grant insert, update, delete on synth.t%s to web_anon', i);
   end loop;
 end $$;`

@@ -55,6 +55,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			inspectCommand(),
 			diffCommand(),
 			publishCommand(),
+			openAPICommand(),
 		},
 	}
 	err := app.Run(flagsFirst(app.Commands, args))

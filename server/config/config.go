@@ -85,6 +85,8 @@ type Config struct {
 	OpenAPISecurityActive      bool              // openapi-security-active
 	OpenAPIServerProxyURI      string            // openapi-server-proxy-uri; "" uses server-host and server-port
 	OpenAPICacheMaxBytes       int               // openapi-cache-max-bytes (SVC's addition); 0 disables the cache
+	OpenAPIVersion             string            // openapi-version (SVC's addition): "2.0" or "3.1", the root's default
+	OpenAPIUIPath              string            // openapi-ui-path (SVC's addition): "" serves no reference page
 	DBRootSpec                 string            // db-root-spec; "" serves the built-in OpenAPI document
 	URLUseLegacyTargetNames    bool              // url-use-legacy-target-names
 	Snapshot                   string            // snapshot: a file, "db" or "db:<schema>"; "" introspects the live database

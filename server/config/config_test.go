@@ -71,6 +71,7 @@ func TestDefault(t *testing.T) {
 		AdminServerPort:            -1,
 		OpenAPIMode:                "follow-privileges",
 		OpenAPICacheMaxBytes:       32 << 20,
+		OpenAPIVersion:             "2.0",
 		URLUseLegacyTargetNames:    true,
 		Snapshot:                   "",
 		CompatNames:                "svc",
@@ -273,6 +274,8 @@ openapi-mode = "IGNORE-privileges"
 openapi-security-active = true
 openapi-server-proxy-uri = "https://api.example:8443/v1"
 openapi-cache-max-bytes = 4096
+openapi-version = "3.1"
+openapi-ui-path = "/docs/"
 db-root-spec = "root"
 url-use-legacy-target-names = false
 snapshot = "api.msgpack"
@@ -304,6 +307,7 @@ app.settings.Other = 1
 		LogFormat: "json", LogQuery: "main-query", ServerTimingEnabled: true, ServerTraceHeader: "X-Request-Id",
 		AdminServerPort: 3001, AdminServerHost: "127.0.0.1",
 		OpenAPIMode: "ignore-privileges", OpenAPISecurityActive: true, OpenAPIServerProxyURI: "https://api.example:8443/v1", OpenAPICacheMaxBytes: 4096, DBRootSpec: "root",
+		OpenAPIVersion: "3.1", OpenAPIUIPath: "/docs",
 		CompatNames: "postgrest", AppSettings: map[string]string{"jwt_secret": `s3cr"et`, "Other": "1"},
 	}
 	if !reflect.DeepEqual(got, want) {

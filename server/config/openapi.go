@@ -14,6 +14,29 @@ const (
 	OpenAPIDisabled         = "disabled"
 )
 
+// OpenAPIVersions are the values of openapi-version, the default first.
+var OpenAPIVersions = []string{"2.0", "3.1"}
+
+// uiPath accepts "" (no reference page) or an absolute path below the
+// root, without query or fragment; a trailing slash is dropped, as the
+// page is served at the path and below it.
+func uiPath(field func(*Config) *string) setter {
+	return func(c *Config, v string) error {
+		v = strings.TrimSpace(v)
+		if v == "" {
+			*field(c) = ""
+			return nil
+		}
+		// "/" itself is the API's root, which the page cannot take.
+		v = strings.TrimRight(v, "/")
+		if !strings.HasPrefix(v, "/") || strings.ContainsAny(v, "?#%{}\\ ") || strings.Contains(v, "//") {
+			return expected("an absolute path below the root, such as /docs, or empty")
+		}
+		*field(c) = v
+		return nil
+	}
+}
+
 // parseProxyURI reads openapi-server-proxy-uri: an http or https URI with a
 // host; the port defaults to the scheme's and the path to "/". User,
 // query and fragment are ignored, as in PostgREST.

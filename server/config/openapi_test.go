@@ -31,11 +31,18 @@ func TestOpenAPIServer(t *testing.T) {
 
 func TestOpenAPIValuesRefused(t *testing.T) {
 	t.Parallel()
-	for key, value := range map[string]string{
-		"openapi-server-proxy-uri": "ftp://files.example",
-		"openapi-mode":             "secret",
-		"openapi-security-active":  "maybe",
+	for _, c := range [][2]string{
+		{"openapi-server-proxy-uri", "ftp://files.example"},
+		{"openapi-mode", "secret"},
+		{"openapi-security-active", "maybe"},
+		{"openapi-version", "3.0"},
+		{"openapi-ui-path", "/"},
+		{"openapi-ui-path", "docs"},
+		{"openapi-ui-path", "/docs?x=1"},
+		{"openapi-ui-path", "//docs"},
+		{"openapi-ui-path", "/{relation}"},
 	} {
+		key, value := c[0], c[1]
 		_, _, err := Load(Sources{Flags: map[string]string{key: value}})
 		if err == nil || !strings.Contains(err.Error(), key) {
 			t.Errorf("%s = %q: error %v, want one naming the key", key, value, err)
@@ -44,6 +51,18 @@ func TestOpenAPIValuesRefused(t *testing.T) {
 	for _, bad := range []string{"example.com", "https://", "https://h:99999/", "mailto:x@example.com"} {
 		if _, _, _, _, ok := parseProxyURI(bad); ok {
 			t.Errorf("parseProxyURI(%q) accepted", bad)
+		}
+	}
+}
+
+// TestOpenAPIUIPath: the reference page's path is kept without a trailing
+// slash, so the page answers at it and below it alike.
+func TestOpenAPIUIPath(t *testing.T) {
+	t.Parallel()
+	for value, want := range map[string]string{"": "", "/docs/": "/docs", " /api/reference ": "/api/reference"} {
+		cfg, _, err := Load(Sources{Flags: map[string]string{"openapi-ui-path": value, "openapi-version": "3.1"}})
+		if err != nil || cfg.OpenAPIUIPath != want || cfg.OpenAPIVersion != "3.1" {
+			t.Errorf("openapi-ui-path %q: %q, %v; want %q", value, cfg.OpenAPIUIPath, err, want)
 		}
 	}
 }

@@ -28,6 +28,12 @@ type Options struct {
 	// Vendor is the vendor of SVC's media types ("svc" for
 	// application/vnd.svc.object+json).
 	Vendor string
+	// Format is the version of the description: Swagger2 (also when
+	// empty) or OpenAPI31.
+	Format string
+	// Anonymous says a request without a token is served (db-anon-role
+	// is set), so the 3.1 document makes its bearer token optional.
+	Anonymous bool
 }
 
 // Build returns the document for opts over snap as JSON.
@@ -36,6 +42,9 @@ func Build(snap *snapshot.Snapshot, opts Options) ([]byte, error) {
 	if opts.FollowPrivileges {
 		a := snap.AccessOf(opts.Role)
 		b.access = &a
+	}
+	if opts.Format == OpenAPI31 {
+		return json.Marshal(b.document31())
 	}
 	return json.Marshal(b.document())
 }

@@ -45,7 +45,16 @@ type Media struct {
 	// Binary marks a MediaHandler body that PostgreSQL sends hex-encoded,
 	// for the server to decode: the bytes of a value that is not text.
 	Binary bool
+	// OpenAPI is the version of the root description the Accept header's
+	// version parameter asks for ("2.0" or "3.1"); empty leaves it to the
+	// configuration (openapi-version).
+	OpenAPI string
 }
+
+// openAPIVersions maps the version parameters of application/openapi+json
+// SVC serves to the description's version; another version is refused
+// (SVC107), as a document of another version is not what was asked.
+var openAPIVersions = map[string]string{"2.0": "2.0", "2": "2.0", "3.1": "3.1", "3.1.0": "3.1"}
 
 // charsetTypes are the textual media types answered with a charset.
 var charsetTypes = map[string]bool{
@@ -158,8 +167,16 @@ func mediaFor(r MediaRange, root bool) (Media, bool) {
 	vendor := "application/vnd." + apierr.Names.Vendor
 	if root {
 		switch r.Type {
-		case "*/*", "application/*", "application/openapi+json", "application/json":
+		case "*/*", "application/*", "application/json":
 			return Media{Kind: MediaOpenAPI}, true
+		case "application/openapi+json":
+			v, asked := r.Params["version"]
+			if !asked {
+				return Media{Kind: MediaOpenAPI}, true
+			}
+			if v = openAPIVersions[v]; v != "" {
+				return Media{Kind: MediaOpenAPI, OpenAPI: v}, true
+			}
 		}
 		return Media{}, false
 	}

@@ -86,7 +86,19 @@ func TestNegotiateRelation(t *testing.T) {
 	if m, err := NegotiateRoot("*/*"); err != nil || m.Kind != MediaOpenAPI {
 		t.Errorf("NegotiateRoot(*/*) = %+v, %v", m, err)
 	}
-	for _, bad := range []string{"text/csv", "application/openapi+json;q=0, */*", "*/*;q=0.0000"} {
+	for accept, version := range map[string]string{
+		"application/openapi+json":                    "",
+		"application/openapi+json;version=3.1":        "3.1",
+		"application/openapi+json; version=\"3.1.0\"": "3.1",
+		"application/openapi+json;version=2.0":        "2.0",
+		"application/openapi+json;version=3.0, */*":   "",
+	} {
+		if m, err := NegotiateRoot(accept); err != nil || m.Kind != MediaOpenAPI || m.OpenAPI != version {
+			t.Errorf("NegotiateRoot(%s) = %+v, %v; want version %q", accept, m, err, version)
+		}
+	}
+	for _, bad := range []string{"text/csv", "application/openapi+json;q=0, */*", "*/*;q=0.0000",
+		"application/openapi+json;version=3.0"} {
 		if _, err := NegotiateRoot(bad); err == nil {
 			t.Errorf("NegotiateRoot(%s) accepted", bad)
 		}

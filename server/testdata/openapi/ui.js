@@ -1,0 +1,84 @@
+// Drives SVC's API reference page in headless Chromium, as a reader
+// would: loads it, reads the operations it lists, opens GET /books,
+// presses "Try it out", fills a filter, presses "Execute" and reads the
+// answer the page shows. Prints one JSON line with what it saw, the
+// requests the page made and the Content-Security-Policy violations the
+// browser reported; server/openapi_ui_test.go judges them.
+//
+//   node ui.js CHROMIUM PAGE_URL
+"use strict";
+
+const puppeteer = require("puppeteer-core");
+
+async function main(chromium, url) {
+  const browser = await puppeteer.launch({
+    executablePath: chromium,
+    headless: true,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run"],
+  });
+  const seen = { requests: [], violations: [], failed: [] };
+  try {
+    // Every page's requests, failures and policy violations are noted.
+    const watched = async () => {
+      const p = await browser.newPage();
+      p.on("request", (r) => seen.requests.push(r.url()));
+      p.on("requestfailed", (r) => seen.failed.push(r.url()));
+      p.on("console", (m) => {
+        if (/Content Security Policy|Refused to/i.test(m.text())) {
+          seen.violations.push(m.text());
+        }
+      });
+      return p;
+    };
+    const page = await watched();
+    const response = await page.goto(url, { waitUntil: "networkidle0" });
+    seen.csp = response.headers()["content-security-policy"] || "";
+    await page.waitForSelector(".opblock-tag", { timeout: 30000 });
+    seen.title = await page.$eval(".info .title", (e) => e.textContent);
+    // The page renders only the tags in view: scroll down through all of
+    // them, as a reader would, noting each.
+    const tags = new Set();
+    for (let i = 0; i < 1000; i++) {
+      for (const t of await page.$$eval(".opblock-tag", (els) => els.map((e) => e.getAttribute("data-tag")))) {
+        tags.add(t);
+      }
+      const moved = await page.evaluate(() => {
+        const before = window.scrollY;
+        window.scrollBy(0, window.innerHeight);
+        return window.scrollY !== before;
+      });
+      if (!moved) {
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    seen.tags = [...tags];
+
+    // A link to an operation opens it: #/<tag>/<operationId>. Swagger UI
+    // names the operation's block after both, escaping the dot.
+    const opened = await watched();
+    await opened.goto(url + "#/books/get.books", { waitUntil: "networkidle0" });
+    const op = '[id^="operations-books-get"]';
+    await opened.waitForSelector(`${op} .opblock-summary`, { timeout: 30000 });
+    if (!(await opened.$(`${op} .try-out__btn`))) {
+      await opened.click(`${op} .opblock-summary`);
+    }
+    await opened.waitForSelector(`${op} .try-out__btn`);
+    await opened.click(`${op} .try-out__btn`);
+    const filter = `${op} tr[data-param-name="year"][data-param-in="query"] input`;
+    await opened.waitForSelector(filter);
+    await opened.type(filter, "lt.1970");
+    await opened.click(`${op} .execute`);
+    await opened.waitForSelector(`${op} .live-responses-table tr.response .response-col_status`, { timeout: 30000 });
+    seen.status = await opened.$eval(`${op} .live-responses-table tr.response .response-col_status`, (e) => e.textContent.trim());
+    seen.body = await opened.$eval(`${op} .live-responses-table .response-col_description pre`, (e) => e.textContent);
+  } finally {
+    await browser.close();
+  }
+  console.log(JSON.stringify(seen));
+}
+
+main(process.argv[2], process.argv[3]).catch((err) => {
+  console.error(err && err.stack ? err.stack : String(err));
+  process.exit(1);
+});
