@@ -23,7 +23,8 @@
 # still match the SQL SVC sends), EQUAL (1: pgbench in prepared mode at 32
 # connections too, for latency at SVC's concurrency), PAIRS (3: rounds per
 # workload of SVC at 32 connections and pgbench at 10, and pREST at 32
-# where PREST runs it, back to back, for the ratio's median; 0: none), PAIR_SECONDS (10: each run of a round), RATE
+# where PREST runs it, back to back, for the ratio's median; 0: none),
+# PAIR_SECONDS (10: each run of a round), RATE
 # (req/s; empty: as fast as wrk can: each wrk connection waits
 # CONNS/RATE between an answer and its next request, see pace.lua, so SVC's
 # CPU per request is read at one throughput rather than at whatever
@@ -280,10 +281,11 @@ wrk_on_other() {
 rss_kb() { awk '/^VmRSS/ {print $2}' "/proc/$1/status"; }
 
 # cpu_ticks [PID]: a line of CPU times so far, in clock ticks, for
-# cpu_split: the server's (PID's, by default svc-serve's); this script's exited children's (the load generator, once waited
-# for); the whole machine's busy time (user, nice, system, irq, softirq; not
-# steal, which the hypervisor took); the postmaster's own plus its reaped
-# children's; then pid:ticks for each of its live children (the backends).
+# cpu_split: the server's (PID's, by default svc-serve's); this script's
+# exited children's (the load generator, once waited for); the whole
+# machine's busy time (user, nice, system, irq, softirq; not steal, which
+# the hypervisor took); the postmaster's own plus its reaped children's;
+# then pid:ticks for each of its live children (the backends).
 # /proc/PID/stat fields 14-17 are utime, stime, cutime and cstime; field 4
 # is the parent.
 cpu_ticks() {
