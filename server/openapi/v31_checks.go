@@ -5,6 +5,7 @@ import (
 	"math/big"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // valueKind is what a domain's base type is for reading its checks: the
@@ -62,9 +63,33 @@ type checkReader struct {
 	// base is the base type's name, to which VALUE may be cast as it is
 	// when the domain stands on another domain.
 	base string
+	// modifier is the base type's scale (numeric(8,2): 2) or length
+	// (character varying(6): 6); -1 for none. PostgreSQL applies it before
+	// the checks: it rounds a numeric to its scale, and cuts the spaces
+	// past a character varying's length.
+	modifier int
 	// exactText says string equality and patterns mean what they say: the
 	// domain's collation is deterministic.
 	exactText bool
+}
+
+// newCheckReader reads the checks of a domain over base (as format_type
+// prints it, modifiers included).
+func newCheckReader(base string, nondeterministic bool) checkReader {
+	c := checkReader{kind: kindOf(nominal(base)), base: nominal(base), modifier: -1, exactText: !nondeterministic}
+	if mods := typeModifiers.FindString(base); mods != "" {
+		last := mods[strings.LastIndexAny(mods, "(,")+1 : len(mods)-1]
+		n, err := strconv.Atoi(strings.TrimSpace(last))
+		switch {
+		case err != nil:
+			c.kind = kindOther
+		case c.kind == kindNumeric && strings.Contains(mods, ","), c.kind == kindText:
+			c.modifier = n
+		case c.kind == kindNumeric:
+			c.modifier = 0 // numeric(p) is numeric(p,0)
+		}
+	}
+	return c
 }
 
 // read returns the keywords the check expr implies, and whether they say
@@ -155,7 +180,9 @@ func (c checkReader) compare(op string, k *checkNode, kw *keywords) bool {
 	if c.kind == kindText {
 		s, ok := c.text(k)
 		switch {
-		case !ok || !c.exactText:
+		case !ok || !c.exactText || c.modifier >= 0:
+			// "S  " is "S" in a character varying(1): a value a pattern
+			// or a list refuses may pass.
 			return false
 		case op == "=":
 			kw.narrowEnum([]any{s})
@@ -182,6 +209,9 @@ func (c checkReader) compare(op string, k *checkNode, kw *keywords) bool {
 			return false
 		}
 	}
+	if c.kind == kindNumeric && c.modifier >= 0 {
+		return c.rounded(op, b, kw)
+	}
 	switch op {
 	case ">":
 		kw.exMin = higher(kw.exMin, b)
@@ -193,6 +223,42 @@ func (c checkReader) compare(op string, k *checkNode, kw *keywords) bool {
 		kw.max = lower(kw.max, b)
 	case "=":
 		kw.narrowEnum([]any{json.Number(b.text)})
+	default:
+		return false
+	}
+	return true
+}
+
+// rounded reads VALUE op b for a numeric of a given scale, which
+// PostgreSQL rounds to the scale (halves away from zero) before the check:
+// with scale 2, -0.004 is 0.00 and passes VALUE >= 0. A bound on the
+// scale's grid moves by half a step to the least value that can round
+// onto or past it, inclusive, so nothing that rounds into range is
+// refused; equality has no such bound.
+func (c checkReader) rounded(op string, b *bound, kw *keywords) bool {
+	step := new(big.Rat).SetFrac(big.NewInt(1), new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(c.modifier)), nil))
+	if !new(big.Rat).Quo(b.v, step).IsInt() {
+		return false
+	}
+	half := new(big.Rat).Quo(step, big.NewRat(2, 1))
+	moved := func(sign int) *bound {
+		v := new(big.Rat).Set(b.v)
+		if sign < 0 {
+			v.Sub(v, half)
+		} else {
+			v.Add(v, half)
+		}
+		return &bound{v: v, text: strings.TrimRight(strings.TrimRight(v.FloatString(c.modifier+1), "0"), ".")}
+	}
+	switch op {
+	case ">": // rounds to at least b + step
+		kw.min = higher(kw.min, moved(+1))
+	case ">=":
+		kw.min = higher(kw.min, moved(-1))
+	case "<":
+		kw.max = lower(kw.max, moved(-1))
+	case "<=":
+		kw.max = lower(kw.max, moved(+1))
 	default:
 		return false
 	}
@@ -227,15 +293,26 @@ func (c checkReader) length(op string, k *checkNode, kw *keywords) bool {
 		if n == 0 {
 			return false // nothing but null passes: left to the database
 		}
-		atMost(n - 1)
+		return c.atMost(n-1, atMost)
 	case "<=":
-		atMost(n)
+		return c.atMost(n, atMost)
 	case "=":
 		atLeast(n)
-		atMost(n)
+		return c.atMost(n, atMost)
 	default:
 		return false
 	}
+	return true
+}
+
+// atMost states a maximum length n, unless the base is a character
+// varying of length n or less: longer values whose excess is spaces are
+// cut to that length before the check, and pass.
+func (c checkReader) atMost(n int, state func(int)) bool {
+	if c.modifier >= 0 && n >= c.modifier {
+		return false
+	}
+	state(n)
 	return true
 }
 
@@ -249,6 +326,9 @@ func (c checkReader) members(arr *checkNode, kw *keywords) bool {
 		if c.kind != kindText || t != "text[]" {
 			return false
 		}
+	}
+	if c.modifier >= 0 {
+		return false // a rounded numeric, a character varying cut to length: see compare
 	}
 	var values []any
 	for _, e := range arr.args {

@@ -56,13 +56,16 @@ func (b *builder) domainRef(d *snapshot.Domain) *jsonSchema {
 // standard field every reader shows, rather than in an x- extension.
 func (b *builder) domainSchema(d *snapshot.Domain) *jsonSchema {
 	base := b.finalBase(d)
+	if b.represented(d) {
+		return b.representedSchema(d)
+	}
 	var s *jsonSchema
 	if under := b.snap.Domain(d.BaseType); under != nil {
 		s = &jsonSchema{AllOf: []*jsonSchema{b.domainRef(under)}}
 	} else {
 		s = valueSchema(d.Type, base)
 	}
-	reader := checkReader{kind: kindOf(nominal(base)), base: nominal(base), exactText: !d.Nondeterministic}
+	reader := newCheckReader(base, d.Nondeterministic)
 	var kw keywords
 	var unsaid []string
 	for _, c := range d.Checks {
@@ -83,6 +86,34 @@ func (b *builder) domainSchema(d *snapshot.Domain) *jsonSchema {
 	}
 	s.Description = strings.TrimSpace(strings.Join(notes, "\n\n"))
 	return s
+}
+
+// represented reports whether d, or a domain under it, has a domain
+// representation: casts that make its JSON form whatever a function of
+// the schema returns ("#ff0000" for an integer), which its base type and
+// checks say nothing of.
+func (b *builder) represented(d *snapshot.Domain) bool {
+	for i := 0; d != nil && i < 64; i++ {
+		if b.snap.Representation(d.Type, "json") != nil || b.snap.Representation("json", d.Type) != nil {
+			return true
+		}
+		d = b.snap.Domain(d.BaseType)
+	}
+	return false
+}
+
+// representedSchema is the component of a represented domain: any JSON
+// value, its checks quoted, as they apply to the stored value.
+func (b *builder) representedSchema(d *snapshot.Domain) *jsonSchema {
+	notes := []string{d.Description, "Read and written in the form the casts of " + d.Type + " to and from json give it."}
+	var checks []string
+	for _, c := range d.Checks {
+		checks = append(checks, "CHECK ("+c.Expr+")")
+	}
+	if len(checks) > 0 {
+		notes = append(notes, "Stored values must pass: "+strings.Join(checks, "; ")+".")
+	}
+	return &jsonSchema{Description: strings.TrimSpace(strings.Join(notes, "\n\n"))}
 }
 
 // finalBase is the type under d and every domain below it.

@@ -31,6 +31,7 @@ func domainsFixture(t *testing.T) *snapshot.Snapshot {
 		{Name: "small", Type: "api.small", BaseType: "integer", Nullable: true, Default: ptr("1")},
 		{Name: "word", Type: "api.lower_text", BaseType: "text"},
 		{Name: "ns", Type: "hidden.posint[]", BaseType: "integer[]", Nullable: true},
+		{Name: "color", Type: "api.color", BaseType: "integer", Nullable: true},
 	}
 	view := table("row_view", grant("PUBLIC", "SELECT"))
 	view.Kind = snapshot.KindView
@@ -45,7 +46,9 @@ func domainsFixture(t *testing.T) *snapshot.Snapshot {
 			dom("api", "code", "text", true, "(VALUE ~ '^[A-Z]+$'::text)"),
 			dom("api", "small", "hidden.posint", false, "((VALUE)::integer <= 9)"),
 			lower,
+			dom("api", "color", "integer", false, "((VALUE >= 0) AND (VALUE <= 16777215))"),
 		},
+		Casts: []snapshot.Cast{{Source: "api.color", Target: "json", Function: name("color_json")}},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -57,7 +60,9 @@ func domainsFixture(t *testing.T) *snapshot.Snapshot {
 // arguments and results refer to, with its checks as keywords, a domain
 // over a domain refers to the one under it, a NOT NULL domain makes a
 // table's column and an argument non-nullable, and what JSON Schema
-// cannot state is quoted in the description.
+// cannot state is quoted in the description. A domain read and written
+// through casts to and from json is any value: its base type says
+// nothing of that form.
 func TestOpenAPI31Domains(t *testing.T) {
 	t.Parallel()
 	doc := build31(t, domainsFixture(t), "anon", true)
@@ -73,6 +78,7 @@ func TestOpenAPI31Domains(t *testing.T) {
 		{"api.small", at(schemas, "api.small"), `{"allOf":[{"$ref":"#/components/schemas/hidden.posint"}],"maximum":9}`},
 		{"api.lower_text", at(schemas, "api.lower_text"), `{"type":"string","format":"api.lower_text","maxLength":10,
 			"description":"Lower-case words.\n\nValues must also pass: CHECK ((lower(VALUE) = VALUE))."}`},
+		{"represented", at(schemas, "api.color"), `{"description":"Read and written in the form the casts of api.color to and from json give it.\n\nStored values must pass: CHECK (((VALUE >= 0) AND (VALUE <= 16777215)))."}`},
 		{"nullable column", at(props, "n"), `{"anyOf":[{"$ref":"#/components/schemas/hidden.posint"},{"type":"null"}]}`},
 		{"NOT NULL domain", at(props, "code"), `{"$ref":"#/components/schemas/api.code"}`},
 		{"default", at(props, "small"), `{"anyOf":[{"$ref":"#/components/schemas/api.small"},{"type":"null"}],"default":1}`},
