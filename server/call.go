@@ -20,12 +20,13 @@ func (s *Server) handleFunction(w http.ResponseWriter, r *http.Request, vars map
 		s.handleOptions(w, r, request.KindFunction, vars["function"])
 		return
 	}
-	s.serve(w, r, &s.routes.call, vars["function"])
+	serve(s, w, r, &s.routes.call, vars["function"])
 }
 
-// answerCall answers a call of a function, parsed; GET / with
-// db-root-spec comes here too.
-func (s *Server) answerCall(x *exchange, req *request.Request) error {
+// planCall plans a call of a function, parsed; GET / with db-root-spec
+// comes here too. A POST's body is read here, once the role is known to
+// be allowed the call.
+func (s *Server) planCall(x *exchange, req *request.Request) (*plan.Call, error) {
 	r, tx := x.r, &x.tx
 	var args *request.Payload
 	var raw []byte
@@ -39,11 +40,11 @@ func (s *Server) answerCall(x *exchange, req *request.Request) error {
 			// As for writes (refuseWrite): a call the role may not make
 			// is refused before its body is read.
 			if err := plan.CallRefused(req, x.snap, s.planOptions(), tx.Role, tx.Authenticated); err != nil {
-				return err
+				return nil, err
 			}
 		}
 		if raw, err = s.readBody(x.w, r); err != nil {
-			return err
+			return nil, err
 		}
 		if ct := r.Header.Get("Content-Type"); ct != "" {
 			media = request.ParseMediaType(ct).Type
@@ -60,51 +61,108 @@ func (s *Server) answerCall(x *exchange, req *request.Request) error {
 			args, err = request.ParsePayload(r.Header.Get("Content-Type"), body, nil)
 		}
 		if err != nil {
-			return err
+			return nil, err
 		}
 	default:
-		return apierr.UnsupportedRPCMethod(r.Method)
+		return nil, apierr.UnsupportedRPCMethod(r.Method)
 	}
 	c, err := plan.BuildCall(req, args, raw, media, x.snap, s.planOptions())
 	if err != nil {
-		return err
+		return nil, err
 	}
 	tx.Reads = s.callReads(x.snap, tx, c.Function)
-	e := s.newCallEntry(req, c)
-	if req.Media.Kind == request.MediaPlan {
-		if _, err := s.readyTx(x, &e.txShape); err != nil {
-			return err
-		}
-		return s.explainCall(x, c, req.Media)
-	}
-	e.stmts = bound{main: query.Call(c)}
-	x.keepShape(e)
-	return s.runCall(x, e, e.stmts.main)
+	return c, nil
 }
 
-// runCall runs the call e describes, its statement bound to the request,
-// and answers it.
-func (s *Server) runCall(x *exchange, e *callEntry, stmt query.Statement) error {
-	applied, err := s.readyTx(x, &e.txShape)
-	if err != nil {
+// buildCall builds the statement of call c; for the plan media type, its
+// EXPLAIN for the media type named in `for`.
+func (s *Server) buildCall(x *exchange, req *request.Request, c *plan.Call) (action, error) {
+	e := s.newCallEntry(req, c)
+	e.readOnly, e.reads = x.tx.ReadOnly, x.tx.Reads
+	if req.Media.Kind == request.MediaPlan {
+		inner := *c
+		if c.Read != nil {
+			read := *c.Read
+			read.Media = request.Media{Kind: req.Media.PlanFor}
+			inner.Read = &read
+		}
+		return &explainAction{tx: e.txShape, stmt: query.Call(&inner), media: req.Media}, nil
+	}
+	e.stmts = bound{main: query.Call(c)}
+	x.stmts = e.stmts
+	return e, nil
+}
+
+// callEntry is the action of a call of one shape. The one kept for a
+// shape (see kept), of a GET or HEAD, holds none of the values of the
+// request it was made for.
+type callEntry struct {
+	entry
+	returns snapshot.ReturnShape
+	// rows answers a result read as rows; nil for one value.
+	rows *rowsReply
+	// single is set when the call must return exactly one row: a single
+	// object was asked for and the function returns something.
+	single bool
+	// stable is set when the function is not VOLATILE.
+	stable bool
+	// media is the negotiated representation of one value.
+	media request.Media
+}
+
+// newCallEntry describes call c for req, without its statement, which
+// the caller adds.
+func (s *Server) newCallEntry(req *request.Request, c *plan.Call) *callEntry {
+	e := &callEntry{entry: entry{txShape: s.newTxShape(req.Prefer, c.Function.Schema)}, returns: c.Function.Returns,
+		single: req.Media.Kind == request.MediaObject && c.Function.Returns != snapshot.ReturnsVoid,
+		stable: c.Function.Volatility != snapshot.Volatile, media: req.Media}
+	if c.ReturnsRows() {
+		rep := newRowsReply(c.Read)
+		e.rows = &rep
+	}
+	return e
+}
+
+func (e *callEntry) kept() shape {
+	base, ok := e.entry.keep()
+	if !ok {
+		return nil
+	}
+	kept := *e
+	kept.entry = base
+	detachMedia(&kept.media)
+	if e.rows != nil {
+		rows := *e.rows
+		detachMedia(&rows.media)
+		kept.rows = &rows
+	}
+	return &kept
+}
+
+func (e *callEntry) begin(s *Server, x *exchange) error {
+	if err := s.readyTx(x, &e.txShape); err != nil {
 		return err
 	}
-	var res dbexec.Result
-	defer res.Release()
-	x.tx.Check = callChecks(e, x.tx.ReadOnly, &res)
+	x.tx.Check = callChecks(e, x.tx.ReadOnly, &x.res)
 	// A VOLATILE function may act outside the transaction (a sequence, a
 	// message to another server), which a rollback does not undo.
-	x.tx.OutsideEffects = !e.reads
-	if err := s.executeFor(x, dbexec.Step{Stmt: stmt, Row: dbexec.ScanResult(&res)}); err != nil {
-		return err
-	}
+	x.tx.OutsideEffects = !e.stable
+	return nil
+}
+
+func (e *callEntry) run(s *Server, x *exchange) error {
+	x.stepBuf[0] = dbexec.Step{Stmt: x.stmts.main, Row: dbexec.ScanResult(&x.res)}
+	return s.transact(x, x.stepBuf[:1])
+}
+
+func (e *callEntry) respond(s *Server, x *exchange) error {
 	if e.rows != nil {
-		return s.respondRows(x, e.prefer, e.rows, &res, nil, applied)
+		return s.respondRows(x, e.prefer, e.rows, &x.res, nil, x.applied)
 	}
-	if e.single && res.PageCount != 1 {
-		return apierr.SingularityError(res.PageCount)
+	if e.single && x.res.PageCount != 1 {
+		return apierr.SingularityError(x.res.PageCount)
 	}
-	return s.respondValue(x, e.prefer, e, &res, applied)
+	return s.respondValue(x, e.prefer, e, &x.res, x.applied)
 }
 
 // rawBodyTypes are the body types only a function taking the whole body

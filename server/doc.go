@@ -5,6 +5,14 @@
 // and the database. What keeps the snapshot and configuration current is
 // server/reload; the admin server and metrics are server/admin.
 //
+// Its files are named for what they hold: pipeline.go the stages in
+// order; auth.go authentication; transaction.go the transaction's
+// context and set-up; read.go, write.go, call.go and root.go how each
+// kind of request is planned, built and answered; rows.go the answer of
+// rows, a relation's or a function's; explain.go the plan media type;
+// respond.go what answers share; shapecache.go the cache of shapes;
+// observe.go the access log and Server-Timing.
+//
 // # Words
 //
 // Some words here have meant more than one thing; in this package and
@@ -25,8 +33,15 @@
 //   - applied (appliedPrefs, formerly "honoured"): which of a request's
 //     Prefer values took effect, for the Preference-Applied header. A
 //     preference is applied, never honoured, ignored or accepted.
-//   - precheck: what a route refuses of a parsed request before the
-//     transaction's context (role, claims) is built; the root's schema.
+//   - stage: one step of a request's story, in pipeline's order: parse,
+//     authenticate, plan, build, transaction, respond.
+//   - action: what a request's plan is built into (pipeline.go): its
+//     transaction's set-up (begin), its statements (steps) and its
+//     answer (respond). A kept shape is the action of the requests of
+//     that shape.
+//   - precheck: what a route refuses of a parsed request before it is
+//     authenticated and the transaction's context (role, claims) built;
+//     the root's schema.
 //     A Tx's Check (dbexec) is another thing: what must hold of a
 //     statement's results before its transaction may commit.
 //   - refuse: to answer a request with an error before it reaches the

@@ -187,34 +187,27 @@ func (obs *observation) answeredNow() {
 	}
 }
 
-// contentBuilt notes, with server-timing-enabled, that the content of an
-// answer made without the database (the root's document) was built from
-// t0 (stageStart) to now: the transaction's figure, as PostgREST reads it
-// in one.
-func (obs *observation) contentBuilt(t0 time.Time) {
-	if !t0.IsZero() {
-		obs.dbStart, obs.dbEnd = t0, time.Now()
+// transactionStart notes, with server-timing-enabled, when a request's
+// transaction began: its database round trip, or the building of the
+// root's document (its content, which PostgREST reads from the database).
+func (obs *observation) transactionStart() {
+	if obs != nil && obs.timing {
+		obs.dbStart = time.Now()
 	}
 }
 
-// executeFor is execute for the request x carries: it notes the main
-// statement (the last step) for log-query and, with
-// server-timing-enabled, when the database round trip began and ended.
-func (s *Server) executeFor(x *exchange, steps ...dbexec.Step) error {
-	w, r, tx, obs := x.w, x.r, x.tx, x.obs
-	if obs == nil {
-		return s.executeRouted(w, r, tx, steps)
+// transactionDone notes, with server-timing-enabled, when it ended.
+func (obs *observation) transactionDone() {
+	if obs != nil && obs.timing {
+		obs.dbEnd = time.Now()
 	}
-	if len(steps) > 0 {
+}
+
+// statement notes the main statement of steps (the last) for log-query.
+func (obs *observation) statement(steps []dbexec.Step) {
+	if obs != nil && len(steps) > 0 {
 		obs.sql = steps[len(steps)-1].Stmt.SQL
 	}
-	if !obs.timing {
-		return s.executeRouted(w, r, tx, steps)
-	}
-	obs.dbStart = time.Now()
-	err := s.executeRouted(w, r, tx, steps)
-	obs.dbEnd = time.Now()
-	return err
 }
 
 // observe serves r with a recorder, then counts and logs the request. The

@@ -11,7 +11,13 @@ import (
 // methods it allows, from the snapshot alone. CORS preflights never get
 // here: the CORS middleware answers them.
 func (s *Server) handleOptions(w http.ResponseWriter, r *http.Request, kind request.Kind, target string) {
-	req, err := s.parseRequest(observationOf(r.Context()), r, kind, target)
+	obs := observationOf(r.Context())
+	t0 := obs.stageStart()
+	req, err := request.Parse(r, kind, target)
+	obs.parseDone(t0)
+	if err == nil {
+		err = req.CheckLimits(s.limits)
+	}
 	if err != nil {
 		writeError(w, s.log, err)
 		return

@@ -12,25 +12,43 @@ import (
 )
 
 // The pipeline: every request of the API, whatever its kind, goes through
-// Server.serve, which tells its story once, as PostgREST's App does. It
-// takes the snapshot in force, parses the request, refuses what is not on
-// offer, builds the transaction's context (role, claims, settings); then
-// the kind of request (a route) plans, builds, runs and answers it. A GET
-// or HEAD of a shape seen before skips parsing and planning: the route's
-// shape cache binds the request's values into the statements kept for
-// its shape (shapecache.go), and the pipeline goes on from the context.
+// pipeline, which tells its story once, as PostgREST's App does: parse,
+// authenticate, plan, build, transaction, respond, each stage a call into
+// the package that does it, and timed here (Server-Timing). What differs
+// between kinds of request (a read, a write, a call, the root) is a route:
+// how to plan and build it. What it builds is an action: its
+// transaction's set-up, its statements and its answer.
 
-// route is what one kind of request plugs into the pipeline.
-type route struct {
+// route is what one kind of request plugs into the pipeline; P is its
+// plan.
+type route[P any] struct {
 	kind request.Kind
 	// shapes, when set, keeps the shapes of the route's GET and HEAD
-	// requests.
+	// requests (shapecache.go).
 	shapes *shapeCache
-	// precheck, when set, refuses what the parsed request asks before the
-	// context is built: what needs no role to be wrong.
+	// precheck, when set, refuses what the parsed request asks before it
+	// is authenticated: what needs no role to be wrong.
 	precheck func(x *exchange, req *request.Request) error
-	// answer plans the parsed request, runs it and answers it.
-	answer func(x *exchange, req *request.Request) error
+	// plan resolves the parsed request against the snapshot for the
+	// authenticated role (package plan), reading the body where there is
+	// one.
+	plan func(x *exchange, req *request.Request) (P, error)
+	// build turns the plan into its action (package query), the
+	// statements into x.stmts.
+	build func(x *exchange, req *request.Request, p P) (action, error)
+}
+
+// action is a request planned and built: what its transaction needs,
+// the statements it runs and the answer. A shape the shape cache keeps is
+// one too, run with the statements bound to each request (x.stmts).
+type action interface {
+	// begin readies the transaction x.tx (transaction.go).
+	begin(s *Server, x *exchange) error
+	// run is the transaction: its statements' one round trip (transact),
+	// or the root's document.
+	run(s *Server, x *exchange) error
+	// respond answers from what the transaction returned (x.res).
+	respond(s *Server, x *exchange) error
 }
 
 // exchange is one request on its way through the pipeline.
@@ -49,17 +67,38 @@ type exchange struct {
 	// obs is what the observer learns of the request (observe.go); nil
 	// when it is served unobserved.
 	obs *observation
+	// stmts are the request's statements: built, or bound from its kept
+	// shape.
+	stmts bound
+	// applied are the preferences the transaction's set-up applied.
+	applied appliedPrefs
+	// res and explain are what the statements returned: the main one's
+	// result, and the planner's count when a read asks for one.
+	res     dbexec.Result
+	explain []byte
+	// body is the root's document, which its transaction builds.
+	body []byte
+	// stepBuf holds the steps, so that listing them allocates nothing.
+	stepBuf [2]dbexec.Step
+}
+
+// transact runs steps, the main statement last, as x's transaction, on
+// the primary or a replica (replicas.go), in one round trip.
+func (s *Server) transact(x *exchange, steps []dbexec.Step) error {
+	x.obs.statement(steps)
+	return s.executeRouted(x.w, x.r, x.tx, steps)
 }
 
 // serve takes r through the pipeline as a request of route rt for
 // target, and answers it.
-func (s *Server) serve(w http.ResponseWriter, r *http.Request, rt *route, target string) {
+func serve[P any](s *Server, w http.ResponseWriter, r *http.Request, rt *route[P], target string) {
 	x := exchanges.Get().(*exchange)
 	*x = exchange{w: w, r: r, snap: s.snapshots.Current(), obs: observationOf(r.Context())}
-	if err := s.pipeline(x, rt, target); err != nil {
+	if err := pipeline(s, x, rt, target); err != nil {
 		x.obs.refused(err)
 		writeError(w, s.log, err)
 	}
+	x.res.Release()
 	*x = exchange{} // keep no request alive in the pool
 	exchanges.Put(x)
 }
@@ -69,46 +108,82 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rt *route, target
 // every request.
 var exchanges = sync.Pool{New: func() any { return new(exchange) }}
 
-// pipeline is serve's story, up to the answer or the error to send.
-func (s *Server) pipeline(x *exchange, rt *route, target string) error {
-	if rt.shapes != nil && (x.r.Method == http.MethodGet || x.r.Method == http.MethodHead) {
-		t := templates.Get().(*request.Template)
+// pipeline is serve's story, up to the answer or the error to send. A GET
+// or HEAD of a shape seen before skips parse, plan and build: the shape
+// cache binds its values into the statements kept for its shape; it is
+// authenticated and runs as any other.
+func pipeline[P any](s *Server, x *exchange, rt *route[P], target string) error {
+	var act action
+	var req *request.Request
+	// Parse (or find the kept shape).
+	if t := x.readShape(rt.shapes, rt.kind, target); t != nil {
 		defer templates.Put(t)
-		if t.Read(x.r, rt.kind, target) {
-			if kept, b, ok := rt.shapes.lookup(x.snap, t); ok {
-				var err error
-				if x.tx, err = s.txFor(x.obs, x.r, x.snap); err != nil {
-					return err
-				}
-				return kept.run(s, x, b)
-			}
-			x.shapes, x.template = rt.shapes, t
+		act = x.cached(t)
+	}
+	if act == nil {
+		t0 := x.obs.stageStart()
+		var err error
+		req, err = request.Parse(x.r, rt.kind, target)
+		x.obs.parseDone(t0)
+		if err != nil {
+			return err
+		}
+		if err := s.refuse(x, rt.precheck, req); err != nil {
+			return err
 		}
 	}
-	req, err := s.parseRequest(x.obs, x.r, rt.kind, target)
+
+	// Authenticate.
+	t0 := x.obs.stageStart()
+	id, err := s.authenticate(x.r)
+	x.obs.jwtDone(t0)
 	if err != nil {
+		return err
+	}
+	if x.tx, err = s.txContext(x.r, x.snap, id); err != nil {
+		return err
+	}
+
+	// Plan and build.
+	if act == nil {
+		p, err := rt.plan(x, req)
+		if err != nil {
+			return err
+		}
+		if act, err = rt.build(x, req, p); err != nil {
+			return err
+		}
+		x.keepShape(act)
+	}
+
+	// The transaction: its set-up, then its one round trip.
+	if err := act.begin(s, x); err != nil {
+		return err
+	}
+	x.obs.transactionStart()
+	err = act.run(s, x)
+	x.obs.transactionDone()
+	if err != nil {
+		return err
+	}
+	// Respond.
+	return act.respond(s, x)
+}
+
+// refuse refuses, before authentication, a parsed request larger than
+// the configured limits (request-max-*), one for the plan media type
+// while it is not on offer, and what the route's precheck refuses.
+func (s *Server) refuse(x *exchange, precheck func(*exchange, *request.Request) error, req *request.Request) error {
+	if err := req.CheckLimits(s.limits); err != nil {
 		return err
 	}
 	if err := s.refusePlan(x.r, req); err != nil {
 		return err
 	}
-	if rt.precheck != nil {
-		if err := rt.precheck(x, req); err != nil {
-			return err
-		}
+	if precheck != nil {
+		return precheck(x, req)
 	}
-	if x.tx, err = s.txFor(x.obs, x.r, x.snap); err != nil {
-		return err
-	}
-	return rt.answer(x, req)
-}
-
-// keepShape keeps the shape of the request, when it has one, for later
-// requests of that shape.
-func (x *exchange) keepShape(sh shape) {
-	if x.template != nil {
-		x.shapes.keep(x.snap, x.template.Key, sh)
-	}
+	return nil
 }
 
 // refusePlan refuses the plan media type with 415 while db-plan-enabled

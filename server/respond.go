@@ -12,6 +12,7 @@ import (
 
 	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/dbexec"
+	"github.com/svc-dev/svc/server/plan"
 	"github.com/svc-dev/svc/server/request"
 )
 
@@ -106,4 +107,43 @@ func handlerBody(m request.Media, body []byte) ([]byte, error) {
 		return nil, fmt.Errorf("decode a media handler's body: %w", err)
 	}
 	return body[:n], nil
+}
+
+// writeBody sends a body PostgreSQL built, after the CSV header line head
+// (see csvHead) when there is one. head may be shared, so it is never
+// written to: an empty body takes it without its newline.
+func writeBody(w http.ResponseWriter, status int, head, body []byte) {
+	if len(head) > 0 && len(body) == 0 {
+		head = head[:len(head)-1]
+	}
+	// With the length known, the server sends the body as is rather than
+	// chunked; it gathers the two writes into one.
+	w.Header().Set("Content-Length", strconv.Itoa(len(head)+len(body)))
+	w.WriteHeader(status)
+	w.Write(head)
+	w.Write(body)
+}
+
+// preferenceApplied renders the Preference-Applied header in PostgREST's
+// fixed order; "" when nothing was applied.
+func preferenceApplied(pr request.Preferences, h appliedPrefs) string {
+	var out []string
+	add := func(ok bool, name, value string) {
+		if ok && value != "" {
+			out = append(out, name+"="+value)
+		}
+	}
+	w := h.write
+	add(w != nil && w.Kind == plan.Insert && w.Upsert(), "resolution", pr.Resolution)
+	add(w != nil && w.Kind != plan.Delete, "missing", pr.Missing)
+	add(w != nil, "return", pr.Return)
+	add(true, "params", pr.Params)
+	add(true, "count", pr.Count)
+	add(h.tx, "tx", pr.Tx)
+	add(true, "handling", pr.Handling)
+	add(h.timezone, "timezone", pr.Timezone)
+	if pr.MaxAffected != nil && pr.Handling == "strict" && w != nil && (w.Kind == plan.Update || w.Kind == plan.Delete) {
+		out = append(out, "max-affected="+strconv.FormatInt(*pr.MaxAffected, 10))
+	}
+	return strings.Join(out, ", ")
 }

@@ -24,7 +24,7 @@ const openAPI31Type = "application/openapi+json; version=3.1; charset=utf-8"
 
 // handleRoot answers GET and HEAD / with the OpenAPI description of the
 // selected schema, built from the snapshot for the requesting role: no
-// statement runs (answerRoot). With db-root-spec, that function's result
+// statement runs (rootAnswer). With db-root-spec, that function's result
 // is served instead, called as GET /rpc/<function> would call it.
 func (s *Server) handleRoot(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -39,7 +39,7 @@ func (s *Server) handleRoot(w http.ResponseWriter, r *http.Request) {
 		writeError(w, s.log, apierr.OpenAPIDisabled())
 		return
 	}
-	s.serve(w, r, &s.routes.root, "")
+	serve(s, w, r, &s.routes.root, "")
 }
 
 // checkRoot selects the schema the root describes, before the role is
@@ -49,35 +49,60 @@ func (s *Server) checkRoot(x *exchange, req *request.Request) (err error) {
 	return err
 }
 
-// answerRoot answers GET and HEAD / with the OpenAPI description of the
-// schema checkRoot selected, for the requesting role, in the version the
-// Accept header asks for, else openapi-version's. The document is built
-// once per snapshot, schema, version and set of privileges, and kept
-// (openapi.Cache, openapi-cache-max-bytes): building it walks the whole
-// schema (BenchmarkServeRootLarge).
-func (s *Server) answerRoot(x *exchange, req *request.Request) error {
-	snap, role, schema := x.snap, x.tx.Role, x.schema
-	if snap.Role(role) == nil {
-		return apierr.UndefinedRole(role)
+// planRoot plans GET and HEAD / for the requesting role, which must
+// exist: the version of the description the Accept header asks for, else
+// openapi-version's.
+func (s *Server) planRoot(x *exchange, req *request.Request) (string, error) {
+	if x.snap.Role(x.tx.Role) == nil {
+		return "", apierr.UndefinedRole(x.tx.Role)
 	}
-	format := req.Media.OpenAPI
-	if format == "" {
-		format = s.cfg.OpenAPIVersion
+	if req.Media.OpenAPI != "" {
+		return req.Media.OpenAPI, nil
 	}
+	return s.cfg.OpenAPIVersion, nil
+}
+
+// buildRoot builds the root's action for a description in format: it has
+// no statement.
+func (s *Server) buildRoot(_ *exchange, _ *request.Request, format string) (action, error) {
+	if a, ok := rootAnswers[format]; ok {
+		return a, nil
+	}
+	return &rootAnswer{format: format}, nil
+}
+
+// rootAnswer is the action of GET and HEAD / : the description of the
+// schema checkRoot selected, in one version (openapi.Formats). Its
+// transaction is the building of the document (into x.body): the content
+// PostgREST reads from the database, timed as its transaction is.
+type rootAnswer struct{ format string }
+
+// rootAnswers are the root's actions, one per version, so that choosing
+// one allocates nothing.
+var rootAnswers = map[string]*rootAnswer{
+	openapi.Swagger2:  {format: openapi.Swagger2},
+	openapi.OpenAPI31: {format: openapi.OpenAPI31},
+}
+
+func (*rootAnswer) begin(*Server, *exchange) error { return nil }
+
+// run builds the document, once per snapshot, schema, version and set of
+// privileges, and kept (openapi.Cache, openapi-cache-max-bytes): building
+// it walks the whole schema (BenchmarkServeRootLarge).
+func (a *rootAnswer) run(s *Server, x *exchange) error {
 	scheme, host, basePath := s.cfg.OpenAPIServer()
-	if format == openapi.OpenAPI31 && s.cfg.OpenAPIServerProxyURI == "" {
+	if a.format == openapi.OpenAPI31 && s.cfg.OpenAPIServerProxyURI == "" {
 		// Without a public URI, the 3.1 document's server is where it
 		// was fetched from (a relative "/"), not server-host's address,
 		// which a wildcard host makes unreachable (0.0.0.0).
 		scheme, host, basePath = "", "", ""
 	}
-	t0 := x.obs.stageStart()
-	body, err := s.rootDocs.Document(snap, openapi.Options{
-		Format:           format,
+	body, err := s.rootDocs.Document(x.snap, openapi.Options{
+		Format:           a.format,
 		Anonymous:        s.cfg.DBAnonRole != "",
-		Schema:           schema,
+		Schema:           x.schema,
 		Version:          snapshot.SVCVersion,
-		Role:             role,
+		Role:             x.tx.Role,
 		FollowPrivileges: s.cfg.OpenAPIMode != config.OpenAPIIgnorePrivileges,
 		Security:         s.cfg.OpenAPISecurityActive,
 		Scheme:           scheme,
@@ -88,20 +113,24 @@ func (s *Server) answerRoot(x *exchange, req *request.Request) error {
 	if err != nil {
 		return apierr.Internal(err)
 	}
-	x.obs.contentBuilt(t0)
+	x.body = body
+	return nil
+}
+
+func (a *rootAnswer) respond(s *Server, x *exchange) error {
 	h := x.w.Header()
 	if len(s.cfg.DBSchemas) > 1 {
-		h.Set("Content-Profile", schema)
+		h.Set("Content-Profile", x.schema)
 	}
-	if format == openapi.OpenAPI31 {
+	if a.format == openapi.OpenAPI31 {
 		h.Set("Content-Type", openAPI31Type)
 	} else {
 		h.Set("Content-Type", openAPIType)
 	}
-	h.Set("Content-Length", strconv.Itoa(len(body)))
+	h.Set("Content-Length", strconv.Itoa(len(x.body)))
 	x.w.WriteHeader(http.StatusOK)
 	if x.r.Method != http.MethodHead {
-		x.w.Write(body)
+		x.w.Write(x.body)
 	}
 	return nil
 }
@@ -120,10 +149,10 @@ func (s *Server) serveRootSpec(w http.ResponseWriter, r *http.Request) {
 	call := r.Clone(r.Context())
 	call.Header.Set("Accept", "application/json")
 	if asJSON {
-		s.serve(w, call, &s.routes.call, s.cfg.DBRootSpec)
+		serve(s, w, call, &s.routes.call, s.cfg.DBRootSpec)
 		return
 	}
-	s.serve(&rootSpecWriter{ResponseWriter: w}, call, &s.routes.call, s.cfg.DBRootSpec)
+	serve(s, &rootSpecWriter{ResponseWriter: w}, call, &s.routes.call, s.cfg.DBRootSpec)
 }
 
 // rootSpecWriter relabels a successful JSON answer as application/openapi+json.

@@ -4,11 +4,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/textproto"
-	"regexp"
-	"strconv"
-	"strings"
-	"time"
-	_ "time/tzdata" // Prefer: timezone is checked against IANA names even where the OS lacks them
 
 	"github.com/gorilla/mux"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -49,7 +44,15 @@ type Server struct {
 	// reads of relations, and GET and HEAD calls.
 	readShapes, callShapes *shapeCache
 	// routes are the kinds of request the pipeline serves (pipeline.go).
-	routes struct{ read, write, call, root route }
+	routes struct {
+		read  route[*plan.Read]
+		write route[*plan.Write]
+		call  route[*plan.Call]
+		root  route[string]
+	}
+	// limits are the request-max-* keys, which the pipeline checks once a
+	// request is parsed.
+	limits request.Limits
 	// replicas serve the reads they may (replicas.go); nil for none.
 	replicas *replica.Set
 	// exec runs the requests' transactions.
@@ -77,7 +80,11 @@ func New(cfg *config.Config, pool *pgxpool.Pool, snapshots *reload.Snapshots, jw
 		logQuery:   cfg.LogQuery == "main-query",
 		readShapes: newShapeCache(cfg.ServerShapeCacheMaxEntries, cfg.ServerShapeCacheMaxBytes),
 		callShapes: newShapeCache(cfg.ServerShapeCacheMaxEntries, cfg.ServerShapeCacheMaxBytes),
-		refresh:    refreshOf(snapshots.Source())}
+		refresh:    refreshOf(snapshots.Source()),
+		limits: request.Limits{Filters: cfg.RequestMaxFilters,
+			SelectItems: cfg.RequestMaxSelectItems, EmbedDepth: cfg.RequestMaxEmbedDepth,
+			Embeds: cfg.RequestMaxEmbeds, JSONPathDepth: cfg.RequestMaxJSONPathDepth,
+			JSONPathSteps: cfg.RequestMaxJSONPathSteps, LogicDepth: cfg.RequestMaxLogicDepth}}
 	if cfg.ServerTraceHeader != "" {
 		s.traceHeader = textproto.CanonicalMIMEHeaderKey(cfg.ServerTraceHeader)
 	}
@@ -88,10 +95,10 @@ func New(cfg *config.Config, pool *pgxpool.Pool, snapshots *reload.Snapshots, jw
 	s.stopRootDocs = snapshots.OnSwap(s.rootDocs.Reset)
 	s.exec = &dbexec.Executor{Pool: pool, AcquireTimeout: cfg.DBPoolAcquisitionTimeout, Prepare: cfg.DBPreparedStatements,
 		CancelTimeout: cfg.DBPoolCancelTimeout, Log: log}
-	s.routes.read = route{kind: request.KindRelation, shapes: s.readShapes, answer: s.answerRead}
-	s.routes.write = route{kind: request.KindRelation, answer: s.answerWrite}
-	s.routes.call = route{kind: request.KindFunction, shapes: s.callShapes, answer: s.answerCall}
-	s.routes.root = route{kind: request.KindRoot, precheck: s.checkRoot, answer: s.answerRoot}
+	s.routes.read = route[*plan.Read]{kind: request.KindRelation, shapes: s.readShapes, plan: s.planRead, build: s.buildRead}
+	s.routes.write = route[*plan.Write]{kind: request.KindRelation, plan: s.planWrite, build: s.buildWrite}
+	s.routes.call = route[*plan.Call]{kind: request.KindFunction, shapes: s.callShapes, plan: s.planCall, build: s.buildCall}
+	s.routes.root = route[string]{kind: request.KindRoot, precheck: s.checkRoot, plan: s.planRoot, build: s.buildRoot}
 	r := mux.NewRouter()
 	s.routeReferencePage(r)
 	// The router tries routes in order, a regular expression each, and no
@@ -133,9 +140,9 @@ func (s *Server) handleRelation(w http.ResponseWriter, r *http.Request, vars map
 	target := vars["relation"]
 	switch r.Method {
 	case http.MethodGet, http.MethodHead:
-		s.serve(w, r, &s.routes.read, target)
+		serve(s, w, r, &s.routes.read, target)
 	case http.MethodPost, http.MethodPatch, http.MethodPut, http.MethodDelete:
-		s.serve(w, r, &s.routes.write, target)
+		serve(s, w, r, &s.routes.write, target)
 	case http.MethodOptions:
 		s.handleOptions(w, r, request.KindRelation, target)
 	default:
@@ -160,67 +167,4 @@ func refreshOf(src reload.Source) plan.Refresh {
 		return plan.RefreshPublish
 	}
 	return plan.RefreshReload
-}
-
-// preferences applies the Prefer values every request kind shares: the
-// timezone and the transaction's end. It reports which of the two it
-// applied.
-//
-// A timezone is applied when it is an IANA name (Go and PostgreSQL read
-// the same database) or a numeric UTC offset such as +05:30 or -4, which
-// PostgreSQL reads itself and may still refuse (05:30:15 asks for leap
-// seconds): its error answers then, as in PostgREST. Any other name is
-// ignored, as SPEC.md has it, unless handling=strict: then PostgreSQL is
-// asked, and refuses an unknown zone with 400 (22023).
-func (s *Server) preferences(pr request.Preferences, tx *dbexec.Tx) (applied appliedPrefs, err error) {
-	if tz := pr.Timezone; tz != "" && (knownZone(tz) || utcOffset.MatchString(tz) || pr.Handling == "strict") {
-		tx.Timezone = tz
-		applied.timezone = true
-	}
-	// tx is a known preference even where db-tx-end does not let it
-	// apply, so strict handling accepts it, as PostgREST does.
-	tx.Rollback, applied.tx = s.cfg.TxRollback(pr.Tx)
-	return applied, nil
-}
-
-// knownZone reports whether tz names a zone of the IANA database.
-func knownZone(tz string) bool {
-	_, err := time.LoadLocation(tz)
-	return err == nil && tz != "Local"
-}
-
-// utcOffset matches the numeric time zones PostgreSQL reads as offsets
-// from UTC: hours, optionally minutes and seconds, optionally signed.
-var utcOffset = regexp.MustCompile(`^[+-]?[0-9]{1,2}(:[0-9]{2}){0,2}$`)
-
-// appliedPrefs records which conditional preferences a request had
-// applied, for Preference-Applied.
-type appliedPrefs struct {
-	timezone, tx bool
-	// write is set for writes, whose own preferences are then echoed.
-	write *plan.Write
-}
-
-// preferenceApplied renders the Preference-Applied header in PostgREST's
-// fixed order; "" when nothing was applied.
-func preferenceApplied(pr request.Preferences, h appliedPrefs) string {
-	var out []string
-	add := func(ok bool, name, value string) {
-		if ok && value != "" {
-			out = append(out, name+"="+value)
-		}
-	}
-	w := h.write
-	add(w != nil && w.Kind == plan.Insert && w.Upsert(), "resolution", pr.Resolution)
-	add(w != nil && w.Kind != plan.Delete, "missing", pr.Missing)
-	add(w != nil, "return", pr.Return)
-	add(true, "params", pr.Params)
-	add(true, "count", pr.Count)
-	add(h.tx, "tx", pr.Tx)
-	add(true, "handling", pr.Handling)
-	add(h.timezone, "timezone", pr.Timezone)
-	if pr.MaxAffected != nil && pr.Handling == "strict" && w != nil && (w.Kind == plan.Update || w.Kind == plan.Delete) {
-		out = append(out, "max-affected="+strconv.FormatInt(*pr.MaxAffected, 10))
-	}
-	return strings.Join(out, ", ")
 }

@@ -1,14 +1,12 @@
 package server
 
 import (
-	"net/url"
+	"net/http"
 	"sync"
 	"unsafe"
 
 	"github.com/hashicorp/golang-lru/v2/simplelru"
 
-	"github.com/svc-dev/svc/server/dbexec"
-	"github.com/svc-dev/svc/server/plan"
 	"github.com/svc-dev/svc/server/query"
 	"github.com/svc-dev/svc/server/request"
 	"github.com/svc-dev/svc/snapshot"
@@ -24,8 +22,8 @@ import (
 
 // shape is what the shape cache keeps of a request: its statements, with
 // the request's values taken out, and what answering it takes. The cache
-// binds another request's values into them (lookup), so a route only
-// says how a shape is kept and run.
+// binds another request's values into them (lookup); a kept shape is
+// also the action (pipeline.go) such a request runs.
 type shape interface {
 	// kept returns the shape fit to keep for other requests of it, or nil
 	// when its statements serve their own request only.
@@ -33,8 +31,6 @@ type shape interface {
 	// bind returns the kept statements with the values of the request t
 	// is the template of, and false if they do not fit.
 	bind(t *request.Template) (bound, bool)
-	// run runs statements bound to the request x carries and answers it.
-	run(s *Server, x *exchange, b bound) error
 	// bytes estimates the memory a kept shape holds (shapesize.go).
 	bytes() int
 }
@@ -82,6 +78,28 @@ func (b bound) bind(t *request.Template) (bound, bool) {
 		out.count = &count
 	}
 	return out, true
+}
+
+// entry is what the shapes of reads and calls hold alike: their
+// transaction's shape and their statements.
+type entry struct {
+	txShape
+	stmts bound
+}
+
+func (e *entry) bind(t *request.Template) (bound, bool) { return e.stmts.bind(t) }
+
+// keep returns e with the values taken out of its statements and its
+// texts copied from the request's, and false when its statements serve
+// their own request only.
+func (e *entry) keep() (entry, bool) {
+	stmts, ok := e.stmts.shape()
+	if !ok {
+		return entry{}, false
+	}
+	kept := entry{txShape: e.txShape, stmts: stmts}
+	kept.txShape.detach()
+	return kept, true
 }
 
 // shapeCache holds the shapes of the current snapshot, at most a
@@ -192,121 +210,46 @@ func (c *shapeCache) bytesUsed() int {
 	return c.used
 }
 
-// txShape is what a read's transaction takes from its shape: the
-// preferences, and the schema of the relation or function read.
-type txShape struct {
-	prefer     request.Preferences
-	schema     string // sent as Content-Profile
-	searchPath string
-}
-
-func (s *Server) newTxShape(pr request.Preferences, schema string) txShape {
-	return txShape{prefer: pr, schema: schema, searchPath: dbexec.SearchPath(schema, s.cfg.DBExtraSearchPath)}
-}
-
-// readyTx readies x's transaction for a read of shape sh: its preferences and search
-// path, and Content-Profile when several schemas are served.
-func (s *Server) readyTx(x *exchange, sh *txShape) (appliedPrefs, error) {
-	applied, err := s.preferences(sh.prefer, &x.tx)
-	if err != nil {
-		return applied, err
+// readShape reads the template of a GET or HEAD of a route that keeps
+// shapes, into x; nil for any other request. The caller gives the
+// template back (templates).
+func (x *exchange) readShape(c *shapeCache, kind request.Kind, target string) *request.Template {
+	if c == nil || (x.r.Method != http.MethodGet && x.r.Method != http.MethodHead) {
+		return nil
 	}
-	x.tx.SearchPath = sh.searchPath
-	if len(s.cfg.DBSchemas) > 1 {
-		x.w.Header().Set("Content-Profile", sh.schema)
+	t := templates.Get().(*request.Template)
+	if !t.Read(x.r, kind, target) {
+		templates.Put(t)
+		return nil
 	}
-	return applied, nil
+	x.shapes, x.template = c, t
+	return t
 }
 
-// readEntry is what a read of one shape runs and answers with. The one
-// kept for a shape (see kept) holds none of the operands of the request
-// it was made for.
-type readEntry struct {
-	txShape
-	reply rowsReply
-	stmts bound
-}
-
-// newReadEntry describes the read of plan p for req, without its
-// statements, which the caller adds.
-func (s *Server) newReadEntry(req *request.Request, p *plan.Read) *readEntry {
-	e := &readEntry{txShape: s.newTxShape(req.Prefer, p.Relation.Schema), reply: newRowsReply(p)}
-	e.reply.location = "/" + url.PathEscape(p.Relation.Name)
-	return e
-}
-
-func (e *readEntry) kept() shape {
-	stmts, ok := e.stmts.shape()
+// cached returns the action of the kept shape of the request t is the
+// template of, its statements bound to the request's values (x.stmts);
+// nil when no such shape is kept or the values do not fit it.
+func (x *exchange) cached(t *request.Template) action {
+	sh, b, ok := x.shapes.lookup(x.snap, t)
 	if !ok {
 		return nil
 	}
-	kept := *e
-	kept.stmts = stmts
-	kept.txShape.detach()
-	detachMedia(&kept.reply.media)
-	return &kept
-}
-
-func (e *readEntry) bind(t *request.Template) (bound, bool) { return e.stmts.bind(t) }
-
-func (e *readEntry) run(s *Server, x *exchange, b bound) error { return s.runRead(x, e, b) }
-
-// callEntry is what a GET or HEAD call of one shape runs and answers
-// with. The one kept for a shape (see kept) holds none of the values of
-// the request it was made for.
-type callEntry struct {
-	txShape
-	returns snapshot.ReturnShape
-	// rows answers a result read as rows; nil for one value.
-	rows *rowsReply
-	// single is set when the call must return exactly one row: a single
-	// object was asked for and the function returns something.
-	single bool
-	stmts  bound
-	// reads is set when the function is not VOLATILE: a GET of it only
-	// reads, and a replica may serve it.
-	reads bool
-	// media is the negotiated representation of one value.
-	media request.Media
-}
-
-// newCallEntry describes call c for req, without its statement, which
-// the caller adds.
-func (s *Server) newCallEntry(req *request.Request, c *plan.Call) *callEntry {
-	e := &callEntry{txShape: s.newTxShape(req.Prefer, c.Function.Schema), returns: c.Function.Returns,
-		single: req.Media.Kind == request.MediaObject && c.Function.Returns != snapshot.ReturnsVoid,
-		reads:  c.Function.Volatility != snapshot.Volatile, media: req.Media}
-	if c.ReturnsRows() {
-		rep := newRowsReply(c.Read)
-		e.rows = &rep
+	act, ok := sh.(action)
+	if ok {
+		x.stmts = b
 	}
-	return e
+	return act
 }
 
-func (e *callEntry) kept() shape {
-	stmts, ok := e.stmts.shape()
-	if !ok {
-		return nil
+// keepShape keeps the shape of the request, when it has one and act is a
+// shape, for later requests of that shape.
+func (x *exchange) keepShape(act action) {
+	if x.template == nil {
+		return
 	}
-	kept := *e
-	kept.stmts = stmts
-	kept.txShape.detach()
-	detachMedia(&kept.media)
-	if e.rows != nil {
-		rows := *e.rows
-		detachMedia(&rows.media)
-		kept.rows = &rows
+	if sh, ok := act.(shape); ok {
+		x.shapes.keep(x.snap, x.template.Key, sh)
 	}
-	return &kept
-}
-
-func (e *callEntry) bind(t *request.Template) (bound, bool) { return e.stmts.bind(t) }
-
-// run runs a GET or HEAD call of a kept shape: read only, on a replica
-// when the function only reads.
-func (e *callEntry) run(s *Server, x *exchange, b bound) error {
-	x.tx.ReadOnly, x.tx.Reads = true, e.reads
-	return s.runCall(x, e, b.main)
 }
 
 // templates recycles the templates reads are matched by.

@@ -15,56 +15,73 @@ import (
 	"github.com/svc-dev/svc/snapshot"
 )
 
-// answerWrite answers a write to a relation (POST, PATCH, PUT,
-// DELETE), parsed.
-func (s *Server) answerWrite(x *exchange, req *request.Request) error {
-	r, tx := x.r, &x.tx
+// planWrite plans a write to a relation (POST, PATCH, PUT, DELETE),
+// parsed. The body is read here, once the role is known to be allowed
+// the write.
+func (s *Server) planWrite(x *exchange, req *request.Request) (*plan.Write, error) {
+	r := x.r
 	var payload *request.Payload
 	if r.Method != http.MethodDelete {
-		if err := s.refuseWrite(req, x.snap, *tx); err != nil {
-			return err
+		if err := s.refuseWrite(req, x.snap, x.tx); err != nil {
+			return nil, err
 		}
 		body, err := s.readBody(x.w, r)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if payload, err = request.ParsePayload(r.Header.Get("Content-Type"), body, req.Columns); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	p, err := plan.BuildWrite(req, payload, x.snap, s.planOptions())
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if r.Method == http.MethodPatch && payload.Rows > 1 {
-		return apierr.InvalidBody("Empty or invalid json", "PATCH takes one JSON object")
+		return nil, apierr.InvalidBody("Empty or invalid json", "PATCH takes one JSON object")
 	}
-	tx.SearchPath = dbexec.SearchPath(p.Relation.Schema, s.cfg.DBExtraSearchPath)
-	if len(s.cfg.DBSchemas) > 1 {
-		x.w.Header().Set("Content-Profile", p.Relation.Schema)
-	}
-	applied, err := s.preferences(req.Prefer, tx)
-	if err != nil {
-		return err
-	}
+	return p, nil
+}
+
+// buildWrite builds the statement of write p; for the plan media type,
+// its EXPLAIN, which only options=analyze runs, and then the transaction
+// ends as any other (Prefer: tx=rollback).
+func (s *Server) buildWrite(x *exchange, req *request.Request, p *plan.Write) (action, error) {
+	tx := s.newTxShape(req.Prefer, p.Relation.Schema)
 	if req.Media.Kind == request.MediaPlan {
-		// The EXPLAIN of the write; only options=analyze runs it, and
-		// then the transaction ends as any other (Prefer: tx=rollback).
 		inner := *p
 		read := *p.Read
 		read.Media = request.Media{Kind: req.Media.PlanFor}
 		inner.Read = &read
-		return s.writePlan(x, query.Write(&inner), req.Media)
+		return &explainAction{tx: tx, stmt: query.Write(&inner), media: req.Media}, nil
 	}
+	x.stmts = bound{main: query.Write(p)}
+	return &writeAction{tx: tx, req: req, plan: p}, nil
+}
 
-	var res dbexec.Result
-	defer res.Release()
-	tx.Check = writeChecks(req, p, &res)
-	if err := s.executeFor(x, dbexec.Step{Stmt: query.Write(p), Row: dbexec.ScanResult(&res)}); err != nil {
+// writeAction is the action of a write.
+type writeAction struct {
+	tx   txShape
+	req  *request.Request
+	plan *plan.Write
+}
+
+func (a *writeAction) begin(s *Server, x *exchange) error {
+	if err := s.readyTx(x, &a.tx); err != nil {
 		return err
 	}
-	applied.write = p
-	return s.respondWrite(x, req, p, &res, preferenceApplied(req.Prefer, applied))
+	x.tx.Check = writeChecks(a.req, a.plan, &x.res)
+	return nil
+}
+
+func (a *writeAction) run(s *Server, x *exchange) error {
+	x.stepBuf[0] = dbexec.Step{Stmt: x.stmts.main, Row: dbexec.ScanResult(&x.res)}
+	return s.transact(x, x.stepBuf[:1])
+}
+
+func (a *writeAction) respond(s *Server, x *exchange) error {
+	x.applied.write = a.plan
+	return s.respondWrite(x, a.req, a.plan, &x.res, preferenceApplied(a.req.Prefer, x.applied))
 }
 
 // refuseWrite answers, before the body is read, a write that cannot run:

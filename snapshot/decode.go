@@ -9,9 +9,9 @@ import (
 // Content is encoded by msgpack's reflection (every model struct is tagged
 // as_array, so a struct is an array of its fields in declaration order,
 // and strings are interned) but decoded by hand, straight from the bytes:
-// reflection, and then msgpack.Decoder's byte-at-a-time reads, spent 85 and
-// 24 ms on a 2,500-relation snapshot, which servers load at start and on
-// every reload. Each struct checks its field count, so a layout change that
+// reflection, and then msgpack.Decoder's byte-at-a-time reads, were most
+// of the time a large snapshot takes to load (BenchmarkLoadSnapshot in
+// sql/catalog), which servers do at start and on every reload. Each struct checks its field count, so a layout change that
 // forgets this file fails loudly instead of shifting values into the wrong
 // fields; the codec tests round-trip every field.
 

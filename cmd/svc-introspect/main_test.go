@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -20,22 +19,9 @@ import (
 var dbURI string
 
 func TestMain(m *testing.M) {
-	os.Exit(pgtest.Main(m, func(uri string) error {
-		ctx := context.Background()
-		conn, err := pgx.Connect(ctx, uri)
-		if err != nil {
-			return err
-		}
-		defer conn.Close(ctx)
-		for _, sql := range []string{"drop database if exists introspect_cmd with (force)", "create database introspect_cmd"} {
-			if _, err := conn.Exec(ctx, sql); err != nil {
-				return err
-			}
-		}
-		u, _ := url.Parse(uri)
-		u.Path = "/introspect_cmd"
-		dbURI = u.String()
-		return nil
+	os.Exit(pgtest.Main(m, func(uri string) (err error) {
+		dbURI, err = pgtest.FreshDatabase(context.Background(), uri, "introspect_cmd")
+		return err
 	}))
 }
 

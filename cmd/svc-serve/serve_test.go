@@ -5,7 +5,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/svc-dev/svc/server/config"
 	"github.com/svc-dev/svc/server/logging"
 	"github.com/svc-dev/svc/sql/pgtest"
@@ -29,13 +27,8 @@ func TestMain(m *testing.M) {
 		return
 	}
 	os.Exit(pgtest.Main(m, func(uri string) error {
-		ctx := context.Background()
-		conn, err := pgx.Connect(ctx, uri)
-		if err != nil {
-			return err
-		}
-		defer conn.Close(ctx)
-		_, err = conn.Exec(ctx, `
+		authURI = pgtest.AsUser(uri, "serve_auth")
+		return pgtest.Exec(context.Background(), uri, `
 			do $$ begin
 			  if not exists (select from pg_roles where rolname = 'serve_anon') then create role serve_anon nologin; end if;
 			  if not exists (select from pg_roles where rolname = 'serve_auth') then create role serve_auth login noinherit; end if;
@@ -50,10 +43,6 @@ func TestMain(m *testing.M) {
 			grant usage on schema serve_replica to serve_anon;
 			create or replace function serve_replica.standby() returns boolean stable language sql as
 			  $f$ select pg_is_in_recovery() $f$;`)
-		u, _ := url.Parse(uri)
-		u.User = url.User("serve_auth")
-		authURI = u.String()
-		return err
 	}))
 }
 

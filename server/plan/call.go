@@ -75,14 +75,10 @@ func (c *Call) ReturnsRows() bool {
 // as sent and media its type, for functions that take the whole body as
 // their one argument.
 func BuildCall(req *request.Request, body *request.Payload, raw []byte, media string, snap *snapshot.Snapshot, opts Options) (*Call, error) {
-	if req.Prefer.Handling == "strict" && len(req.Prefer.Invalid) > 0 {
-		return nil, apierr.InvalidPreferences(req.Prefer.Invalid)
-	}
-	schema, err := Schema(req, opts)
+	name, err := targetName(req, opts)
 	if err != nil {
 		return nil, err
 	}
-	name := snapshot.QualifiedName{Schema: schema, Name: req.Target}
 	candidates := snap.Functions(name)
 	// A body another function's named arguments cannot take, or that
 	// params=single-object hands whole, is the one argument of a function
@@ -162,7 +158,7 @@ func BuildCall(req *request.Request, body *request.Payload, raw []byte, media st
 					for i, p := range ps {
 						vs[i] = p.Value
 					}
-					arg.Value, arg.Slot = arrayLiteral(vs), 0
+					arg.Value, arg.Slot = ArrayLiteral(vs), 0
 				}
 			}
 			c.Args = append(c.Args, arg)
@@ -304,23 +300,6 @@ func wholeBodyOverloads(fns []*snapshot.Function, media string, singleObject boo
 		}
 	}
 	return found, args
-}
-
-// arrayLiteral renders values as a PostgreSQL array literal, each element
-// quoted so commas, braces and quotes stay data.
-func arrayLiteral(values []string) string {
-	var b strings.Builder
-	b.WriteByte('{')
-	for i, v := range values {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteByte('"')
-		b.WriteString(strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(v))
-		b.WriteByte('"')
-	}
-	b.WriteByte('}')
-	return b.String()
 }
 
 // firstColumnNamed names what a request filters or orders a scalar

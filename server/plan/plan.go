@@ -222,17 +222,25 @@ func Schema(req *request.Request, opts Options) (string, error) {
 	return req.Schema, nil
 }
 
-// target finds the relation a request addresses, after refusing unknown
-// preferences under handling=strict.
-func target(req *request.Request, snap *snapshot.Snapshot, opts Options) (*snapshot.Relation, error) {
+// targetName names the relation or function a request addresses, after
+// refusing unknown preferences under handling=strict.
+func targetName(req *request.Request, opts Options) (snapshot.QualifiedName, error) {
 	if req.Prefer.Handling == "strict" && len(req.Prefer.Invalid) > 0 {
-		return nil, apierr.InvalidPreferences(req.Prefer.Invalid)
+		return snapshot.QualifiedName{}, apierr.InvalidPreferences(req.Prefer.Invalid)
 	}
 	schema, err := Schema(req, opts)
 	if err != nil {
+		return snapshot.QualifiedName{}, err
+	}
+	return snapshot.QualifiedName{Schema: schema, Name: req.Target}, nil
+}
+
+// target finds the relation a request addresses (targetName).
+func target(req *request.Request, snap *snapshot.Snapshot, opts Options) (*snapshot.Relation, error) {
+	name, err := targetName(req, opts)
+	if err != nil {
 		return nil, err
 	}
-	name := snapshot.QualifiedName{Schema: schema, Name: req.Target}
 	rel := snap.Relation(name)
 	if rel == nil {
 		return nil, undefinedRelation(snap, name, opts.Refresh)

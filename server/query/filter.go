@@ -3,6 +3,7 @@ package query
 import (
 	"strings"
 
+	"github.com/svc-dev/svc/server/plan"
 	"github.com/svc-dev/svc/server/request"
 	"github.com/svc-dev/svc/snapshot"
 )
@@ -190,7 +191,7 @@ func searched(b *builder, sc *scope, f request.Filter) {
 func OperandArg(f request.Filter, part int) string {
 	switch {
 	case f.Op == "in":
-		return arrayLiteral(f.List)
+		return plan.ArrayLiteral(f.List)
 	case ftsFuncs[f.Op] != "":
 		if f.Language != "" && part == 0 {
 			return f.Language
@@ -208,26 +209,4 @@ func likePattern(op, v string) string {
 		return strings.ReplaceAll(v, "*", "%")
 	}
 	return v
-}
-
-// arrayLiteral renders a PostgreSQL array literal with every element
-// double-quoted, so commas, braces and quotes in values stay data.
-func arrayLiteral(items []string) string {
-	var sb strings.Builder
-	sb.WriteByte('{')
-	for i, it := range items {
-		if i > 0 {
-			sb.WriteByte(',')
-		}
-		sb.WriteByte('"')
-		for _, c := range []byte(it) {
-			if c == '"' || c == '\\' {
-				sb.WriteByte('\\')
-			}
-			sb.WriteByte(c)
-		}
-		sb.WriteByte('"')
-	}
-	sb.WriteByte('}')
-	return sb.String()
 }

@@ -181,7 +181,8 @@ func body(b *builder, p *plan.Read) {
 		// btrim strips just the outer pair: a field holding a parenthesis
 		// is always quoted, so no unquoted one can start with "(" or end
 		// with ")". It renders each row once, where substr and length
-		// rendered it twice (pgbench: 20% more CSV pages per second).
+		// rendered it twice (deploy/bench's csv workload measures the
+		// difference).
 		// The header line is added by the server from the plan.
 		b.write("coalesce(pg_catalog.string_agg(pg_catalog.btrim(_svc_row::text, '()'), e'\\n'), '')")
 	case request.MediaGeoJSON:

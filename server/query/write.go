@@ -224,7 +224,7 @@ func payloadRows(b *builder, w *plan.Write) {
 	b.write("::json) _svc_r, ")
 	payloadRecords(b, w, false, "_svc_p", func() {
 		b.write("pg_catalog.json_object(")
-		b.value(arrayLiteral(textNames(p.Header)))
+		b.value(plan.ArrayLiteral(textNames(p.Header)))
 		b.write("::text[], array(select _svc_v from pg_catalog.json_array_elements_text(_svc_r.value)" +
 			" with ordinality _svc_x(_svc_v, _svc_n) order by _svc_n))")
 	})
@@ -255,7 +255,7 @@ func keyedRows(b *builder, w *plan.Write, rows []byte, array, drawn bool) {
 	case w.Payload.Positional:
 		// Each positional row becomes an object of the header's names.
 		b.write("(select pg_catalog.json_object(")
-		b.value(arrayLiteral(textNames(w.Payload.Header)))
+		b.value(plan.ArrayLiteral(textNames(w.Payload.Header)))
 		b.write("::text[], array(select _svc_v from pg_catalog.json_array_elements_text(_svc_row.value)" +
 			" with ordinality _svc_x(_svc_v, _svc_n) order by _svc_n)) as j from pg_catalog.json_array_elements(")
 		b.value(rows)

@@ -40,49 +40,48 @@ type Limits struct {
 // separate from Parse because the bounds are configuration, which the
 // grammar does not know; each count is one walk over what Parse built.
 func (r *Request) CheckLimits(l Limits) error {
-	if l.Filters > 0 {
-		if n := r.filterCount(); n > l.Filters {
-			return apierr.ParseError(fmt.Sprintf("More than %d filters", l.Filters),
-				fmt.Sprintf("The request has %d filter conditions; request-max-filters allows %d", n, l.Filters))
-		}
-	}
-	if l.SelectItems > 0 {
-		if n := selectItemCount(r.Select); n > l.SelectItems {
-			return apierr.ParseError(fmt.Sprintf("More than %d select items", l.SelectItems),
-				fmt.Sprintf("The select list has %d items, embedded resources' included; request-max-select-items allows %d", n, l.SelectItems))
-		}
-	}
-	if l.EmbedDepth > 0 {
-		if n := embedDepth(r.Select); n > l.EmbedDepth {
-			return apierr.ParseError(fmt.Sprintf("Embedding deeper than %d levels", l.EmbedDepth),
-				fmt.Sprintf("The select list embeds %d levels deep; request-max-embed-depth allows %d", n, l.EmbedDepth))
-		}
-	}
-	if l.Embeds > 0 {
-		if n := embedCount(r.Select); n > l.Embeds {
-			return apierr.ParseError(fmt.Sprintf("More than %d embedded resources", l.Embeds),
-				fmt.Sprintf("The select list embeds %d resources, nested ones included; request-max-embeds allows %d", n, l.Embeds))
-		}
-	}
-	if l.JSONPathDepth > 0 {
-		if n := r.jsonPathDepth(); n > l.JSONPathDepth {
-			return apierr.ParseError(fmt.Sprintf("JSON path longer than %d steps", l.JSONPathDepth),
-				fmt.Sprintf("A JSON path in the request has %d steps; request-max-json-path-depth allows %d", n, l.JSONPathDepth))
-		}
-	}
-	if l.JSONPathSteps > 0 {
-		if n := r.jsonPathSteps(); n > l.JSONPathSteps {
-			return apierr.ParseError(fmt.Sprintf("More than %d JSON path steps", l.JSONPathSteps),
-				fmt.Sprintf("The JSON paths in the request have %d steps together; request-max-json-path-steps allows %d", n, l.JSONPathSteps))
-		}
-	}
-	if l.LogicDepth > 0 {
-		if n := r.logicDepth(); n > l.LogicDepth {
-			return apierr.ParseError(fmt.Sprintf("Logic trees nested deeper than %d levels", l.LogicDepth),
-				fmt.Sprintf("A logic tree in the request nests %d levels deep; request-max-logic-depth allows %d", n, l.LogicDepth))
+	for i := range limitChecks {
+		c := &limitChecks[i]
+		if bound := c.bound(l); bound > 0 {
+			if n := c.count(r); n > bound {
+				return apierr.ParseError(fmt.Sprintf(c.message, bound), fmt.Sprintf(c.detail, n, bound))
+			}
 		}
 	}
 	return nil
+}
+
+// limitChecks are CheckLimits' checks, in the order it makes them: the
+// bound a Limits field sets (Limits is passed by value: a pointer would
+// move every request's Limits to the heap), what it counts, and the
+// error's message (given the bound) and details (the count, then the
+// bound).
+var limitChecks = [...]struct {
+	bound           func(Limits) int
+	count           func(*Request) int
+	message, detail string
+}{
+	{func(l Limits) int { return l.Filters }, (*Request).filterCount,
+		"More than %d filters",
+		"The request has %d filter conditions; request-max-filters allows %d"},
+	{func(l Limits) int { return l.SelectItems }, func(r *Request) int { return selectItemCount(r.Select) },
+		"More than %d select items",
+		"The select list has %d items, embedded resources' included; request-max-select-items allows %d"},
+	{func(l Limits) int { return l.EmbedDepth }, func(r *Request) int { return embedDepth(r.Select) },
+		"Embedding deeper than %d levels",
+		"The select list embeds %d levels deep; request-max-embed-depth allows %d"},
+	{func(l Limits) int { return l.Embeds }, func(r *Request) int { return embedCount(r.Select) },
+		"More than %d embedded resources",
+		"The select list embeds %d resources, nested ones included; request-max-embeds allows %d"},
+	{func(l Limits) int { return l.JSONPathDepth }, (*Request).jsonPathDepth,
+		"JSON path longer than %d steps",
+		"A JSON path in the request has %d steps; request-max-json-path-depth allows %d"},
+	{func(l Limits) int { return l.JSONPathSteps }, (*Request).jsonPathSteps,
+		"More than %d JSON path steps",
+		"The JSON paths in the request have %d steps together; request-max-json-path-steps allows %d"},
+	{func(l Limits) int { return l.LogicDepth }, (*Request).logicDepth,
+		"Logic trees nested deeper than %d levels",
+		"A logic tree in the request nests %d levels deep; request-max-logic-depth allows %d"},
 }
 
 // filterCount counts the filter conditions at every level of the request.

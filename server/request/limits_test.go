@@ -201,3 +201,59 @@ func parseQuery(q string) (*Request, error) {
 	r.URL.RawQuery = q
 	return Parse(r, KindRelation, "x")
 }
+
+// TestCheckLimitsMessages pins each limit's message and details, which
+// clients and operators read: every bound is told with its key, the
+// count and the bound.
+func TestCheckLimitsMessages(t *testing.T) {
+	t.Parallel()
+	req, err := Parse(httptest.NewRequest("GET", "/x?select=a,j->a->b,r(k->a->b,s(t()))&a=eq.1&b=eq.2&or=(c.eq.1,and(d.eq.1))", nil), KindRelation, "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		limits           Limits
+		message, details string
+	}{
+		{Limits{Filters: 3}, "More than 3 filters",
+			"The request has 4 filter conditions; request-max-filters allows 3"},
+		{Limits{SelectItems: 4}, "More than 4 select items",
+			"The select list has 6 items, embedded resources' included; request-max-select-items allows 4"},
+		{Limits{EmbedDepth: 2}, "Embedding deeper than 2 levels",
+			"The select list embeds 3 levels deep; request-max-embed-depth allows 2"},
+		{Limits{Embeds: 2}, "More than 2 embedded resources",
+			"The select list embeds 3 resources, nested ones included; request-max-embeds allows 2"},
+		{Limits{JSONPathDepth: 1}, "JSON path longer than 1 steps",
+			"A JSON path in the request has 2 steps; request-max-json-path-depth allows 1"},
+		{Limits{JSONPathSteps: 3}, "More than 3 JSON path steps",
+			"The JSON paths in the request have 4 steps together; request-max-json-path-steps allows 3"},
+		{Limits{LogicDepth: 1}, "Logic trees nested deeper than 1 levels",
+			"A logic tree in the request nests 2 levels deep; request-max-logic-depth allows 1"},
+	} {
+		e := apierr.From(req.CheckLimits(tc.limits))
+		if e.Message != tc.message || e.Details != tc.details {
+			t.Errorf("%+v: got %q / %v, want %q / %q", tc.limits, e.Message, e.Details, tc.message, tc.details)
+		}
+	}
+	if err := req.CheckLimits(Limits{Filters: 4, SelectItems: 6, EmbedDepth: 3, Embeds: 3,
+		JSONPathDepth: 2, JSONPathSteps: 4, LogicDepth: 2}); err != nil {
+		t.Errorf("at every bound: %v", err)
+	}
+}
+
+// CheckLimits runs for every request parsed: within its bounds it must
+// not allocate, BenchmarkServeRead's figures included.
+func TestCheckLimitsAllocatesNothing(t *testing.T) {
+	req, err := Parse(httptest.NewRequest("GET", "/x?select=a,r(b)&a=eq.1&or=(c.eq.1,d.eq.2)", nil), KindRelation, "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := Limits{Filters: 10, SelectItems: 10, EmbedDepth: 10, Embeds: 10, JSONPathDepth: 10, JSONPathSteps: 10, LogicDepth: 10}
+	if n := testing.AllocsPerRun(100, func() {
+		if err := req.CheckLimits(l); err != nil {
+			t.Fatal(err)
+		}
+	}); n != 0 {
+		t.Errorf("CheckLimits allocates %v times a call", n)
+	}
+}

@@ -3,7 +3,6 @@ package snapstore_test
 import (
 	"context"
 	"errors"
-	"net/url"
 	"os"
 	"strings"
 	"testing"
@@ -21,34 +20,17 @@ import (
 var superURI, fleetURI string
 
 func TestMain(m *testing.M) {
-	os.Exit(pgtest.Main(m, func(uri string) error {
+	os.Exit(pgtest.Main(m, func(uri string) (err error) {
 		ctx := context.Background()
-		conn, err := pgx.Connect(ctx, uri)
+		if superURI, err = pgtest.FreshDatabase(ctx, uri, "snapstore"); err != nil {
+			return err
+		}
+		fleetURI = pgtest.AsUser(superURI, "fleet")
+		err = pgtest.Exec(ctx, uri, "do $$ begin if not exists (select from pg_roles where rolname = 'fleet') then create role fleet login; end if; end $$")
 		if err != nil {
 			return err
 		}
-		defer conn.Close(ctx)
-		for _, sql := range []string{
-			"drop database if exists snapstore with (force)",
-			"create database snapstore",
-			"do $$ begin if not exists (select from pg_roles where rolname = 'fleet') then create role fleet login; end if; end $$",
-		} {
-			if _, err := conn.Exec(ctx, sql); err != nil {
-				return err
-			}
-		}
-		u, _ := url.Parse(uri)
-		u.Path = "/snapstore"
-		superURI = u.String()
-		u.User = url.User("fleet")
-		fleetURI = u.String()
-		db, err := pgx.Connect(ctx, superURI)
-		if err != nil {
-			return err
-		}
-		defer db.Close(ctx)
-		_, err = db.Exec(ctx, "create schema api; create table api.books (id int primary key, title text)")
-		return err
+		return pgtest.Exec(ctx, superURI, "create schema api; create table api.books (id int primary key, title text)")
 	}))
 }
 

@@ -1,60 +1,31 @@
 package server
 
 import (
-	"context"
 	"net/http"
+	"regexp"
 	"strings"
+	"time"
+	_ "time/tzdata" // Prefer: timezone is checked against IANA names even where the OS lacks them
 
 	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/auth"
 	"github.com/svc-dev/svc/server/config"
 	"github.com/svc-dev/svc/server/dbexec"
+	"github.com/svc-dev/svc/server/plan"
 	"github.com/svc-dev/svc/server/query"
+	"github.com/svc-dev/svc/server/request"
 	"github.com/svc-dev/svc/snapshot"
 )
 
-// NewVerifier builds the JWT verifier cfg describes, or nil when no key is
-// configured (a request with a token then fails with SVC300).
-func NewVerifier(ctx context.Context, cfg *config.Config) (*auth.Verifier, error) {
-	return auth.New(ctx, verifierOptions(cfg))
-}
-
-// CheckJWTConfig reports what NewVerifier would refuse in cfg, without
-// fetching a JWKS: start-up reports a mistyped key before connecting.
-func CheckJWTConfig(cfg *config.Config) error { return auth.Check(verifierOptions(cfg)) }
-
-func verifierOptions(cfg *config.Config) auth.Options {
-	return auth.Options{
-		Secret:          cfg.JWTSecret,
-		SecretIsBase64:  cfg.JWTSecretIsBase64,
-		Audience:        cfg.JWTAud,
-		RoleClaimKey:    cfg.JWTRoleClaimKey,
-		JWKSURL:         cfg.JWTJWKSURL,
-		CacheMaxEntries: cfg.JWTCacheMaxEntries,
-	}
-}
-
-// txFor builds the request's transaction context: the role (from a
-// verified token's role claim, else db-anon-role), the role's own settings
-// from the snapshot, and what PostgREST hands to SQL about the request.
-// The token's verification is Server-Timing's jwt figure, noted in obs.
-func (s *Server) txFor(obs *observation, r *http.Request, snap *snapshot.Snapshot) (dbexec.Tx, error) {
-	tx := dbexec.Tx{Method: r.Method, Path: r.URL.Path}
-	var id auth.Identity
-	if token, ok := auth.BearerToken(r.Header.Get("Authorization")); ok {
-		// Verify on a nil verifier (no key configured) answers SVC300.
-		t0 := obs.stageStart()
-		var err error
-		id, err = s.jwt.Verify(token)
-		obs.jwtDone(t0)
-		if err != nil {
-			return dbexec.Tx{}, err
-		}
-		tx.Role = id.Role
+// txContext builds the request's transaction context for identity id:
+// the role (the token's role claim, else db-anon-role), the role's own
+// settings from the snapshot, and what PostgREST hands to SQL about the
+// request.
+func (s *Server) txContext(r *http.Request, snap *snapshot.Snapshot, id auth.Identity) (dbexec.Tx, error) {
+	tx := dbexec.Tx{Method: r.Method, Path: r.URL.Path, Role: id.Role,
 		// As in PostgREST, only a role named by the token counts as
 		// authenticated: a privilege error is then 403, not 401.
-		tx.Authenticated = id.Role != ""
-	}
+		Authenticated: id.Role != ""}
 	if tx.Role == "" {
 		if s.cfg.DBAnonRole == "" {
 			return dbexec.Tx{}, apierr.AnonymousDisabled()
@@ -70,6 +41,78 @@ func (s *Server) txFor(obs *observation, r *http.Request, snap *snapshot.Snapsho
 	tx.Cookies = cookiesJSON(r.Cookies())
 	tx.PreRequest = s.preRequest
 	return tx, nil
+}
+
+// txShape is what a request's transaction takes from its plan: whether
+// it only reads, the preferences, and the schema of the relation or
+// function. A kept shape holds one, so it holds none of the request's
+// values.
+type txShape struct {
+	// readOnly and reads are dbexec.Tx's ReadOnly and Reads.
+	readOnly, reads bool
+	prefer          request.Preferences
+	schema          string // sent as Content-Profile
+	searchPath      string
+}
+
+func (s *Server) newTxShape(pr request.Preferences, schema string) txShape {
+	return txShape{prefer: pr, schema: schema, searchPath: dbexec.SearchPath(schema, s.cfg.DBExtraSearchPath)}
+}
+
+// readyTx readies x's transaction for a request of shape sh: whether it
+// only reads, its preferences (into x.applied) and search path, and
+// Content-Profile when several schemas are served.
+func (s *Server) readyTx(x *exchange, sh *txShape) error {
+	x.tx.ReadOnly, x.tx.Reads = sh.readOnly, sh.reads
+	applied, err := s.preferences(sh.prefer, &x.tx)
+	if err != nil {
+		return err
+	}
+	x.applied = applied
+	x.tx.SearchPath = sh.searchPath
+	if len(s.cfg.DBSchemas) > 1 {
+		x.w.Header().Set("Content-Profile", sh.schema)
+	}
+	return nil
+}
+
+// preferences applies the Prefer values every request kind shares: the
+// timezone and the transaction's end. It reports which of the two it
+// applied.
+//
+// A timezone is applied when it is an IANA name (Go and PostgreSQL read
+// the same database) or a numeric UTC offset such as +05:30 or -4, which
+// PostgreSQL reads itself and may still refuse (05:30:15 asks for leap
+// seconds): its error answers then, as in PostgREST. Any other name is
+// ignored, as SPEC.md has it, unless handling=strict: then PostgreSQL is
+// asked, and refuses an unknown zone with 400 (22023).
+func (s *Server) preferences(pr request.Preferences, tx *dbexec.Tx) (applied appliedPrefs, err error) {
+	if tz := pr.Timezone; tz != "" && (knownZone(tz) || utcOffset.MatchString(tz) || pr.Handling == "strict") {
+		tx.Timezone = tz
+		applied.timezone = true
+	}
+	// tx is a known preference even where db-tx-end does not let it
+	// apply, so strict handling accepts it, as PostgREST does.
+	tx.Rollback, applied.tx = s.cfg.TxRollback(pr.Tx)
+	return applied, nil
+}
+
+// knownZone reports whether tz names a zone of the IANA database.
+func knownZone(tz string) bool {
+	_, err := time.LoadLocation(tz)
+	return err == nil && tz != "Local"
+}
+
+// utcOffset matches the numeric time zones PostgreSQL reads as offsets
+// from UTC: hours, optionally minutes and seconds, optionally signed.
+var utcOffset = regexp.MustCompile(`^[+-]?[0-9]{1,2}(:[0-9]{2}){0,2}$`)
+
+// appliedPrefs records which conditional preferences a request had
+// applied, for Preference-Applied.
+type appliedPrefs struct {
+	timezone, tx bool
+	// write is set for writes, whose own preferences are then echoed.
+	write *plan.Write
 }
 
 // roleSettings splits a role's ALTER ROLE ... SET entries into settings

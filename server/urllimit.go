@@ -4,7 +4,6 @@ import (
 	"net/http"
 
 	"github.com/svc-dev/svc/server/apierr"
-	"github.com/svc-dev/svc/server/request"
 )
 
 // limitURL refuses (414 SVC100) a request whose path and query string
@@ -21,28 +20,6 @@ func (s *Server) limitURL(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
-}
-
-// parseRequest is request.Parse followed by the configured size limits
-// (request-max-filters, -select-items, -embed-depth, -embeds,
-// -json-path-depth, -json-path-steps, -logic-depth), so every route
-// refuses an oversized request before planning it. Parsing is
-// Server-Timing's parse figure, noted in obs.
-func (s *Server) parseRequest(obs *observation, r *http.Request, kind request.Kind, target string) (*request.Request, error) {
-	t0 := obs.stageStart()
-	req, err := request.Parse(r, kind, target)
-	obs.parseDone(t0)
-	if err != nil {
-		return nil, err
-	}
-	limits := request.Limits{Filters: s.cfg.RequestMaxFilters,
-		SelectItems: s.cfg.RequestMaxSelectItems, EmbedDepth: s.cfg.RequestMaxEmbedDepth,
-		Embeds: s.cfg.RequestMaxEmbeds, JSONPathDepth: s.cfg.RequestMaxJSONPathDepth,
-		JSONPathSteps: s.cfg.RequestMaxJSONPathSteps, LogicDepth: s.cfg.RequestMaxLogicDepth}
-	if err := req.CheckLimits(limits); err != nil {
-		return nil, err
-	}
-	return req, nil
 }
 
 // uriLength is the length of the path and query string as received; the
