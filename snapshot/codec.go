@@ -27,7 +27,9 @@ import (
 // that are domain representations are kept.
 // Version 4: media type handlers: the aggregates that render rows for a
 // media type, and the media type of functions returning one.
-const FormatVersion = 4
+// Version 5: the domains the API shows, with their base type, NOT NULL
+// and CHECK constraints.
+const FormatVersion = 5
 
 // magic opens every snapshot file so that a wrong file is named as such
 // before any msgpack decoding is tried. A big-endian uint16 format version

@@ -54,6 +54,11 @@ func sampleContent() Content {
 			{Media: MediaDomain{Type: "*/*", Send: QualifiedName{Schema: "pg_catalog", Name: "byteasend"}},
 				Aggregate: QualifiedName{Schema: "api", Name: "any_agg"}},
 		},
+		Domains: []Domain{
+			{QualifiedName: QualifiedName{Schema: "api", Name: "posint"}, Type: "api.posint", BaseType: "integer",
+				Checks: []DomainCheck{{Name: "posint_check", Expr: "(VALUE > 0)", Validated: true}}},
+			{QualifiedName: QualifiedName{Schema: "api", Name: "small"}, Type: "api.small", BaseType: "api.posint", NotNull: true},
+		},
 	}
 }
 
@@ -113,6 +118,8 @@ func TestFingerprintFollowsContent(t *testing.T) {
 		"cast":           func(c *Content) { c.Casts[0].Function.Name = "color_hex" },
 		"media handler":  func(c *Content) { c.MediaHandlers[1].Relation = QualifiedName{Schema: "api", Name: "authors"} },
 		"function media": func(c *Content) { c.Functions[1].Media.Type = "image/jpeg" },
+		"domain check":   func(c *Content) { c.Domains[0].Checks[0].Expr = "(VALUE > 1)" },
+		"domain null":    func(c *Content) { c.Domains[1].NotNull = false },
 	}
 	for name, change := range changes {
 		c := sampleContent()
@@ -131,8 +138,9 @@ func TestDecodeRefusesBadFiles(t *testing.T) {
 	good := encoded(t, sampleSnapshot(t))
 	future := bytes.Clone(good)
 	binary.BigEndian.PutUint16(future[len(magic):], FormatVersion+1)
-	// A snapshot written before computed fields existed: its relations
-	// have a field fewer, so it is refused by version, not misread.
+	// A snapshot written before domains were kept: its content has a
+	// field fewer, so it is refused by version, not misread as a schema
+	// whose domains have no checks.
 	older := bytes.Clone(good)
 	binary.BigEndian.PutUint16(older[len(magic):], FormatVersion-1)
 	flipped := bytes.Clone(good)
@@ -233,6 +241,15 @@ func TestIndexLookups(t *testing.T) {
 	}
 	if f := s.Representation("json", "api.color"); f != nil {
 		t.Errorf("Representation(json, api.color) = %v, want none (no such cast)", f)
+	}
+	if d := s.Domain("api.small"); d == nil || d.BaseType != "api.posint" || !d.NotNull {
+		t.Errorf("Domain(api.small) = %+v", d)
+	}
+	if d := s.DomainNamed(QualifiedName{Schema: "api", Name: "posint"}); d == nil || len(d.Checks) != 1 {
+		t.Errorf("DomainNamed(api.posint) = %+v", d)
+	}
+	if s.Domain("integer") != nil {
+		t.Error("integer found as a domain")
 	}
 	if r := s.Role("app"); r == nil || !reflect.DeepEqual(r.MemberOf, []string{"web_anon"}) {
 		t.Errorf("Role(app) = %+v", r)

@@ -19,13 +19,14 @@ import (
 func decodeContent(body []byte) (Content, error) {
 	var c Content
 	r := &reader{buf: body, dict: make([]string, 0, 4096)}
-	if r.fields("content", 6) {
+	if r.fields("content", 7) {
 		c.Relations = decodeSlice(r, (*Relation).decode)
 		c.Relationships = decodeSlice(r, (*Relationship).decode)
 		c.Functions = decodeSlice(r, (*Function).decode)
 		c.Casts = decodeSlice(r, (*Cast).decode)
 		c.Roles = decodeSlice(r, (*Role).decode)
 		c.MediaHandlers = decodeSlice(r, (*MediaHandler).decode)
+		c.Domains = decodeSlice(r, (*Domain).decode)
 	}
 	if r.err == nil && r.pos != len(r.buf) {
 		r.fail("%d bytes left over after the content", len(r.buf)-r.pos)
@@ -430,5 +431,23 @@ func (x *Role) decode(r *reader) {
 		x.MemberOf = r.strs()
 		x.Inherit, x.Superuser = r.boolean(), r.boolean()
 		x.Settings = r.strs()
+	}
+}
+
+func (x *Domain) decode(r *reader) {
+	if !r.fields("domain", 8) {
+		return
+	}
+	x.Schema, x.Name = r.str(), r.str()
+	x.Type, x.BaseType = r.str(), r.str()
+	x.NotNull, x.Nondeterministic = r.boolean(), r.boolean()
+	x.Description = r.str()
+	x.Checks = decodeSlice(r, (*DomainCheck).decode)
+}
+
+func (x *DomainCheck) decode(r *reader) {
+	if r.fields("domain check", 3) {
+		x.Name, x.Expr = r.str(), r.str()
+		x.Validated = r.boolean()
 	}
 }

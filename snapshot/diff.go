@@ -98,7 +98,9 @@ func AnyBreaking(changes []Change) bool {
 // and removed. Additions are not breaking, with three exceptions: a NOT
 // NULL column without a default on a relation that takes inserts (inserts
 // must now supply it), a relationship that makes an embed by table name
-// ambiguous, and a cast, which changes how values already in use read. Removals, retypes, a NOT NULL or lost
+// ambiguous, a cast, which changes how values already in use read, and a
+// domain's new CHECK or NOT NULL, which may refuse values written before.
+// Removals, retypes, a NOT NULL or lost
 // default that inserts must now satisfy, revoked privileges and changed
 // function signatures are breaking; a function gaining an argument with a
 // default, or a default on an argument, is not.
@@ -114,6 +116,7 @@ func Diff(old, new *Snapshot) []Change {
 	d.functions(old.Content.Functions, new.Content.Functions)
 	d.casts(old.Content.Casts, new.Content.Casts)
 	d.mediaHandlers(old.Content.MediaHandlers, new.Content.MediaHandlers)
+	d.domains(old.Content.Domains, new.Content.Domains)
 	slices.SortStableFunc(d.out, func(a, b Change) int {
 		return cmp.Or(cmp.Compare(a.Object, b.Object), cmp.Compare(a.Kind, b.Kind),
 			cmp.Compare(a.Role, b.Role), cmp.Compare(a.Privilege, b.Privilege))

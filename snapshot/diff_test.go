@@ -191,6 +191,22 @@ func TestDiff(t *testing.T) {
 			[]string{"! any relation as text/plain: media handler removed (was api.plain); requests accepting only text/plain are refused or answered by another handler"}},
 		{"media handler changed", func(c *Content) { c.MediaHandlers[0].Aggregate.Name = "plain2" },
 			[]string{"! any relation as text/plain: media handler changed from api.plain to api.plain2; text/plain bodies are rendered by another aggregate"}},
+		{"domain checks and NOT NULL", func(c *Content) {
+			c.Domains[0].Checks[0].Expr = "(VALUE > 1)"
+			c.Domains[0].Checks = append(c.Domains[0].Checks, DomainCheck{Name: "small", Expr: "(VALUE < 9)", Validated: true})
+			c.Domains[1].NotNull = false
+		}, []string{
+			"! api.posint posint_check: domain check changed from (VALUE > 0) to (VALUE > 1); values it accepted may be refused",
+			"! api.posint small: domain check added ((VALUE < 9)); values it accepted may be refused",
+			"  api.small: domain nullability changed from not null to nullable",
+		}},
+		{"domain check removed, NOT NULL added", func(c *Content) {
+			c.Domains[0].Checks = nil
+			c.Domains[0].NotNull = true
+		}, []string{
+			"! api.posint: domain nullability changed from nullable to not null; writes of null to it are refused",
+			"  api.posint posint_check: domain check removed (was (VALUE > 0))",
+		}},
 		{"roles and comments are not API changes", func(c *Content) {
 			c.Roles = nil
 			c.Relations[books].Description = "Books."

@@ -20,6 +20,8 @@ type index struct {
 	// handlers holds the media handlers by relation (zero for
 	// anyelement) and media type.
 	handlers map[handlerKey]*MediaHandler
+	// domains holds the domains by Type, as columns name them.
+	domains map[string]*Domain
 }
 
 // handlerKey is what a media handler is looked up by.
@@ -88,6 +90,12 @@ func (s *Snapshot) buildIndex() {
 		if ix.handlers[k] == nil {
 			ix.handlers[k] = h
 		}
+	}
+	if len(c.Domains) > 0 {
+		ix.domains = make(map[string]*Domain, len(c.Domains))
+	}
+	for i := range c.Domains {
+		ix.domains[c.Domains[i].Type] = &c.Domains[i]
 	}
 	s.idx = ix
 }
@@ -162,3 +170,19 @@ func (s *Snapshot) MediaHandler(rel QualifiedName, media string) *MediaHandler {
 // HasMediaHandlers reports whether the schema defines any media handler,
 // so negotiation skips looking for one in the usual schema that has none.
 func (s *Snapshot) HasMediaHandlers() bool { return len(s.idx.handlers) > 0 }
+
+// Domain returns the domain whose Type is typ (as format_type prints it,
+// like Column.Type and Argument.Type), or nil when typ is no domain the
+// snapshot keeps.
+func (s *Snapshot) Domain(typ string) *Domain { return s.idx.domains[typ] }
+
+// DomainNamed returns the domain named q, or nil: a function's
+// ReturnType names its result type this way.
+func (s *Snapshot) DomainNamed(q QualifiedName) *Domain {
+	for i := range s.Content.Domains {
+		if s.Content.Domains[i].QualifiedName == q {
+			return &s.Content.Domains[i]
+		}
+	}
+	return nil
+}

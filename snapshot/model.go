@@ -23,6 +23,10 @@ type Content struct {
 	Roles         []Role         `msgpack:"roles" json:"roles"`
 	// MediaHandlers are the aggregates that render rows for a media type.
 	MediaHandlers []MediaHandler `msgpack:"media_handlers" json:"media_handlers"`
+	// Domains are the domains exposed columns, computed fields and
+	// functions' arguments and results are of (their elements', for
+	// arrays), and the domains those stand on, by name.
+	Domains []Domain `msgpack:"domains" json:"domains"`
 }
 
 // RelationKind says what sort of relation a route is backed by.
@@ -315,3 +319,42 @@ type MediaHandler struct {
 
 // AnyElement reports whether the handler takes rows of any relation.
 func (h *MediaHandler) AnyElement() bool { return h.Relation == QualifiedName{} }
+
+// Domain is a domain with what describing its values needs: the type it
+// stands on, whether it refuses null, and its CHECK constraints. Only the
+// domains the API shows are kept, not every domain of the database.
+type Domain struct {
+	_msgpack      struct{} `msgpack:",as_array"`
+	QualifiedName `msgpack:",inline" json:",inline"`
+	// Type is the domain as format_type prints it, which is how columns'
+	// and arguments' Type name it ("api.posint", `api."Odd name"`).
+	Type string `msgpack:"type" json:"type"`
+	// BaseType is the type the domain is declared over, with its
+	// modifiers ("character varying(20)"); for a domain over a domain,
+	// that domain's Type, which is kept too.
+	BaseType string `msgpack:"base_type" json:"base_type"`
+	// NotNull is the domain's own NOT NULL (not its base domain's).
+	NotNull bool `msgpack:"not_null" json:"not_null"`
+	// Nondeterministic is set when the domain's collation compares
+	// strings otherwise than by their characters (an ICU collation that
+	// ignores case or accents): equality and patterns then mean more than
+	// they say.
+	Nondeterministic bool          `msgpack:"nondeterministic,omitempty" json:"nondeterministic,omitempty"`
+	Description      string        `msgpack:"description,omitempty" json:"description,omitempty"`
+	Checks           []DomainCheck `msgpack:"checks,omitempty" json:"checks,omitempty"`
+}
+
+// DomainCheck is one CHECK constraint of a domain (its own, not its base
+// domain's), sorted by name.
+type DomainCheck struct {
+	_msgpack struct{} `msgpack:",as_array"`
+	Name     string   `msgpack:"name" json:"name"`
+	// Expr is the condition as pg_get_expr prints it with an empty
+	// search_path: VALUE stands for the value, and every name outside
+	// pg_catalog (function, operator, type) is schema-qualified, so an
+	// unqualified name is PostgreSQL's own.
+	Expr string `msgpack:"expr" json:"expr"`
+	// Validated is false for a constraint added NOT VALID: values stored
+	// before it may break it, though new ones may not.
+	Validated bool `msgpack:"validated" json:"validated"`
+}

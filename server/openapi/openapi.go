@@ -55,6 +55,9 @@ type builder struct {
 	opts Options
 	// access is the role's privileges; nil when privileges are ignored.
 	access *snapshot.Access
+	// domainSchemas are the components of the domains the 3.1 document
+	// has referred to so far, by key (see domainRef).
+	domainSchemas map[string]*jsonSchema
 }
 
 // ops are the operations a relation's path offers.

@@ -1,6 +1,7 @@
 package openapi
 
 import (
+	"encoding/json"
 	"strings"
 
 	"github.com/svc-dev/svc/snapshot"
@@ -72,6 +73,9 @@ func (b *builder) document31() *document31 {
 			summary = "function " + overloads[0].Name
 		}
 		d.Tags = append(d.Tags, tag31{Name: "(rpc) " + overloads[0].Name, Description: summary})
+	}
+	for key, s := range b.domainSchemas {
+		d.Components.Schemas[key] = s
 	}
 	d.pruneParameters()
 	return d
@@ -154,7 +158,7 @@ func sharedParameters31() map[string]*parameter3 {
 		return &parameter3{Name: name, In: "query", Description: description, Schema: s}
 	}
 	str := func() *jsonSchema { return &jsonSchema{Type: "string"} }
-	zero := 0
+	zero := json.Number("0")
 	count := &jsonSchema{Type: "integer", Minimum: &zero}
 	prefer := func(description string, examples ...string) *parameter3 {
 		return &parameter3{Name: "Prefer", In: "header", Description: description + " Several preferences are separated by commas.",

@@ -143,9 +143,9 @@ func (b *builder) functionPath31(overloads []*snapshot.Function) *pathItem3 {
 			Description: description, Parameters: params, Responses: errorResponses(ok)}
 	}
 	item := &pathItem3{Post: op("post", refs("preferCall"))}
-	item.Post.RequestBody = argsBody(args)
+	item.Post.RequestBody = b.argsBody(args)
 	if get {
-		item.Get = op("get", queryArguments31(args))
+		item.Get = op("get", b.queryArguments31(args))
 	}
 	return item
 }
@@ -154,9 +154,9 @@ func (b *builder) functionPath31(overloads []*snapshot.Function) *pathItem3 {
 // argument, in JSON or a form; for a function whose one argument has no
 // name, that argument itself, also as raw text, XML or bytes when that is
 // its type.
-func argsBody(args []argument) *requestBody3 {
+func (b *builder) argsBody(args []argument) *requestBody3 {
 	if len(args) == 1 && args[0].name == "" {
-		c := map[string]*mediaType{"application/json": {Schema: valueSchema(args[0].typ, args[0].typ)}}
+		c := map[string]*mediaType{"application/json": {Schema: b.typeSchema31(args[0].typ, args[0].typ)}}
 		switch nominal(args[0].typ) {
 		case "text":
 			c["text/plain"] = raw("text/plain")
@@ -172,7 +172,12 @@ func argsBody(args []argument) *requestBody3 {
 		if a.name == "" {
 			continue
 		}
-		s.Properties[a.name] = nullable(valueSchema(a.typ, a.typ))
+		// Null cast to a NOT NULL domain fails, so such an argument
+		// cannot be null.
+		s.Properties[a.name] = b.typeSchema31(a.typ, a.typ)
+		if !b.domainNotNull(a.typ) {
+			nullable(s.Properties[a.name])
+		}
 		if a.required {
 			s.Required = append(s.Required, a.name)
 		}
@@ -186,17 +191,17 @@ func argsBody(args []argument) *requestBody3 {
 // queryArguments31 describes the named arguments as query parameters; a
 // variadic one is repeated (?v=1&v=2). Unnamed arguments cannot be given
 // in a query string.
-func queryArguments31(args []argument) []*parameter3 {
+func (b *builder) queryArguments31(args []argument) []*parameter3 {
 	var out []*parameter3
 	for _, a := range args {
 		if a.name == "" {
 			continue
 		}
-		p := &parameter3{Name: a.name, In: "query", Required: a.required, Schema: queryValue(a.typ)}
+		p := &parameter3{Name: a.name, In: "query", Required: a.required, Schema: b.queryValue(a.typ)}
 		if a.variadic {
 			explode := true
 			p.Explode = &explode
-			p.Schema = &jsonSchema{Type: "array", Items: queryValue(strings.TrimSuffix(nominal(a.typ), "[]"))}
+			p.Schema = &jsonSchema{Type: "array", Items: b.queryValue(strings.TrimSuffix(nominal(a.typ), "[]"))}
 		}
 		out = append(out, p)
 	}
@@ -204,8 +209,15 @@ func queryArguments31(args []argument) []*parameter3 {
 }
 
 // queryValue describes an argument given in the query string, where an
-// array literal or a JSON text is a string.
-func queryValue(t string) *jsonSchema {
+// array literal or a JSON text is a string; a domain over a scalar type
+// is its component.
+func (b *builder) queryValue(t string) *jsonSchema {
+	if d := b.snap.Domain(t); d != nil {
+		if base := valueSchema(t, b.finalBase(d)); base.Type != "array" && base.Type != nil {
+			return b.domainRef(d)
+		}
+		return &jsonSchema{Type: "string", Format: nominal(t)}
+	}
 	s := valueSchema(t, t)
 	if s.Type == "array" || s.Type == nil {
 		return &jsonSchema{Type: "string", Format: nominal(t)}

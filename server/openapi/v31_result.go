@@ -33,7 +33,11 @@ func (b *builder) resultResponses(overloads []*snapshot.Function) map[string]*re
 	case snapshot.ReturnsComposite, snapshot.ReturnsSetOfComposite:
 		one = b.compositeSchema(f)
 	default:
-		one = nullable(valueSchema(typeName(f.ReturnType.Name), typeName(f.ReturnType.Name)))
+		if d := b.snap.DomainNamed(f.ReturnType); d != nil {
+			one = nullable(b.domainRef(d))
+		} else {
+			one = nullable(valueSchema(typeName(f.ReturnType.Name), typeName(f.ReturnType.Name)))
+		}
 	}
 	result := one
 	if f.Returns == snapshot.ReturnsSetOfComposite || f.Returns == snapshot.ReturnsSetOfScalar {

@@ -56,7 +56,8 @@ func valueSchema(declared, base string) *jsonSchema {
 }
 
 // nullable widens s to also accept null: a nullable column, an argument
-// that may be null.
+// that may be null. A reference to a domain's component becomes "that
+// domain or null", its sibling keywords kept.
 func nullable(s *jsonSchema) *jsonSchema {
 	switch t := s.Type.(type) {
 	case string:
@@ -64,8 +65,16 @@ func nullable(s *jsonSchema) *jsonSchema {
 		if len(s.Enum) > 0 {
 			s.Enum = append(s.Enum, nil)
 		}
+	case nil:
+		if s.Ref == "" {
+			return s // a schema without a type already accepts null
+		}
+		s.AnyOf = []*jsonSchema{{Ref: s.Ref}, {Type: "null"}}
+		s.Ref = ""
+		if len(s.Enum) > 0 {
+			s.Enum = append(s.Enum, nil)
+		}
 	}
-	// A schema without a type already accepts null.
 	return s
 }
 
@@ -87,7 +96,7 @@ func (b *builder) rowSchema(r *snapshot.Relation) *jsonSchema {
 		if _, hidden := d.Properties[f.Name()]; hidden || !b.callable(f.Function) {
 			continue
 		}
-		p := nullable(valueSchema(f.Type, f.BaseType))
+		p := nullable(b.typeSchema31(f.Type, f.BaseType))
 		p.ReadOnly = true
 		p.Description = "Computed by function " + f.Function.String() + "."
 		d.Properties[f.Name()] = p
@@ -103,13 +112,14 @@ func (b *builder) callable(q snapshot.QualifiedName) bool {
 	return slices.ContainsFunc(b.snap.Functions(q), b.access.Execute)
 }
 
-// insertRequired are the columns an insert into r must give: NOT NULL,
-// no default, not generated, and writable by the role.
+// insertRequired are the columns an insert into r must give: NOT NULL
+// (or of a domain that is), no default, not generated, and writable by
+// the role.
 func (b *builder) insertRequired(r *snapshot.Relation) []string {
 	var out []string
 	for i := range r.Columns {
 		c := &r.Columns[i]
-		if !c.Nullable && c.Default == nil && !c.Generated && b.usable(r, c) {
+		if !b.holdsNull(r, c) && c.Default == nil && !c.Generated && b.usable(r, c) {
 			out = append(out, c.Name)
 		}
 	}
@@ -121,22 +131,24 @@ func (b *builder) insertRequired(r *snapshot.Relation) []string {
 // when generated (GENERATED ALWAYS, identity or expression); its comment
 // and the key notes the Swagger 2.0 document gives.
 func (b *builder) columnSchema(r *snapshot.Relation, c *snapshot.Column) *jsonSchema {
-	p := valueSchema(c.Type, c.BaseType)
+	p := b.typeSchema31(c.Type, c.BaseType)
 	for _, v := range c.EnumValues {
 		p.Enum = append(p.Enum, v)
 	}
 	if c.Default != nil {
-		if t, ok := p.Type.(string); ok {
+		// A domain's component has the type of the domain's base.
+		if t, ok := valueSchema(c.Type, c.BaseType).Type.(string); ok {
 			p.Default = defaultValue(*c.Default, t)
 		} else {
 			p.Default = defaultValue(*c.Default, "")
 		}
 	}
 	if c.MaxLength > 0 {
-		p.MaxLength = c.MaxLength
+		n := c.MaxLength
+		p.MaxLength = &n
 	}
 	p.ReadOnly = c.Generated
-	if c.Nullable {
+	if b.holdsNull(r, c) {
 		nullable(p)
 	}
 	var notes []string
@@ -149,6 +161,19 @@ func (b *builder) columnSchema(r *snapshot.Relation, c *snapshot.Column) *jsonSc
 	p.Description = strings.Join(append([]string{c.Description}, notes...), "\n\n")
 	p.Description = strings.TrimLeft(p.Description, "\n")
 	return p
+}
+
+// holdsNull reports whether column c of r may be null: a column that
+// allows it, unless its domain does not and r is a table. A view's
+// column of such a domain is still null where an outer join finds no
+// row, as PostgreSQL checks a domain's NOT NULL only when a value is
+// stored or cast.
+func (b *builder) holdsNull(r *snapshot.Relation, c *snapshot.Column) bool {
+	if !c.Nullable {
+		return false
+	}
+	table := r.Kind == snapshot.KindTable || r.Kind == snapshot.KindPartitionedTable
+	return !table || !b.domainNotNull(c.Type)
 }
 
 // filterPattern matches a filter value: an operator, optionally negated,

@@ -1,6 +1,7 @@
 package openapi
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 )
@@ -100,22 +101,29 @@ type securityScheme3 struct {
 // (["integer", "null"]). A schema with no field set accepts any JSON
 // value (json and jsonb).
 type jsonSchema struct {
-	Ref         string                 `json:"$ref,omitempty"`
-	Type        any                    `json:"type,omitempty"`
-	Format      string                 `json:"format,omitempty"`
-	Description string                 `json:"description,omitempty"`
-	Items       *jsonSchema            `json:"items,omitempty"`
-	Enum        []any                  `json:"enum,omitempty"`
-	Default     any                    `json:"default,omitempty"`
-	MaxLength   int                    `json:"maxLength,omitempty"`
-	Minimum     *int                   `json:"minimum,omitempty"`
-	Pattern     string                 `json:"pattern,omitempty"`
-	ReadOnly    bool                   `json:"readOnly,omitempty"`
-	Properties  map[string]*jsonSchema `json:"properties,omitempty"`
-	Required    []string               `json:"required,omitempty"`
-	OneOf       []*jsonSchema          `json:"oneOf,omitempty"`
-	AllOf       []*jsonSchema          `json:"allOf,omitempty"`
-	Examples    []string               `json:"examples,omitempty"`
+	Ref         string       `json:"$ref,omitempty"`
+	Type        any          `json:"type,omitempty"`
+	Format      string       `json:"format,omitempty"`
+	Description string       `json:"description,omitempty"`
+	Items       *jsonSchema  `json:"items,omitempty"`
+	Enum        []any        `json:"enum,omitempty"`
+	Default     any          `json:"default,omitempty"`
+	MinLength   *int         `json:"minLength,omitempty"`
+	MaxLength   *int         `json:"maxLength,omitempty"`
+	Minimum     *json.Number `json:"minimum,omitempty"`
+	Maximum     *json.Number `json:"maximum,omitempty"`
+	// ExclusiveMinimum and ExclusiveMaximum are numbers, as in JSON
+	// Schema 2020-12 (OpenAPI 3.0's booleans are gone).
+	ExclusiveMinimum *json.Number           `json:"exclusiveMinimum,omitempty"`
+	ExclusiveMaximum *json.Number           `json:"exclusiveMaximum,omitempty"`
+	Pattern          string                 `json:"pattern,omitempty"`
+	ReadOnly         bool                   `json:"readOnly,omitempty"`
+	Properties       map[string]*jsonSchema `json:"properties,omitempty"`
+	Required         []string               `json:"required,omitempty"`
+	OneOf            []*jsonSchema          `json:"oneOf,omitempty"`
+	AnyOf            []*jsonSchema          `json:"anyOf,omitempty"`
+	AllOf            []*jsonSchema          `json:"allOf,omitempty"`
+	Examples         []string               `json:"examples,omitempty"`
 }
 
 // componentName turns a database name into a component key and an

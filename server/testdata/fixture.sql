@@ -1087,3 +1087,31 @@ create function test.mh_note_words(test.mh_notes) returns integer
 create function test.mh_paint_step(state test."text/x-rows", next test.dr_paints) returns test."text/x-rows"
   immutable language sql as $$ select (state || next.name || '=' || coalesce(next.color::integer::text, '-') || ';')::test."text/x-rows" $$;
 create aggregate test.mh_paints_rows(test.dr_paints) (stype = test."text/x-rows", sfunc = test.mh_paint_step, initcond = '');
+
+-- Domains with checks, described by the OpenAPI 3.1 document
+-- (openapi31_domains_test.go): a positive integer, a bounded text, a
+-- NOT NULL pattern, an IN list, a domain over the positive one, one whose
+-- check JSON Schema cannot state, a price between bounds, and a function
+-- taking and returning one.
+create domain test.dm_posint as integer check (value > 0);
+create domain test.dm_name as text check (char_length(value) between 1 and 20);
+create domain test.dm_code as text not null check (value ~ '^[A-Z]{3}[0-9]+$');
+create domain test.dm_size as text check (value in ('S', 'M', 'L'));
+create domain test.dm_small as test.dm_posint check (value < 100);
+create domain test.dm_lower as text check (lower(value) = value);
+create domain test.dm_price as numeric(8,2) check (value >= 0 and value <= 1000);
+comment on domain test.dm_lower is 'A word in lower case.';
+create table test.dm_items (
+  id integer primary key,
+  qty test.dm_posint,
+  name test.dm_name,
+  code test.dm_code,
+  size test.dm_size,
+  small test.dm_small,
+  word test.dm_lower,
+  price test.dm_price
+);
+insert into test.dm_items values (1, 3, 'bolt', 'ABC1', 'M', 9, 'steel', 0.5);
+create function test.dm_double(n test.dm_posint) returns test.dm_posint
+  immutable language sql as $$ select ($1 * 2)::test.dm_posint $$;
+grant select, insert on test.dm_items to web_anon;

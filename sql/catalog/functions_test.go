@@ -61,6 +61,7 @@ func TestFunctions(t *testing.T) {
 		"api.html_step(in state api.\"text/html\", in next api.authors) scalar api.text/html immutable rows=0",
 		"api.initials(in api.authors) scalar pg_catalog.text stable rows=0",
 		"api.label_words(in api.book_list) scalar pg_catalog.tsvector stable rows=0",
+		"api.lookup(in code api.code_d) scalar hidden.posint stable rows=0",
 		"api.name(in api.authors) scalar pg_catalog.text stable rows=0",
 		"api.noop() void pg_catalog.void volatile rows=0",
 		"api.pair(out x integer, out y integer) composite pg_catalog.record immutable rows=0",

@@ -144,6 +144,10 @@ func readContent(ctx context.Context, tx pgx.Tx, opts Options) (snapshot.Content
 	if err != nil {
 		return c, err
 	}
+	domains, err := readDomains(ctx, tx, opts.Schemas, opts.ExtraSearchPath)
+	if err != nil {
+		return c, err
+	}
 	applyKeys(rels, keys, traces)
 	c.Relationships = normaliseRelationships(inferRelationships(rels, keys, traces, fks, funcs))
 	c.Relations = make([]snapshot.Relation, 0, len(rels))
@@ -155,5 +159,6 @@ func readContent(ctx context.Context, tx pgx.Tx, opts Options) (snapshot.Content
 	c.Casts = normaliseCasts(casts)
 	c.Roles = normaliseRoles(roles)
 	c.MediaHandlers = normaliseMediaHandlers(handlers)
+	c.Domains = domains
 	return c, nil
 }

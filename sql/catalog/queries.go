@@ -28,4 +28,6 @@ var (
 	rolesSQL string
 	//go:embed queries/media_handlers.sql
 	mediaHandlersSQL string
+	//go:embed queries/domains.sql
+	domainsSQL string
 )

@@ -36,6 +36,7 @@ func TestRelationNames(t *testing.T) {
 		"api.orders view",
 		"api.passports table",
 		"api.recent_orders view",
+		"api.reviews table",
 		"api.sensors table",
 		"api.tags table",
 		"api.ticket_list view",

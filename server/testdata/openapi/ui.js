@@ -30,10 +30,12 @@ async function main(chromium, url) {
       });
       return p;
     };
+    // Deadlines, not measurements: on a loaded machine the bundle alone
+    // can take tens of seconds to parse.
     const page = await watched();
-    const response = await page.goto(url, { waitUntil: "networkidle0" });
+    const response = await page.goto(url, { waitUntil: "networkidle0", timeout: 120000 });
     seen.csp = response.headers()["content-security-policy"] || "";
-    await page.waitForSelector(".opblock-tag", { timeout: 30000 });
+    await page.waitForSelector(".opblock-tag", { timeout: 120000 });
     seen.title = await page.$eval(".info .title", (e) => e.textContent);
     // The page renders only the tags in view: scroll down through all of
     // them, as a reader would, noting each.
@@ -57,9 +59,9 @@ async function main(chromium, url) {
     // A link to an operation opens it: #/<tag>/<operationId>. Swagger UI
     // names the operation's block after both, escaping the dot.
     const opened = await watched();
-    await opened.goto(url + "#/books/get.books", { waitUntil: "networkidle0" });
+    await opened.goto(url + "#/books/get.books", { waitUntil: "networkidle0", timeout: 120000 });
     const op = '[id^="operations-books-get"]';
-    await opened.waitForSelector(`${op} .opblock-summary`, { timeout: 30000 });
+    await opened.waitForSelector(`${op} .opblock-summary`, { timeout: 120000 });
     if (!(await opened.$(`${op} .try-out__btn`))) {
       await opened.click(`${op} .opblock-summary`);
     }
@@ -69,7 +71,7 @@ async function main(chromium, url) {
     await opened.waitForSelector(filter);
     await opened.type(filter, "lt.1970");
     await opened.click(`${op} .execute`);
-    await opened.waitForSelector(`${op} .live-responses-table tr.response .response-col_status`, { timeout: 30000 });
+    await opened.waitForSelector(`${op} .live-responses-table tr.response .response-col_status`, { timeout: 120000 });
     seen.status = await opened.$eval(`${op} .live-responses-table tr.response .response-col_status`, (e) => e.textContent.trim());
     seen.body = await opened.$eval(`${op} .live-responses-table .response-col_description pre`, (e) => e.textContent);
   } finally {

@@ -259,3 +259,31 @@ create function api.covers() returns setof api."image/png"
   language sql stable as 'select ''\x89''::bytea::api."image/png"';
 create function api.any_body() returns api."*/*"
   language sql stable as 'select ''any''::bytea::api."*/*"';
+
+-- Domains with checks: one in a schema not exposed under an exposed
+-- column (kept, as the column shows it), one over it (the chain is
+-- followed), an array of a domain, a NOT VALID check, a domain of a
+-- function's argument and of its result, one only computed fields use,
+-- one whose collation ignores case, and one nothing exposed uses (not
+-- kept).
+create domain hidden.posint as integer check (value > 0);
+create domain api.stars as hidden.posint not null check (value <= 5) check (value <> 4);
+create domain api.tag_text as text check (char_length(value) between 1 and 12);
+create domain api.legacy as integer;
+alter domain api.legacy add constraint legacy_even check (value % 2 = 0) not valid;
+create collation api.ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
+create domain api.grade as text collate api.ci check (value in ('a', 'b'));
+create domain api.code_d as varchar(6) check (value ~ '^[A-Z]+$');
+create domain private.label_d as text check (value <> '');
+create domain hidden.unused as integer check (value > 1);
+create table api.reviews (
+  id integer primary key,
+  stars api.stars,
+  tags api.tag_text[],
+  legacy api.legacy,
+  grade api.grade
+);
+create function api.lookup(code api.code_d) returns hidden.posint
+  language sql stable as 'select 1';
+create function private.review_label(api.reviews) returns private.label_d
+  language sql stable as 'select ''x''';
