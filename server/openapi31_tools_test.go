@@ -48,39 +48,6 @@ func writeDoc(t *testing.T, doc []byte) string {
 	return file
 }
 
-// TestOpenAPI31Validates runs the 3.1 document, as the anonymous role, in
-// the other schema, as a token's role and ignoring privileges, through
-// swagger-parser, which validates 3.1 against the specification's schema
-// with every $ref resolved.
-func TestOpenAPI31Validates(t *testing.T) {
-	node := requireValidator(t)
-	const secret = "an-openapi-test-secret-of-32-characters"
-	withJWT := serverWith(t, map[string]string{"jwt-secret": secret})
-	ignoring := serverWith(t, map[string]string{"openapi-mode": "ignore-privileges",
-		"openapi-server-proxy-uri": "https://api.example:8443/v1"})
-	token, err := mintTokens(`Bearer {{jwt {"role":"web_user"}}}`, secret)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range []struct{ name, url, auth, profile string }{
-		{"anonymous", fixture.url, "", ""},
-		{"anonymous other schema", fixture.url, "", "other"},
-		{"jwt role", withJWT, token, ""},
-		{"ignore privileges", ignoring, "", ""},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			doc := fetchRootAs(t, c.url, openAPI31, c.auth, c.profile)
-			var head struct {
-				OpenAPI string `json:"openapi"`
-			}
-			if err := json.Unmarshal(doc, &head); err != nil || head.OpenAPI != "3.1.0" {
-				t.Fatalf("not an OpenAPI 3.1 document (%v): %.200s", err, doc)
-			}
-			runTool(t, node, ".", filepath.Join(validatorDir, "validate.js"), writeDoc(t, doc))
-		})
-	}
-}
-
 // acceptedLintWarnings are the warnings of Redocly's recommended ruleset
 // the 3.1 document is allowed, each with the reason it is accepted.
 var acceptedLintWarnings = map[string]string{

@@ -1,10 +1,9 @@
 package server_test
 
 import (
+	"encoding/json"
 	"io"
 	"net/http"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,10 +12,11 @@ import (
 // validatorDir holds validate.js and its npm dependencies.
 const validatorDir = "testdata/openapi"
 
-// TestOpenAPIValidates runs the root document, as the anonymous role, as
-// a token's role and in ignore-privileges mode, through a real Swagger 2.0
-// validator (swagger-parser: the specification's JSON schema plus its
-// further rules, with every $ref resolved).
+// TestOpenAPIValidates runs the root document in both versions (Swagger
+// 2.0, OpenAPI 3.1), as the anonymous role, in the other schema, as a
+// token's role and in ignore-privileges mode, through a real validator
+// (swagger-parser: the specification's JSON schema plus its further
+// rules, with every $ref resolved).
 func TestOpenAPIValidates(t *testing.T) {
 	node := requireValidator(t)
 	const secret = "an-openapi-test-secret-of-32-characters"
@@ -27,23 +27,28 @@ func TestOpenAPIValidates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []struct{ name, url, auth, profile string }{
-		{"anonymous", fixture.url, "", ""},
-		{"anonymous other schema", fixture.url, "", "other"},
-		{"jwt role", withJWT, token, ""},
-		{"ignore privileges", ignoring, "", ""},
+	for _, v := range []struct{ name, accept, version string }{
+		{"2.0", "application/openapi+json", "2.0"},
+		{"3.1", openAPI31, "3.1.0"},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			doc := fetchRoot(t, c.url, c.auth, c.profile)
-			file := filepath.Join(t.TempDir(), "openapi.json")
-			if err := os.WriteFile(file, doc, 0o600); err != nil {
-				t.Fatal(err)
-			}
-			out, err := exec.CommandContext(t.Context(), node, filepath.Join(validatorDir, "validate.js"), file).CombinedOutput()
-			if err != nil {
-				t.Fatalf("validation failed: %v\n%s\ndocument: %s", err, out, doc)
-			}
-		})
+		for _, c := range []struct{ name, url, auth, profile string }{
+			{"anonymous", fixture.url, "", ""},
+			{"anonymous other schema", fixture.url, "", "other"},
+			{"jwt role", withJWT, token, ""},
+			{"ignore privileges", ignoring, "", ""},
+		} {
+			t.Run(v.name+"/"+c.name, func(t *testing.T) {
+				doc := fetchRootAs(t, c.url, v.accept, c.auth, c.profile)
+				var head struct {
+					Swagger string `json:"swagger"`
+					OpenAPI string `json:"openapi"`
+				}
+				if err := json.Unmarshal(doc, &head); err != nil || head.Swagger+head.OpenAPI != v.version {
+					t.Fatalf("not a document of version %s (%v): %.200s", v.version, err, doc)
+				}
+				runTool(t, node, ".", filepath.Join(validatorDir, "validate.js"), writeDoc(t, doc))
+			})
+		}
 	}
 }
 
