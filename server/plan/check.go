@@ -90,17 +90,7 @@ func checkEmbedFilters(n *Node, snap *snapshot.Snapshot) error {
 		}
 		return nil
 	}
-	for _, f := range n.Filters {
-		if err := check(f); err != nil {
-			return err
-		}
-	}
-	for _, t := range n.Logic {
-		if err := eachFilter(t, check); err != nil {
-			return err
-		}
-	}
-	return nil
+	return eachNodeFilter(n, check)
 }
 
 // checkDuplicateEmbeds refuses two embeds of n under one key: parameters
@@ -169,6 +159,12 @@ func checkFilterColumns(n *Node, cols columnChecker) error {
 		}
 		return cols.check(f.Field.Name)
 	}
+	return eachNodeFilter(n, check)
+}
+
+// eachNodeFilter applies check to n's filters and to every filter of its
+// logic trees.
+func eachNodeFilter(n *Node, check func(request.Filter) error) error {
 	for _, f := range n.Filters {
 		if err := check(f); err != nil {
 			return err
