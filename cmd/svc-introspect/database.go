@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/svc-dev/svc/server/config"
@@ -33,20 +31,6 @@ func connect(ctx context.Context, cfg *config.Config) (*pgx.Conn, error) {
 // catalog does by default, with the did-you-mean svc-serve's notice has:
 // a snapshot dumped for later is better refused at once than found empty.
 func missingSchemas(missing, existing []string) error {
-	quoted := make([]string, len(missing))
-	var meant []string
-	for i, m := range missing {
-		quoted[i] = strconv.Quote(m)
-		if s := suggest.Typo(m, existing); s != "" {
-			meant = append(meant, fmt.Sprintf("%q for %q", s, m))
-		}
-	}
-	msg := "exposed schema " + quoted[0] + " does not exist (db-schemas)"
-	if len(missing) > 1 {
-		msg = "exposed schemas " + strings.Join(quoted, ", ") + " do not exist (db-schemas)"
-	}
-	if len(meant) > 0 {
-		msg += "; did you mean " + strings.Join(meant, ", ") + "?"
-	}
-	return fmt.Errorf("introspect: %s", msg)
+	absent, meant := suggest.Missing("exposed schema", missing, existing)
+	return fmt.Errorf("introspect: %s (db-schemas)%s", absent, meant)
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -77,23 +76,8 @@ func (l LiveSource) Load(ctx context.Context) (*snapshot.Snapshot, error) {
 // MissingSchemasMessage says which exposed schemas do not exist and, for
 // each, the existing schema its name is closest to, if any is close.
 func MissingSchemasMessage(missing, existing []string) string {
-	quoted := make([]string, len(missing))
-	var meant []string
-	for i, m := range missing {
-		quoted[i] = strconv.Quote(m)
-		if s := suggest.Typo(m, existing); s != "" {
-			meant = append(meant, fmt.Sprintf("%q for %q", s, m))
-		}
-	}
-	msg := "exposed schema " + quoted[0] + " does not exist"
-	if len(missing) > 1 {
-		msg = "exposed schemas " + strings.Join(quoted, ", ") + " do not exist"
-	}
-	msg += " (db-schemas); serving the others, and answering requests for it as for an empty schema"
-	if len(meant) > 0 {
-		msg += "; did you mean " + strings.Join(meant, ", ") + "?"
-	}
-	return msg
+	absent, meant := suggest.Missing("exposed schema", missing, existing)
+	return absent + " (db-schemas); serving the others, and answering requests for it as for an empty schema" + meant
 }
 
 // Describe says the snapshot is live.

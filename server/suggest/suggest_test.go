@@ -83,3 +83,21 @@ func TestColumns(t *testing.T) {
 		}
 	}
 }
+
+func TestMissing(t *testing.T) {
+	existing := []string{"api", "public"}
+	for _, c := range []struct {
+		missing       []string
+		absent, meant string
+	}{
+		{[]string{"apj"}, `exposed schema "apj" does not exist`, `; did you mean "api" for "apj"?`},
+		{[]string{"nothing_alike"}, `exposed schema "nothing_alike" does not exist`, ""},
+		{[]string{"apj", "publik"}, `exposed schemas "apj", "publik" do not exist`,
+			`; did you mean "api" for "apj", "public" for "publik"?`},
+	} {
+		absent, meant := Missing("exposed schema", c.missing, existing)
+		if absent != c.absent || meant != c.meant {
+			t.Errorf("Missing(%q) = %q, %q; want %q, %q", c.missing, absent, meant, c.absent, c.meant)
+		}
+	}
+}
