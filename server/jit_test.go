@@ -3,8 +3,6 @@ package server_test
 import (
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"strconv"
 	"strings"
 	"testing"
@@ -128,24 +126,7 @@ func TestJITOffForRequests(t *testing.T) {
 // when token is not empty, the token, and returns the status and body.
 func getDocs(t *testing.T, base, query, accept, token string) (int, []byte) {
 	t.Helper()
-	req, err := http.NewRequestWithContext(t.Context(), "GET", base+"/docs?"+query, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Accept", accept)
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp.StatusCode, body
+	return fetch(t, base+"/docs?"+query, accept, token)
 }
 
 // planOf returns the total cost of the plan of GET /docs?query, and
