@@ -1,6 +1,10 @@
 package apierr
 
-import "fmt"
+import (
+	"fmt"
+
+	"golang.org/x/net/http/httpguts"
+)
 
 // HeaderFieldError says why name and value cannot go out as a header
 // field (RFC 9110 section 5), or is "" when they can. A function chooses
@@ -14,7 +18,7 @@ func HeaderFieldError(name, value string) string {
 		return "the name is empty"
 	}
 	for i := 0; i < len(name); i++ {
-		if !isTokenByte(name[i]) {
+		if !httpguts.IsTokenRune(rune(name[i])) {
 			return fmt.Sprintf("the name holds %q, which a header name cannot", name[i])
 		}
 	}
@@ -24,17 +28,4 @@ func HeaderFieldError(name, value string) string {
 		}
 	}
 	return ""
-}
-
-// isTokenByte reports whether b is a tchar (RFC 9110 section 5.6.2).
-func isTokenByte(b byte) bool {
-	switch {
-	case 'a' <= b && b <= 'z', 'A' <= b && b <= 'Z', '0' <= b && b <= '9':
-		return true
-	}
-	switch b {
-	case '!', '#', '$', '%', '&', '\'', '*', '+', '-', '.', '^', '_', '`', '|', '~':
-		return true
-	}
-	return false
 }

@@ -1,6 +1,10 @@
 package apierr
 
-import "strings"
+import (
+	"strings"
+
+	"golang.org/x/net/http/httpguts"
+)
 
 // proxyStatus renders the Proxy-Status value naming code (RFC 9209): the
 // product, and the code as the error parameter. Proxy-Status is a
@@ -41,7 +45,7 @@ func isToken(s string) bool {
 		return false
 	}
 	for i := 1; i < len(s); i++ {
-		if !isTokenByte(s[i]) && s[i] != ':' && s[i] != '/' {
+		if !httpguts.IsTokenRune(rune(s[i])) && s[i] != ':' && s[i] != '/' {
 			return false
 		}
 	}

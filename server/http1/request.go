@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/svc-dev/svc/server/framing"
+	"golang.org/x/net/http/httpguts"
 )
 
 // unlimited is connReader's remain once a request's headers are read.
@@ -85,11 +86,11 @@ func checkRequest(req *http.Request) (int, string) {
 		return http.StatusBadRequest, "malformed Host header"
 	}
 	for k, vv := range req.Header {
-		if !validHeaderName(k) {
+		if !httpguts.ValidHeaderFieldName(k) {
 			return http.StatusBadRequest, "invalid header name"
 		}
 		for _, v := range vv {
-			if !validHeaderValue(v) {
+			if !httpguts.ValidHeaderFieldValue(v) {
 				return http.StatusBadRequest, "invalid header value"
 			}
 		}
@@ -111,42 +112,6 @@ func validHost(h string) bool {
 			continue
 		}
 		return false
-	}
-	return true
-}
-
-// validHeaderName reports whether k is an RFC 9110 token.
-func validHeaderName(k string) bool {
-	if k == "" {
-		return false
-	}
-	for i := 0; i < len(k); i++ {
-		if !isTokenByte(k[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-func isTokenByte(b byte) bool {
-	switch {
-	case 'a' <= b && b <= 'z', 'A' <= b && b <= 'Z', '0' <= b && b <= '9':
-		return true
-	}
-	switch b {
-	case '!', '#', '$', '%', '&', '\'', '*', '+', '-', '.', '^', '_', '`', '|', '~':
-		return true
-	}
-	return false
-}
-
-// validHeaderValue reports whether v holds no control characters other
-// than horizontal tab.
-func validHeaderValue(v string) bool {
-	for i := 0; i < len(v); i++ {
-		if b := v[i]; (b < ' ' && b != '\t') || b == 0x7f {
-			return false
-		}
 	}
 	return true
 }
