@@ -142,12 +142,8 @@ func (b *builder) document() *document {
 		"text/csv",
 	}
 	d := &document{
-		Swagger: "2.0",
-		Info: info{
-			Title:       "SVC API",
-			Description: "Tables, views and functions of schema " + b.opts.Schema + ", served by SVC",
-			Version:     b.opts.Version,
-		},
+		Swagger:     "2.0",
+		Info:        b.info(),
 		Host:        b.opts.Host,
 		BasePath:    b.opts.BasePath,
 		Consumes:    media,
@@ -218,5 +214,14 @@ func sharedParameters() map[string]*parameter {
 			Required: optional, Type: "string", Default: "items"},
 		"offset": query("offset", "Limiting and Pagination"),
 		"limit":  query("limit", "Limiting and Pagination"),
+	}
+}
+
+// info is the document's info object, the same in both versions.
+func (b *builder) info() info {
+	return info{
+		Title:       "SVC API",
+		Description: "Tables, views and functions of schema " + b.opts.Schema + ", served by SVC",
+		Version:     b.opts.Version,
 	}
 }

@@ -99,18 +99,25 @@ func callable(overloads []*snapshot.Function) []argument {
 	return out
 }
 
-// functionPath describes /rpc/<name>: POST always, GET when some overload
-// is not volatile (GET runs read-only).
-func (b *builder) functionPath(overloads []*snapshot.Function) *pathItem {
+// describeOverloads gives a function's summary and description, from the
+// first overload that has a comment, and whether it may be called with
+// GET: when some overload is not volatile (GET runs read-only).
+func describeOverloads(overloads []*snapshot.Function) (summary, description string, get bool) {
 	var comment string
-	get := false
 	for _, f := range overloads {
 		if comment == "" {
 			comment = f.Description
 		}
 		get = get || f.Volatility != snapshot.Volatile
 	}
-	summary, description := summarize(comment)
+	summary, description = summarize(comment)
+	return summary, description, get
+}
+
+// functionPath describes /rpc/<name>: POST always, GET when some overload
+// is not volatile (GET runs read-only).
+func (b *builder) functionPath(overloads []*snapshot.Function) *pathItem {
+	summary, description, get := describeOverloads(overloads)
 	args := callable(overloads)
 	op := func(params []*parameter) *operation {
 		return &operation{

@@ -25,11 +25,7 @@ var Formats = []string{Swagger2, OpenAPI31}
 func (b *builder) document31() *document31 {
 	d := &document31{
 		OpenAPI: "3.1.0",
-		Info: info{
-			Title:       "SVC API",
-			Description: "Tables, views and functions of schema " + b.opts.Schema + ", served by SVC",
-			Version:     b.opts.Version,
-		},
+		Info:    b.info(),
 		Servers: []server31{{URL: b.serverURL()}},
 		Paths:   map[string]*pathItem3{"/": rootPath31()},
 		Components: components31{

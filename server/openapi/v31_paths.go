@@ -124,15 +124,7 @@ func (b *builder) rowBody(r *snapshot.Relation, key string, insert bool) *reques
 func (b *builder) functionPath31(overloads []*snapshot.Function) *pathItem3 {
 	name := overloads[0].Name
 	key := componentName(name)
-	var comment string
-	get := false
-	for _, f := range overloads {
-		if comment == "" {
-			comment = f.Description
-		}
-		get = get || f.Volatility != snapshot.Volatile
-	}
-	summary, description := summarize(comment)
+	summary, description, get := describeOverloads(overloads)
 	if summary == "" {
 		summary = "Call " + name
 	}
