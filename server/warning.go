@@ -25,20 +25,5 @@ func legacyNamesWarning(n *plan.Node) string {
 	text := "Embedded resource was referenced by relation name even though it has an alias. " +
 		"This is deprecated and will stop working in a future release. Update " + strings.Join(updates, ", ") +
 		" in query string filters, orders or limits."
-	return "299 " + apierr.Names.Product + "v" + snapshot.SVCVersion + " " + quoteWarnText(text)
-}
-
-// quoteWarnText writes text as the quoted-string a Warning's text is
-// (RFC 9111): a quote or backslash in a relation's name is escaped.
-func quoteWarnText(text string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for i := 0; i < len(text); i++ {
-		if c := text[i]; c == '"' || c == '\\' {
-			b.WriteByte('\\')
-		}
-		b.WriteByte(text[i])
-	}
-	b.WriteByte('"')
-	return b.String()
+	return "299 " + apierr.Names.Product + "v" + snapshot.SVCVersion + " " + apierr.QuotedString(text)
 }

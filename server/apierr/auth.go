@@ -18,14 +18,14 @@ func JWTSecretMissing() *Error {
 func InvalidJWT(message string, details any) *Error {
 	return &Error{Status: 401, Code: code("301"), Message: message, Details: details,
 		Headers: map[string]string{
-			"WWW-Authenticate": `Bearer error="invalid_token", error_description=` + quotedString(message),
+			"WWW-Authenticate": `Bearer error="invalid_token", error_description=` + QuotedString(message),
 		}}
 }
 
-// quotedString renders s as an RFC 9110 quoted-string: '"' and '\' are
+// QuotedString renders s as an RFC 9110 quoted-string: '"' and '\' are
 // backslash-escaped, and control characters, which a quoted-string cannot
 // hold and which could split the header, become spaces.
-func quotedString(s string) string {
+func QuotedString(s string) string {
 	var b strings.Builder
 	b.Grow(len(s) + 2)
 	b.WriteByte('"')
