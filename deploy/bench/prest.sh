@@ -40,7 +40,7 @@ build_prestd() {
 # request), and its token check is off (jwt.default), as SVC serves the
 # anonymous role.
 start_prest() {
-  psql_admin -c "do \$\$ begin if not exists (select from pg_roles where rolname = 'prest') then create role prest login in role bench_anon; end if; end \$\$"
+  ensure_prest_role
   cat >"$WORK/prest.toml" <<TOML
 debug = false
 [http]

@@ -10,6 +10,8 @@
 #   KINDS= COLD=0 SOAK=600 deploy/bench/run.sh  # a 10-minute soak alone
 #   KINDS= COLD=0 FAULTS=1 deploy/bench/run.sh  # a 10-minute soak with faults
 #   PAIRS=5 KINDS=csv CONNS=32 COLD=0 BULK=0 deploy/bench/run.sh  # csv's ratio, 5 rounds
+#   FLOOR=1 PAIRS=0 KINDS="lookup insert" CONNS=32 COLD=0 BULK=0 \
+#     deploy/bench/run.sh                       # PostgreSQL's cost of each part of a request
 #   TOPOLOGY=split VARIANTS="main new" VARIANT_main=REV=main COLD=0 BULK=0 \
 #     deploy/bench/run.sh                       # main against the work tree, SVC on a core of its own
 #
@@ -24,7 +26,9 @@
 # connections too, for latency at SVC's concurrency), PAIRS (3: rounds per
 # workload of SVC at 32 connections and pgbench at 10, and pREST at 32
 # where PREST runs it, back to back, for the ratio's median; 0: none),
-# PAIR_SECONDS (10: each run of a round), RATE
+# PAIR_SECONDS (10: each run of a round), FLOOR (1: PostgreSQL's CPU per
+# transaction for each part of what SVC sends, and for pREST's statement,
+# FLOOR_ROUNDS (3) rounds; see floor.sh), RATE
 # (req/s; empty: as fast as wrk can: each wrk connection waits
 # CONNS/RATE between an answer and its next request, see pace.lua, so SVC's
 # CPU per request is read at one throughput rather than at whatever
@@ -264,6 +268,8 @@ start_svc() {
 stop_svc() { kill "$SVC_PID" && wait "$SVC_PID" || true; SVC_PID=; }
 # pREST, the peer: build_prestd, start_prest, stop_prest, prest_kind.
 . deploy/bench/prest.sh
+# PostgreSQL's floor: run_floor, floor_report.
+. deploy/bench/floor.sh
 
 # ---- Measuring --------------------------------------------------------------
 # wrk_on_other KIND CONNS ARGS...: wrk on the load generator's cores with
@@ -347,7 +353,8 @@ run_wrk() {
 }
 
 # run_pgbench KIND MODE [CLIENTS]: the same statements straight to PostgreSQL
-# at the pool's 10 connections, or CLIENTS; latency percentiles from
+# at the pool's 10 connections, or CLIENTS (another script when PGBENCH_FILE
+# is set, as another role when PGBENCH_URI is); latency percentiles from
 # pgbench's per-transaction log (-l: third field, microseconds). Appends a
 # line to $PGROWS (pgbench.tsv), its mode field MODE, or MODE@CLIENTS for
 # CLIENTS.
@@ -359,7 +366,7 @@ run_pgbench() {
   backends=$(pgrep -c -P "$PM_PID")
   before=$(cpu_ticks)
   "${ON_OTHER[@]}" "$BIN/pgbench" -n -M "$mode" -c "$clients" -j 2 -T "$DURATION" -l --log-prefix="$logs" \
-    -f "deploy/bench/$kind.pgbench" "$APP_URI" >"$out" 2>"$WORK/pgbench.log"
+    -f "${PGBENCH_FILE:-deploy/bench/$kind.pgbench}" "${PGBENCH_URI:-$APP_URI}" >"$out" 2>"$WORK/pgbench.log"
   # pgbench's backends exit just after it does; count them in this run.
   for _ in $(seq 100); do [ "$(pgrep -c -P "$PM_PID")" -le "$backends" ] && break; sleep 0.02; done
   after=$(cpu_ticks)
@@ -466,6 +473,7 @@ run_variants() {
 : >"$WORK/pairs-pgbench.tsv"
 : >"$WORK/pairs-prest.tsv"
 : >"$WORK/variants.tsv"
+: >"$WORK/floor.tsv"
 if [ -n "$KINDS" ] && [ -n "$VARIANTS" ]; then
   [ "$CHECK_SQL" = 1 ] && check_sql
   for kind in $KINDS; do run_variants "$kind"; done
@@ -490,6 +498,7 @@ elif [ -n "$KINDS" ]; then
     # or at SVC's 32; this run gives the second.
     if [ "$EQUAL" = 1 ]; then run_pgbench "$kind" prepared 32; fi
     run_pairs "$kind"
+    if [ "$FLOOR" = 1 ]; then run_floor "$kind"; fi
   done
 fi
 
@@ -649,6 +658,7 @@ if [ -s "$WORK/pairs-prest.tsv" ]; then
   echo "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
   awk -F'\t' -f deploy/bench/peers.awk "$WORK/pairs-pgbench.tsv" "$WORK/pairs-prest.tsv" "$WORK/pairs-wrk.tsv"
 fi
+floor_report
 if [ -s "$WORK/variants.tsv" ]; then
   read -ra names <<<"$VARIANTS"
   echo
