@@ -57,17 +57,3 @@ func (o *output) write(extra []byte) {
 	}
 	o.head, o.body = o.head[:0], o.body[:0]
 }
-
-// headWriter lets http.Header.Write, which sanitises values, write the
-// header into head.
-type headWriter output
-
-func (hw *headWriter) Write(p []byte) (int, error) {
-	hw.head = append(hw.head, p...)
-	return len(p), nil
-}
-
-func (hw *headWriter) WriteString(s string) (int, error) {
-	hw.head = append(hw.head, s...)
-	return len(s), nil
-}

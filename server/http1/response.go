@@ -184,7 +184,7 @@ func (w *response) sendHeader(first []byte) {
 		out.head = strconv.AppendInt(out.head, int64(w.status), 10)
 	}
 	out.head = append(out.head, "\r\n"...)
-	h.Write((*headWriter)(out))
+	out.head = appendHeader(out.head, h)
 	out.head = append(out.head, "\r\n"...)
 }
 

@@ -1,0 +1,58 @@
+package http1
+
+import (
+	"net/http"
+	"slices"
+
+	"golang.org/x/net/http/httpguts"
+)
+
+// appendHeader appends h as header lines, as http.Header.Write writes
+// them: keys in order, a field name no client could read dropped, line
+// breaks in a value made spaces and the value trimmed. It does that work
+// without Header.Write's pooled sorter and replacer, which cost a response
+// of a few headers more than writing them does.
+func appendHeader(dst []byte, h http.Header) []byte {
+	var room [16]string
+	keys := room[:0]
+	for k := range h {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if !httpguts.ValidHeaderFieldName(k) {
+			continue
+		}
+		for _, v := range h[k] {
+			dst = append(dst, k...)
+			dst = append(dst, ": "...)
+			dst = appendFieldValue(dst, v)
+			dst = append(dst, "\r\n"...)
+		}
+	}
+	return dst
+}
+
+// appendFieldValue appends v with CR and LF made spaces and the ASCII
+// space around it trimmed, as net/http does.
+func appendFieldValue(dst []byte, v string) []byte {
+	start, end := 0, len(v)
+	for start < end && isFieldSpace(v[start]) {
+		start++
+	}
+	for end > start && isFieldSpace(v[end-1]) {
+		end--
+	}
+	for i := start; i < end; i++ {
+		c := v[i]
+		if c == '\r' || c == '\n' {
+			c = ' '
+		}
+		dst = append(dst, c)
+	}
+	return dst
+}
+
+// isFieldSpace is textproto's ASCII space, which net/http trims from a
+// written value; CR and LF count, since they become spaces.
+func isFieldSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }

@@ -1,0 +1,44 @@
+package http1
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"testing"
+)
+
+// TestAppendHeaderMatchesNetHTTP holds appendHeader to what
+// http.Header.Write writes for the same header: order, dropped names,
+// line breaks and trimming.
+func TestAppendHeaderMatchesNetHTTP(t *testing.T) {
+	many := http.Header{}
+	for i := range 40 {
+		many[fmt.Sprintf("X-Key-%02d", 39-i)] = []string{fmt.Sprint(i)}
+	}
+	for name, h := range map[string]http.Header{
+		"empty":  {},
+		"usual":  {"Content-Type": {"application/json; charset=utf-8"}, "Date": {"Sat, 28 Nov 2026 18:00:00 GMT"}, "Content-Range": {"0-0/*"}},
+		"repeat": {"Vary": {"Accept", "Prefer"}, "Set-Cookie": {"a=1", "b=2"}},
+		"breaks": {"X-A": {"one\r\ntwo", "\nthree\r", "a\rb"}, "X-B": {"  spaced \t"}, "X-C": {"", " "}},
+		"names":  {"Bad Name": {"x"}, "Bad:Name": {"y"}, "": {"z"}, "Ok-Name": {"w"}, "Tab\tName": {"v"}},
+		"many":   many,
+	} {
+		var want bytes.Buffer
+		if err := h.Write(&want); err != nil {
+			t.Fatal(err)
+		}
+		if got := appendHeader(nil, h); string(got) != want.String() {
+			t.Errorf("%s: wrote %q, net/http writes %q", name, got, want.String())
+		}
+	}
+}
+
+// TestAppendHeaderAllocates pins what writing a usual response header
+// allocates into a buffer with room for it: nothing.
+func TestAppendHeaderAllocates(t *testing.T) {
+	h := http.Header{"Content-Type": {"application/json; charset=utf-8"}, "Date": {"Sat, 28 Nov 2026 18:00:00 GMT"}, "Content-Range": {"0-0/*"}}
+	buf := make([]byte, 0, 512)
+	if n := testing.AllocsPerRun(100, func() { buf = appendHeader(buf[:0], h) }); n != 0 {
+		t.Errorf("%v allocations a header, want 0", n)
+	}
+}
