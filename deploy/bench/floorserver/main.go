@@ -1,0 +1,305 @@
+// Command floorserver is a measuring stick, not a server: the least a Go
+// process can do to answer the load benchmark's lookup, page and insert
+// requests the way SVC does, so that SVC's CPU per request can be read
+// against the floor of its design on the same machine. Per request it reads
+// the request head (and an insert's body), sends the statements SVC sends
+// for that workload (the set-up and main statements of
+// deploy/bench/KIND.pgbench, which run.sh holds to SVC's own) as prepared
+// statements in one pipelined write ending in one Sync, reads the answer,
+// and writes the body in one write. It parses no headers, checks nothing
+// and plans nothing; an unknown path gets 404.
+//
+//	floorserver -scripts deploy/bench
+//
+// It reads svc-serve's SVC_DB_URI, SVC_DB_POOL, SVC_SERVER_HOST and
+// SVC_SERVER_PORT, so run.sh's VARIANTS can start it in svc-serve's place
+// (VARIANT_floor="BIN=path/to/floorserver").
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgproto3"
+)
+
+// workload is one kind's statements and how a request's values bind to
+// the main statement's parameters, in order.
+type workload struct {
+	setup, main string
+	params      []string // query parameters, or "body" for the request body
+}
+
+func main() {
+	scripts := flag.String("scripts", "deploy/bench", "directory holding lookup.pgbench, page.pgbench and insert.pgbench")
+	flag.Parse()
+	kinds := map[string]*workload{}
+	for kind, params := range map[string][]string{
+		"lookup": {"id"},
+		"page":   {"author_id", "limit"},
+		"insert": {"body"},
+	} {
+		w, err := readScript(filepath.Join(*scripts, kind+".pgbench"), params)
+		if err != nil {
+			log.Fatal(err)
+		}
+		kinds[kind] = w
+	}
+	size, _ := strconv.Atoi(getenv("SVC_DB_POOL", "10"))
+	pool := make(chan *session, size)
+	for range size {
+		s, err := openSession(os.Getenv("SVC_DB_URI"), kinds)
+		if err != nil {
+			log.Fatal(err)
+		}
+		pool <- s
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(getenv("SVC_SERVER_HOST", "127.0.0.1"), getenv("SVC_SERVER_PORT", "3000")))
+	if err != nil {
+		log.Fatal(err)
+	}
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			log.Fatal(err)
+		}
+		go serve(c, kinds, pool)
+	}
+}
+
+func getenv(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
+// pgbenchVar is a pgbench variable in a statement; marked is the insert
+// script's /*$1*/-marked expression standing for SVC's bind parameter.
+var (
+	pgbenchVar = regexp.MustCompile(`:[A-Za-z_]\w*`)
+	marked     = regexp.MustCompile(`/\*\$1\*/\('[^;]*?'\)::json`)
+)
+
+// readScript takes a pgbench script's set-up statement and main statement,
+// each variable of the main one made a bind parameter.
+func readScript(path string, params []string) (*workload, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	w := &workload{params: params}
+	for _, line := range strings.Split(string(b), "\n") {
+		switch {
+		case strings.HasPrefix(line, "select pg_catalog.set_config('role'"):
+			w.setup = strings.TrimSuffix(line, ";")
+		case strings.HasPrefix(line, "select ") || strings.HasPrefix(line, "with "):
+			n := 0
+			line = marked.ReplaceAllString(line, "$$1")
+			if strings.Contains(line, "$1") {
+				n = 1
+			}
+			w.main = strings.TrimSuffix(numberVars(line, n), ";")
+		}
+	}
+	if w.setup == "" || w.main == "" {
+		return nil, fmt.Errorf("%s: no set-up or main statement", path)
+	}
+	return w, nil
+}
+
+// numberVars writes each pgbench variable of sql as a bind parameter,
+// numbered on from after; a :: cast is not a variable.
+func numberVars(sql string, after int) string {
+	var b strings.Builder
+	last := 0
+	for _, m := range pgbenchVar.FindAllStringIndex(sql, -1) {
+		if m[0] > 0 && (sql[m[0]-1] == ':' || isWord(sql[m[0]-1])) {
+			continue
+		}
+		after++
+		b.WriteString(sql[last:m[0]])
+		b.WriteString("$" + strconv.Itoa(after))
+		last = m[1]
+	}
+	b.WriteString(sql[last:])
+	return b.String()
+}
+
+func isWord(c byte) bool {
+	return c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+}
+
+// session is one connection with every workload's statements prepared.
+type session struct {
+	pc    *pgconn.PgConn
+	names map[*workload][2]string
+}
+
+func openSession(uri string, kinds map[string]*workload) (*session, error) {
+	ctx := context.Background()
+	pc, err := pgconn.Connect(ctx, uri)
+	if err != nil {
+		return nil, err
+	}
+	s := &session{pc: pc, names: map[*workload][2]string{}}
+	for _, w := range kinds {
+		names := [2]string{"f" + strconv.Itoa(2*len(s.names)), "f" + strconv.Itoa(2*len(s.names)+1)}
+		// The main statement is prepared as the anonymous role, whose
+		// schema USAGE the parse needs: after the set-up, in a transaction.
+		if err := pc.Exec(ctx, "begin").Close(); err != nil {
+			return nil, err
+		}
+		if _, err := pc.Exec(ctx, w.setup).ReadAll(); err != nil {
+			return nil, err
+		}
+		for j, sql := range [2]string{w.setup, w.main} {
+			if _, err := pc.Prepare(ctx, names[j], sql, nil); err != nil {
+				return nil, fmt.Errorf("%s: %w", sql, err)
+			}
+		}
+		if err := pc.Exec(ctx, "commit").Close(); err != nil {
+			return nil, err
+		}
+		s.names[w] = names
+	}
+	return s, nil
+}
+
+// serve answers c's requests one after another until it closes.
+func serve(c net.Conn, kinds map[string]*workload, pool chan *session) {
+	defer c.Close()
+	r := bufio.NewReaderSize(c, 4096)
+	out := make([]byte, 0, 64<<10)
+	for {
+		kind, args, err := readRequest(r, kinds)
+		if err != nil {
+			return
+		}
+		out = out[:0]
+		if kind == nil {
+			out = append(out, "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n"...)
+		} else {
+			s := <-pool
+			body, err := s.run(kind, args)
+			pool <- s
+			if err != nil {
+				log.Print(err)
+				return
+			}
+			if kind.params[0] == "body" {
+				out = append(out, "HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n"...)
+			} else {
+				out = append(out, "HTTP/1.1 200 OK\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: "...)
+				out = strconv.AppendInt(out, int64(len(body)), 10)
+				out = append(out, "\r\n\r\n"...)
+				out = append(out, body...)
+			}
+		}
+		if _, err := c.Write(out); err != nil {
+			return
+		}
+	}
+}
+
+// readRequest reads one request: its workload (nil for an unknown path)
+// and the main statement's bind values.
+func readRequest(r *bufio.Reader, kinds map[string]*workload) (*workload, [][]byte, error) {
+	line, err := r.ReadString('\n')
+	if err != nil {
+		return nil, nil, err
+	}
+	method, target, _ := strings.Cut(line, " ")
+	target, _, _ = strings.Cut(target, " ")
+	length := 0
+	for {
+		h, err := r.ReadString('\n')
+		if err != nil {
+			return nil, nil, err
+		}
+		if h == "\r\n" {
+			break
+		}
+		if name, v, ok := strings.Cut(h, ":"); ok && strings.EqualFold(name, "content-length") {
+			length, _ = strconv.Atoi(strings.TrimSpace(v))
+		}
+	}
+	body := make([]byte, length)
+	if _, err := io.ReadFull(r, body); err != nil {
+		return nil, nil, err
+	}
+	u, err := url.ParseRequestURI(target)
+	if err != nil {
+		return nil, nil, err
+	}
+	q := u.Query()
+	var kind *workload
+	switch {
+	case method == "POST" && u.Path == "/reviews":
+		kind = kinds["insert"]
+	case u.Path == "/books" && q.Has("id"):
+		kind = kinds["lookup"]
+	case u.Path == "/books" && q.Has("author_id"):
+		kind = kinds["page"]
+	default:
+		return nil, nil, nil
+	}
+	args := make([][]byte, len(kind.params))
+	for i, p := range kind.params {
+		if p == "body" {
+			args[i] = body
+			continue
+		}
+		args[i] = []byte(strings.TrimPrefix(q.Get(p), "eq."))
+	}
+	return kind, args, nil
+}
+
+// run sends w's set-up and main statements with args in one pipelined
+// write ending in one Sync, and returns the main statement's body column.
+func (s *session) run(w *workload, args [][]byte) ([]byte, error) {
+	fe := s.pc.Frontend()
+	names := s.names[w]
+	fe.SendBind(&pgproto3.Bind{PreparedStatement: names[0]})
+	fe.SendExecute(&pgproto3.Execute{})
+	fe.SendBind(&pgproto3.Bind{PreparedStatement: names[1], Parameters: args})
+	fe.SendExecute(&pgproto3.Execute{})
+	fe.SendSync(&pgproto3.Sync{})
+	if err := fe.Flush(); err != nil {
+		return nil, err
+	}
+	var body []byte
+	var failed error
+	results := 0
+	for {
+		msg, err := fe.Receive()
+		if err != nil {
+			return nil, err
+		}
+		switch msg := msg.(type) {
+		case *pgproto3.DataRow:
+			if results == 1 && len(msg.Values) > 2 {
+				body = append(body[:0], msg.Values[2]...)
+			}
+		case *pgproto3.CommandComplete:
+			results++
+		case *pgproto3.ErrorResponse:
+			failed = errors.New(msg.Message)
+		case *pgproto3.ReadyForQuery:
+			return body, failed
+		}
+	}
+}
