@@ -3,6 +3,7 @@ package server_test
 import (
 	"bufio"
 	"net"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -44,5 +45,27 @@ func benchServeRead(b *testing.B, url, target, accept string) {
 			b.Fatal(err)
 		}
 		benchclient.ReadOK(b, br)
+	}
+}
+
+// BenchmarkServeWrite runs single-row inserts (return=minimal, as a client
+// that asks for nothing gets) through the whole server, one after another
+// on one keep-alive connection, as BenchmarkServeRead runs reads.
+func BenchmarkServeWrite(b *testing.B) {
+	c, err := net.Dial("tcp", strings.TrimPrefix(fixture.url, "http://"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	body := `{"name":"bench"}`
+	req := []byte("POST /rpc_log HTTP/1.1\r\nHost: bench\r\nUser-Agent: bench\r\nContent-Type: application/json\r\n" +
+		"Content-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body)
+	br := bufio.NewReaderSize(c, 64<<10)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := c.Write(req); err != nil {
+			b.Fatal(err)
+		}
+		benchclient.Read(b, br, "HTTP/1.1 201 ")
 	}
 }

@@ -13,8 +13,16 @@ import (
 // its body length, failing tb on anything else.
 func ReadOK(tb testing.TB, br *bufio.Reader) int {
 	tb.Helper()
+	return Read(tb, br, "HTTP/1.1 200 ")
+}
+
+// Read reads a response whose status line starts with status and which
+// has a Content-Length from br, and returns its body length, failing tb on
+// anything else.
+func Read(tb testing.TB, br *bufio.Reader, status string) int {
+	tb.Helper()
 	line, err := br.ReadSlice('\n')
-	if err != nil || !bytes.HasPrefix(line, []byte("HTTP/1.1 200 ")) {
+	if err != nil || !bytes.HasPrefix(line, []byte(status)) {
 		tb.Fatalf("status line %q, %v", line, err)
 	}
 	n := -1
