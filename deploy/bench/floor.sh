@@ -7,6 +7,10 @@
 # can be set against what the statements allow. Sourced by run.sh after
 # its functions are defined.
 #
+# Under FLOOR=1 the paired rounds also run deploy/bench/floorserver, the
+# least a Go process can do to answer lookup, page and insert as SVC does,
+# on svc-serve's cores: SVC's CPU per request is read against it.
+#
 # The parts, each a pgbench script run in its own round trip:
 #   trip   one trivial statement (select 1): a round trip's own cost
 #   setup  SVC's set-up statement alone (role, search_path, request.*)
@@ -19,6 +23,25 @@
 
 FLOOR=${FLOOR:-0}
 FLOOR_ROUNDS=${FLOOR_ROUNDS:-3}
+FLOOR_HTTP=http://127.0.0.1:$FLOORPORT
+
+# floor_kind KIND: whether floorserver runs KIND in the paired rounds: under
+# FLOOR=1, for the workloads it answers (lookup, page, insert).
+floor_kind() { [ "$FLOOR" = 1 ] && [[ " lookup page insert " == *" $1 "* ]]; }
+
+# start_floorserver starts floorserver (see its doc comment) on svc-serve's
+# cores with SVC's pool size, and waits (10 s at most) until it answers.
+start_floorserver() {
+  env SVC_DB_URI="$APP_URI" SVC_DB_POOL=$POOL SVC_SERVER_HOST=127.0.0.1 SVC_SERVER_PORT="$FLOORPORT" \
+    "${ON_SVC[@]}" "$WORK/bin/floorserver" -scripts deploy/bench >>"$WORK/floorserver.log" 2>&1 &
+  FLOOR_PID=$!
+  for _ in $(seq 100); do
+    kill -0 "$FLOOR_PID" 2>/dev/null || { tail -n 20 "$WORK/floorserver.log" >&2; die "floorserver exited"; }
+    curl -sf -o /dev/null "$FLOOR_HTTP/books?id=eq.1" && return
+    sleep 0.1
+  done
+  die "floorserver did not answer within 10 s"
+}
 
 # ensure_prest_role: the login role pREST's sessions use, a member of
 # bench_anon, so that it reads and writes with the anonymous role's grants.
@@ -72,8 +95,17 @@ run_floor() {
   done
 }
 
-# floor_report: the floor table, when FLOOR ran.
+# floor_report: the floor tables, when FLOOR ran.
 floor_report() {
+  if [ -s "$WORK/pairs-floor.tsv" ]; then
+    echo
+    echo "SVC against floorserver and pREST in the same paired rounds (medians, lowest to highest): each"
+    echo "server's own CPU per request (µs) and throughput, and the ratios, taken in each round."
+    echo
+    echo "| workload | rounds | SVC µs/req | floor µs/req | pREST µs/req | SVC / floor | floor / pREST | SVC / pREST | req/s SVC / floor / pREST |"
+    echo "|---|--:|--:|--:|--:|--:|--:|--:|--:|"
+    awk -F'\t' -f deploy/bench/floorpeers.awk "$WORK/pairs-wrk.tsv" "$WORK/pairs-floor.tsv" "$WORK/pairs-prest.tsv"
+  fi
   [ -s "$WORK/floor.tsv" ] || return 0
   echo
   echo "PostgreSQL's CPU per transaction (µs; its processes' user and system time over the run, divided by"

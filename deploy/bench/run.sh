@@ -97,6 +97,7 @@ PGPORT=${PGPORT:-55432}
 HTTPPORT=${HTTPPORT:-3100}
 ADMINPORT=$((HTTPPORT + 2))
 PRESTPORT=$((HTTPPORT + 3))
+FLOORPORT=$((HTTPPORT + 4))
 PREST=${PREST:-1}
 # SVC's pool, and pgbench's connections: the database sees 10 sessions
 # either way, so the ratio compares like with like.
@@ -112,7 +113,7 @@ for kind in $KINDS; do
   # wrk runs a plain GET / when its script is missing; refuse instead.
   [ -f "deploy/bench/$kind.lua" ] && [ -f "deploy/bench/$kind.pgbench" ] || die "no workload $kind (deploy/bench/$kind.lua and .pgbench)"
 done
-for port in "$PGPORT" "$HTTPPORT" $((HTTPPORT + 1)) $([ "$FAULTS" = 1 ] && echo "$ADMINPORT") "$PRESTPORT"; do
+for port in "$PGPORT" "$HTTPPORT" $((HTTPPORT + 1)) $([ "$FAULTS" = 1 ] && echo "$ADMINPORT") "$PRESTPORT" "$FLOORPORT"; do
   # A server already listening there would answer in SVC's place.
   if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then die "port $port is in use"; fi
 done
@@ -145,6 +146,7 @@ WORK=$(mktemp -d /tmp/svc-bench-XXXXXX)
 chmod 755 "$WORK"
 SVC_PID=
 PREST_PID=
+FLOOR_PID=
 SAMPLER_PID=
 FAULT_PID=
 FAULT_CHECKS_FAILED=0
@@ -155,6 +157,7 @@ cleanup() {
   [ -n "$FAULT_PID" ] && kill "$FAULT_PID" 2>/dev/null
   [ -n "$SVC_PID" ] && kill "$SVC_PID" 2>/dev/null && wait "$SVC_PID" 2>/dev/null
   [ -n "$PREST_PID" ] && kill "$PREST_PID" 2>/dev/null && wait "$PREST_PID" 2>/dev/null
+  [ -n "$FLOOR_PID" ] && kill "$FLOOR_PID" 2>/dev/null && wait "$FLOOR_PID" 2>/dev/null
   as_pg "$BIN/pg_ctl" -D "$WORK/data" -m immediate stop >/dev/null 2>&1
   rm -rf "$WORK"
 }
@@ -209,7 +212,8 @@ APP_URI="postgres://authenticator@127.0.0.1:$PGPORT/postgres"
 psql_admin() { "$BIN/psql" -q -X -v ON_ERROR_STOP=1 "$ADMIN_URI" "$@"; }
 
 log "building svc-serve, svc-introspect and the bench helpers ..."
-go build -o "$WORK/bin/" ./cmd/svc-serve ./cmd/svc-introspect ./deploy/bench/coldstart ./deploy/bench/synthschema
+go build -o "$WORK/bin/" ./cmd/svc-serve ./cmd/svc-introspect ./deploy/bench/coldstart ./deploy/bench/synthschema \
+  ./deploy/bench/floorserver
 
 # The variants: VARIANT_EXE[name] is the binary, VARIANT_ENV[name] the
 # VAR=VALUE words. A REV is built from git archive's copy of that commit,
@@ -319,7 +323,8 @@ cpu_split() {
 }
 
 # run_wrk KIND CONNS: one timed wrk run against SVC, or against pREST
-# when PEER=prest, with the server's RSS sampled every half second;
+# when PEER=prest, or floorserver when PEER=floor, with the server's RSS
+# sampled every half second;
 # appends a line to $ROWS (rows.tsv).
 ROWS=rows.tsv
 PGROWS=pgbench.tsv
@@ -327,6 +332,7 @@ run_wrk() {
   local kind=$1 conns=$2 before after out="$WORK/wrk-$1-$2.txt"
   local pid=$SVC_PID url=$HTTP script=deploy/bench/$1.lua
   if [ "${PEER:-}" = prest ]; then pid=$PREST_PID url=$PREST_HTTP script=deploy/bench/prest/$1.lua; fi
+  if [ "${PEER:-}" = floor ]; then pid=$FLOOR_PID url=$FLOOR_HTTP; fi
   (while :; do rss_kb "$pid"; sleep 0.5; done) >"$WORK/rss.txt" 2>/dev/null &
   SAMPLER_PID=$!
   before=$(cpu_ticks "$pid")
@@ -391,6 +397,7 @@ run_pgbench() {
 run_pairs() {
   local kind=$1 i j parts=(svc pgbench)
   prest_kind "$kind" && parts+=(prest)
+  floor_kind "$kind" && parts+=(floor)
   for i in $(seq "$PAIRS"); do
     log "$kind: paired round $i of $PAIRS"
     for j in $(seq 0 $((${#parts[@]} - 1))); do
@@ -398,6 +405,7 @@ run_pairs() {
       svc) DURATION=$PAIR_SECONDS ROWS=pairs-wrk.tsv run_wrk "$kind" 32 ;;
       pgbench) DURATION=$PAIR_SECONDS PGROWS=pairs-pgbench.tsv run_pgbench "$kind" prepared ;;
       prest) PEER=prest DURATION=$PAIR_SECONDS ROWS=pairs-prest.tsv run_wrk "$kind" 32 ;;
+      floor) PEER=floor DURATION=$PAIR_SECONDS ROWS=pairs-floor.tsv run_wrk "$kind" 32 ;;
       esac
     done
   done
@@ -472,6 +480,7 @@ run_variants() {
 : >"$WORK/pairs-wrk.tsv"
 : >"$WORK/pairs-pgbench.tsv"
 : >"$WORK/pairs-prest.tsv"
+: >"$WORK/pairs-floor.tsv"
 : >"$WORK/variants.tsv"
 : >"$WORK/floor.tsv"
 if [ -n "$KINDS" ] && [ -n "$VARIANTS" ]; then
@@ -485,12 +494,16 @@ elif [ -n "$KINDS" ]; then
       build_prestd
       start_prest
     fi
+    if [ "$PAIRS" != 0 ] && floor_kind "$kind" && [ -z "$FLOOR_PID" ]; then start_floorserver; fi
     log "$kind: warming up for ${WARMUP} s, then ${DURATION} s per run"
     # Warms the pool's prepared statements and PostgreSQL's caches, for
     # pgbench's runs too.
     wrk_on_other "$kind" 32 -d"${WARMUP}s" -s "deploy/bench/$kind.lua" "$HTTP" >/dev/null
     if [ -n "$PREST_PID" ] && prest_kind "$kind"; then
       wrk_on_other "$kind" 32 -d"${WARMUP}s" -s "deploy/bench/prest/$kind.lua" "$PREST_HTTP" >/dev/null
+    fi
+    if [ -n "$FLOOR_PID" ] && floor_kind "$kind"; then
+      wrk_on_other "$kind" 32 -d"${WARMUP}s" -s "deploy/bench/$kind.lua" "$FLOOR_HTTP" >/dev/null
     fi
     for conns in $CONNS; do run_wrk "$kind" "$conns"; done
     for mode in $MODES; do run_pgbench "$kind" "$mode"; done

@@ -1,0 +1,68 @@
+# floorpeers.awk: floor.sh's table of SVC against floorserver and pREST in
+# the paired rounds, one markdown row per workload floorserver ran: each
+# server's own CPU per request, and the ratios taken round by round.
+#
+#   awk -F'\t' -f floorpeers.awk pairs-wrk.tsv pairs-floor.tsv pairs-prest.tsv
+#
+# The files are run_wrk's lines (see run.sh); the n-th round of a workload
+# is its n-th line in each. A round is marked * when other work took more
+# than 10% of a core during one of its runs.
+
+function sorted(list, v,   n, i, j, t) {
+  n = split(list, v, " ")
+  for (i = 2; i <= n; i++)
+    for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) {t = v[j]; v[j] = v[j - 1]; v[j - 1] = t}
+  return n
+}
+
+function spread(list, fmt,   v, n, m) {
+  if (list == "") return "-"
+  n = sorted(list, v)
+  m = n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+  return sprintf(fmt " (" fmt "-" fmt ")", m, v[1], v[n])
+}
+
+function median(list,   v, n) {
+  if (list == "") return 0
+  n = sorted(list, v)
+  return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+}
+
+# A run_wrk line: kind, conns, req/s, p50, p99, RSS, errors, "server pg
+# loadgen other" in percent of a core.
+{
+  split($8, c, " ")
+  file = FILENAME ~ /floor/ ? "floor" : FILENAME ~ /prest/ ? "prest" : "svc"
+  n = ++count[file, $1]
+  rps[file, $1, n] = $3
+  us[file, $1, n] = $3 > 0 ? c[1] * 1e4 / $3 : 0
+  if (c[4] > 10) bad[$1, n] = 1
+  if (file == "floor" && !($1 in seen)) {seen[$1] = 1; order[++kinds] = $1}
+}
+
+END {
+  for (i = 1; i <= kinds; i++) {
+    k = order[i]
+    rounds = count["floor", k]
+    sv = fl = pr = sf = fp = sp = ""
+    for (n = 1; n <= rounds; n++) {
+      sv = sv " " us["svc", k, n]; fl = fl " " us["floor", k, n]
+      if (us["floor", k, n] > 0) sf = sf " " us["svc", k, n] / us["floor", k, n]
+      if (count["prest", k] >= n) {
+        pr = pr " " us["prest", k, n]
+        if (us["prest", k, n] > 0) {fp = fp " " us["floor", k, n] / us["prest", k, n]; sp = sp " " us["svc", k, n] / us["prest", k, n]}
+      }
+      if (bad[k, n]) marked = 1
+    }
+    rs = sprintf("%.0f / %.0f / %s", median(rpsList("svc", k, rounds)), median(rpsList("floor", k, rounds)),
+      count["prest", k] ? sprintf("%.0f", median(rpsList("prest", k, count["prest", k]))) : "-")
+    printf "| %s | %d%s | %s | %s | %s | %s | %s | %s | %s |\n", k, rounds, marked ? " *" : "",
+      spread(sv, "%.0f"), spread(fl, "%.0f"), spread(pr, "%.0f"), spread(sf, "%.2f"), spread(fp, "%.2f"), spread(sp, "%.2f"), rs
+    marked = 0
+  }
+}
+
+function rpsList(file, k, rounds,   n, l) {
+  for (n = 1; n <= rounds; n++) l = l " " rps[file, k, n]
+  return l
+}
