@@ -2,23 +2,11 @@
 # CPU per transaction for each part (median of the rounds, lowest to
 # highest), and SVC's pipeline less pREST's statement.
 #
-#   awk -F'\t' -f floor.awk floor.tsv
+#   awk -F'\t' -f stats.awk -f floor.awk floor.tsv
 #
 # floor.tsv lines are run_pgbench's with the part in the mode's field:
 # kind, part, tps, p50, p99, "svc pg loadgen other" (percent of a core),
 # failed transactions.
-
-function sorted(list, v,   n, i, j, t) {
-  n = split(list, v, " ")
-  for (i = 2; i <= n; i++)
-    for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) {t = v[j]; v[j] = v[j - 1]; v[j - 1] = t}
-  return n
-}
-
-function median(list,   v, n) {
-  n = sorted(list, v)
-  return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
-}
 
 function cell(k, p,   v, n) {
   if (!((k, p) in us)) return "-"

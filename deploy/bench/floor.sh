@@ -104,7 +104,7 @@ floor_report() {
     echo
     echo "| workload | rounds | SVC µs/req | floor µs/req | pREST µs/req | SVC / floor | floor / pREST | SVC / pREST | req/s SVC / floor / pREST |"
     echo "|---|--:|--:|--:|--:|--:|--:|--:|--:|"
-    awk -F'\t' -f deploy/bench/floorpeers.awk "$WORK/pairs-wrk.tsv" "$WORK/pairs-floor.tsv" "$WORK/pairs-prest.tsv"
+    awk -F'\t' -f deploy/bench/stats.awk -f deploy/bench/floorpeers.awk "$WORK/pairs-wrk.tsv" "$WORK/pairs-floor.tsv" "$WORK/pairs-prest.tsv"
   fi
   [ -s "$WORK/floor.tsv" ] || return 0
   echo
@@ -116,5 +116,5 @@ floor_report() {
   echo
   echo "| workload | trip | set-up alone | main alone | SVC's pipeline | pREST's statement | SVC's pipeline − pREST's |"
   echo "|---|--:|--:|--:|--:|--:|--:|"
-  awk -F'\t' -f deploy/bench/floor.awk "$WORK/floor.tsv"
+  awk -F'\t' -f deploy/bench/stats.awk -f deploy/bench/floor.awk "$WORK/floor.tsv"
 }

@@ -2,31 +2,11 @@
 # the paired rounds, one markdown row per workload floorserver ran: each
 # server's own CPU per request, and the ratios taken round by round.
 #
-#   awk -F'\t' -f floorpeers.awk pairs-wrk.tsv pairs-floor.tsv pairs-prest.tsv
+#   awk -F'\t' -f stats.awk -f floorpeers.awk pairs-wrk.tsv pairs-floor.tsv pairs-prest.tsv
 #
 # The files are run_wrk's lines (see run.sh); the n-th round of a workload
 # is its n-th line in each. A round is marked * when other work took more
 # than 10% of a core during one of its runs.
-
-function sorted(list, v,   n, i, j, t) {
-  n = split(list, v, " ")
-  for (i = 2; i <= n; i++)
-    for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) {t = v[j]; v[j] = v[j - 1]; v[j - 1] = t}
-  return n
-}
-
-function spread(list, fmt,   v, n, m) {
-  if (list == "") return "-"
-  n = sorted(list, v)
-  m = n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
-  return sprintf(fmt " (" fmt "-" fmt ")", m, v[1], v[n])
-}
-
-function median(list,   v, n) {
-  if (list == "") return 0
-  n = sorted(list, v)
-  return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
-}
 
 # A run_wrk line: kind, conns, req/s, p50, p99, RSS, errors, "server pg
 # loadgen other" in percent of a core.

@@ -2,19 +2,11 @@
 # workload: each round's ratio SVC/pgbench, their median, and the medians of
 # SVC's and PostgreSQL's CPU per request.
 #
-#   awk -F'\t' -f pairs.awk pairs-pgbench.tsv pairs-wrk.tsv
+#   awk -F'\t' -f stats.awk -f pairs.awk pairs-pgbench.tsv pairs-wrk.tsv
 #
 # The files are run_pgbench's and run_wrk's lines (see run.sh); the n-th
 # round of a workload is its n-th line in each. A round is marked * when
 # other work took more than 10% of a core during either of its runs.
-
-# median: the median of the numbers in a space-separated list.
-function median(list,   v, n, i, j, t) {
-  n = split(list, v, " ")
-  for (i = 2; i <= n; i++)
-    for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) {t = v[j]; v[j] = v[j - 1]; v[j - 1] = t}
-  return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
-}
 
 # pgbench: kind, mode, tps, p50, p99, "CPU% svc pg loadgen other", failed.
 FILENAME == ARGV[1] {

@@ -3,31 +3,11 @@
 # request, their ratios per round, pgbench's tps beside them, and
 # PostgreSQL's CPU per request under each.
 #
-#   awk -F'\t' -f peers.awk pairs-pgbench.tsv pairs-prest.tsv pairs-wrk.tsv
+#   awk -F'\t' -f stats.awk -f peers.awk pairs-pgbench.tsv pairs-prest.tsv pairs-wrk.tsv
 #
 # The files are run_pgbench's and run_wrk's lines (see run.sh); the n-th
 # round of a workload is its n-th line in each. A round is marked * when
 # other work took more than 10% of a core during one of its runs.
-
-# sorted: the numbers of a space-separated list in v[1..n], ascending; n.
-function sorted(list, v,   n, i, j, t) {
-  n = split(list, v, " ")
-  for (i = 2; i <= n; i++)
-    for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) {t = v[j]; v[j] = v[j - 1]; v[j - 1] = t}
-  return n
-}
-
-# spread: "median (lowest-highest)" of a list, with fmt for each number.
-function spread(list, fmt,   v, n, m) {
-  n = sorted(list, v)
-  m = n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
-  return sprintf(fmt " (" fmt "-" fmt ")", m, v[1], v[n])
-}
-
-function median(list,   v, n) {
-  n = sorted(list, v)
-  return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
-}
 
 # pgbench: kind, mode, tps, p50, p99, "CPU% server pg loadgen other", failed.
 FILENAME == ARGV[1] {

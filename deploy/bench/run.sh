@@ -657,7 +657,7 @@ if [ -s "$WORK/pairs-wrk.tsv" ]; then
   echo
   echo "| workload | ratio per round | median ratio | SVC µs/req | PostgreSQL µs/req under SVC | PostgreSQL µs/req under pgbench |"
   echo "|---|---|--:|--:|--:|--:|"
-  awk -F'\t' -f deploy/bench/pairs.awk "$WORK/pairs-pgbench.tsv" "$WORK/pairs-wrk.tsv"
+  awk -F'\t' -f deploy/bench/stats.awk -f deploy/bench/pairs.awk "$WORK/pairs-pgbench.tsv" "$WORK/pairs-wrk.tsv"
 fi
 if [ -s "$WORK/pairs-prest.tsv" ]; then
   echo
@@ -669,7 +669,7 @@ if [ -s "$WORK/pairs-prest.tsv" ]; then
   echo
   echo "| workload | rounds | SVC req/s | pREST req/s | pgbench tps | req/s SVC / pREST | SVC µs/req | pREST µs/req | µs/req SVC / pREST | PostgreSQL µs/req under SVC / pREST / pgbench |"
   echo "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
-  awk -F'\t' -f deploy/bench/peers.awk "$WORK/pairs-pgbench.tsv" "$WORK/pairs-prest.tsv" "$WORK/pairs-wrk.tsv"
+  awk -F'\t' -f deploy/bench/stats.awk -f deploy/bench/peers.awk "$WORK/pairs-pgbench.tsv" "$WORK/pairs-prest.tsv" "$WORK/pairs-wrk.tsv"
 fi
 floor_report
 if [ -s "$WORK/variants.tsv" ]; then
@@ -698,7 +698,7 @@ if [ -s "$WORK/variants.tsv" ]; then
   echo
   echo "| workload | variant | rounds | req/s | SVC µs/req | p99 ms | req/s vs ${names[0]} | SVC µs/req at one throughput | vs ${names[0]} |"
   echo "|---|---|--:|--:|--:|--:|--:|--:|--:|"
-  awk -F'\t' -v first="${names[0]}" -f deploy/bench/variants.awk "$WORK/variants.tsv"
+  awk -F'\t' -v first="${names[0]}" -f deploy/bench/stats.awk -f deploy/bench/variants.awk "$WORK/variants.tsv"
 fi
 if [ -n "${BULK_JSON_MS:-}" ]; then
   echo

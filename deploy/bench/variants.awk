@@ -24,14 +24,6 @@
 # request, and ± is twice its standard error. A variant is marked * when
 # other work took more than 10% of a core during one of its rounds.
 
-# median: the median of the numbers in a space-separated list.
-function median(list,   v, n, i, j, t) {
-  n = split(list, v, " ")
-  for (i = 2; i <= n; i++)
-    for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) {t = v[j]; v[j] = v[j - 1]; v[j - 1] = t}
-  return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
-}
-
 # lowest, highest: the extremes of a space-separated list.
 function lowest(list,   v, n, i, m) {
   n = split(list, v, " "); m = v[1]
