@@ -35,12 +35,7 @@ start_floorserver() {
   env SVC_DB_URI="$APP_URI" SVC_DB_POOL=$POOL SVC_SERVER_HOST=127.0.0.1 SVC_SERVER_PORT="$FLOORPORT" \
     "${ON_SVC[@]}" "$WORK/bin/floorserver" -scripts deploy/bench >>"$WORK/floorserver.log" 2>&1 &
   FLOOR_PID=$!
-  for _ in $(seq 100); do
-    kill -0 "$FLOOR_PID" 2>/dev/null || { tail -n 20 "$WORK/floorserver.log" >&2; die "floorserver exited"; }
-    curl -sf -o /dev/null "$FLOOR_HTTP/books?id=eq.1" && return
-    sleep 0.1
-  done
-  die "floorserver did not answer within 10 s"
+  await_server floorserver "$FLOOR_PID" "$WORK/floorserver.log" "$FLOOR_HTTP/books?id=eq.1"
 }
 
 # ensure_prest_role: the login role pREST's sessions use, a member of

@@ -65,11 +65,6 @@ restrict = false
 TOML
   env PREST_CONF="$WORK/prest.toml" "${ON_SVC[@]}" "$PRESTD" >>"$WORK/prest.log" 2>&1 &
   PREST_PID=$!
-  for _ in $(seq 100); do
-    kill -0 "$PREST_PID" 2>/dev/null || { tail -n 20 "$WORK/prest.log" >&2; die "prestd exited"; }
-    curl -sf -o /dev/null "$PREST_HTTP/postgres/bench/books?id=\$eq.1" && return
-    sleep 0.1
-  done
-  die "prestd did not answer within 10 s"
+  await_server prestd "$PREST_PID" "$WORK/prest.log" "$PREST_HTTP/postgres/bench/books?id=\$eq.1"
 }
 stop_prest() { kill "$PREST_PID" && wait "$PREST_PID" || true; PREST_PID=; }

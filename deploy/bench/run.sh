@@ -250,6 +250,19 @@ if [ -n "$KINDS" ] || [ "$SOAK" != 0 ]; then
 fi
 
 # ---- SVC --------------------------------------------------------------------
+# await_server NAME PID LOG URL waits (10 s at most) until the server just
+# started as PID answers URL, and stops the suite with LOG's tail if it
+# exits first.
+await_server() {
+  local name=$1 pid=$2 log=$3 url=$4
+  for _ in $(seq 100); do
+    kill -0 "$pid" 2>/dev/null || { tail -n 20 "$log" >&2; die "$name exited"; }
+    curl -sf -o /dev/null "$url" && return
+    sleep 0.1
+  done
+  die "$name did not answer within 10 s"
+}
+
 # start_svc LOG_LEVEL [VAR=VALUE ...] starts svc-serve (SVC_EXE, or the
 # work tree's) on the bench schema and waits (10 s at most) until it
 # answers. The pool keeps its connections for the whole suite, as under
@@ -262,12 +275,7 @@ start_svc() {
     SVC_SERVER_HOST=127.0.0.1 SVC_SERVER_PORT="$HTTPPORT" SVC_LOG_LEVEL="$level" "$@" \
     "${ON_SVC[@]}" "${SVC_EXE:-$WORK/bin/svc-serve}" >>"$WORK/svc.log" 2>&1 &
   SVC_PID=$!
-  for _ in $(seq 100); do
-    kill -0 "$SVC_PID" 2>/dev/null || { tail -n 20 "$WORK/svc.log" >&2; die "svc-serve exited"; }
-    curl -sf -o /dev/null "$HTTP/books?id=eq.1" && return
-    sleep 0.1
-  done
-  die "svc-serve did not answer within 10 s"
+  await_server svc-serve "$SVC_PID" "$WORK/svc.log" "$HTTP/books?id=eq.1"
 }
 stop_svc() { kill "$SVC_PID" && wait "$SVC_PID" || true; SVC_PID=; }
 # pREST, the peer: build_prestd, start_prest, stop_prest, prest_kind.
