@@ -26,9 +26,10 @@
 # connections too, for latency at SVC's concurrency), PAIRS (3: rounds per
 # workload of SVC at 32 connections and pgbench at 10, and pREST at 32
 # where PREST runs it, back to back, for the ratio's median; 0: none),
-# PAIR_SECONDS (10: each run of a round), FLOOR (1: PostgreSQL's CPU per
-# transaction for each part of what SVC sends, and for pREST's statement,
-# FLOOR_ROUNDS (3) rounds; see floor.sh), RATE
+# PAIR_SECONDS (10: each run of a round), FLOOR (1: floorserver in the
+# paired rounds beside SVC and pREST, and PostgreSQL's CPU per transaction
+# for each part of what SVC sends and for pREST's statement, FLOOR_ROUNDS
+# (3) rounds; see floor.sh), RATE
 # (req/s; empty: as fast as wrk can: each wrk connection waits
 # CONNS/RATE between an answer and its next request, see pace.lua, so SVC's
 # CPU per request is read at one throughput rather than at whatever
