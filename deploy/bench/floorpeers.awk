@@ -12,7 +12,7 @@
 # loadgen other" in percent of a core.
 {
   split($8, c, " ")
-  file = FILENAME ~ /floor/ ? "floor" : FILENAME ~ /prest/ ? "prest" : "svc"
+  file = FILENAME ~ /pairs-floor\.tsv$/ ? "floor" : FILENAME ~ /pairs-prest\.tsv$/ ? "prest" : "svc"
   n = ++count[file, $1]
   rps[file, $1, n] = $3
   us[file, $1, n] = $3 > 0 ? c[1] * 1e4 / $3 : 0
