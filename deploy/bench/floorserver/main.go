@@ -58,7 +58,10 @@ func main() {
 		}
 		kinds[kind] = w
 	}
-	size, _ := strconv.Atoi(getenv("SVC_DB_POOL", "10"))
+	size, err := strconv.Atoi(getenv("SVC_DB_POOL", "10"))
+	if err != nil || size < 1 {
+		log.Fatalf("SVC_DB_POOL: %q is not a pool size", os.Getenv("SVC_DB_POOL"))
+	}
 	pool := make(chan *session, size)
 	for range size {
 		s, err := openSession(os.Getenv("SVC_DB_URI"), kinds)
