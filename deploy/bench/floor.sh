@@ -55,10 +55,7 @@ floor_script() {
   prest) echo "deploy/bench/prest/$kind.pgbench"; return ;;
   trip) grep '^\\set ' "$src" >"$out"; echo 'select 1;' >>"$out" ;;
   setup) { grep '^\\set ' "$src"; grep 'set_config(.role.' "$src"; } >"$out" ;;
-  main)
-    { grep '^\\set ' "$src"
-      awk '/^\\startpipeline/ {on = 1; next} /^\\endpipeline/ {on = 0}
-           on && !/^begin / && !/^commit;/ && !/set_config\(.role./' "$src"; } >"$out" ;;
+  main) { grep '^\\set ' "$src"; pipeline_main "$src"; } >"$out" ;;
   esac
   echo "$out"
 }

@@ -421,14 +421,19 @@ run_pairs() {
 }
 
 # ---- Checking the pgbench scripts against SVC --------------------------------
-# main_statement FILE: the pgbench script's main statement in SVC's form:
-# the pipeline's statement that is not the set-up (nor begin or commit, which
-# SVC sends only for transactions that need them), with a
-# /*$N*/-marked expression turned back into $N, and otherwise each pgbench
-# variable numbered $1, $2, ... in order.
-main_statement() {
+# pipeline_main FILE: the pgbench script's main statement as written: the
+# pipeline's statement that is not the set-up (nor begin or commit, which
+# SVC sends only for transactions that need them).
+pipeline_main() {
   awk '/^\\startpipeline/ {on = 1; next} /^\\endpipeline/ {on = 0}
-       on && !/^begin / && !/^commit;/ && !/set_config\(.role./' "$1" |
+       on && !/^begin / && !/^commit;/ && !/set_config\(.role./' "$1"
+}
+
+# main_statement FILE: pipeline_main in SVC's form: a /*$N*/-marked
+# expression turned back into $N, and otherwise each pgbench variable
+# numbered $1, $2, ... in order.
+main_statement() {
+  pipeline_main "$1" |
     perl -pe 's{/\*\$(\d+)\*/(\((?:[^()]++|(?2))*\))}{\$$1}g; s/;$//;
               my $n = 0; s/(?<![:\w]):[A-Za-z_]\w*/"\$" . ++$n/ge'
 }
