@@ -21,9 +21,8 @@ const firstBodyBuffer = 64 << 10
 // exactly its size.
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	limit := int64(s.cfg.ServerMaxBodyBytes)
-	tooLarge := apierr.BodyTooLarge(s.cfg.ServerMaxBodyBytes)
 	if r.ContentLength > limit {
-		return nil, tooLarge
+		return nil, apierr.BodyTooLarge(s.cfg.ServerMaxBodyBytes)
 	}
 	var body []byte
 	var err error
@@ -35,7 +34,7 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error
 	var maxBytes *http.MaxBytesError
 	switch {
 	case errors.As(err, &maxBytes):
-		return nil, tooLarge
+		return nil, apierr.BodyTooLarge(s.cfg.ServerMaxBodyBytes)
 	case err != nil:
 		return nil, apierr.InvalidBody("Request body unreadable", err.Error())
 	}

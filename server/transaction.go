@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 	_ "time/tzdata" // Prefer: timezone is checked against IANA names even where the OS lacks them
+	"unicode/utf8"
 
 	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/auth"
@@ -164,9 +165,18 @@ func appSettingsOf(cfg *config.Config) [][2]string {
 
 // headersJSON renders the request headers as one JSON object with
 // lower-case names, as request.headers; repeated headers are joined with
-// ", " as HTTP allows.
+// ", " as HTTP allows. It is on every request's path, so it writes into
+// one buffer sized up front rather than lowering and joining each header.
 func headersJSON(h http.Header) string {
+	size := 2
+	for name, values := range h {
+		size += len(name) + 4
+		for _, v := range values {
+			size += len(v) + 4
+		}
+	}
 	var b strings.Builder
+	b.Grow(size)
 	b.WriteByte('{')
 	first := true
 	for name, values := range h {
@@ -174,12 +184,41 @@ func headersJSON(h http.Header) string {
 			b.WriteByte(',')
 		}
 		first = false
-		writeJSONString(&b, strings.ToLower(name))
+		writeJSONName(&b, name)
 		b.WriteByte(':')
-		writeJSONString(&b, strings.Join(values, ", "))
+		b.WriteByte('"')
+		for i, v := range values {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			writeJSONChars(&b, v)
+		}
+		b.WriteByte('"')
 	}
 	b.WriteByte('}')
 	return b.String()
+}
+
+// writeJSONName writes a header name as a JSON string, lower-cased as
+// strings.ToLower would.
+func writeJSONName(b *strings.Builder, name string) {
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; c >= utf8.RuneSelf || c < 0x20 || c == '"' || c == '\\' {
+			// Not a token: net/http never hands over such a name, but
+			// whatever it is, it is lowered and escaped like any text.
+			writeJSONString(b, strings.ToLower(name))
+			return
+		}
+	}
+	b.WriteByte('"')
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b.WriteByte(c)
+	}
+	b.WriteByte('"')
 }
 
 // cookiesJSON renders the request cookies as request.cookies; the last of
@@ -210,23 +249,47 @@ func cookiesJSON(cookies []*http.Cookie) string {
 	return b.String()
 }
 
-// writeJSONString writes s as a JSON string. Ranging over s turns invalid
-// UTF-8 into U+FFFD, so PostgreSQL's json parser always accepts the result.
+// writeJSONString writes s as a JSON string. Invalid UTF-8 becomes U+FFFD
+// (writeJSONChars), so PostgreSQL's json parser always accepts the result.
 func writeJSONString(b *strings.Builder, s string) {
+	b.WriteByte('"')
+	writeJSONChars(b, s)
+	b.WriteByte('"')
+}
+
+// writeJSONChars writes s escaped for a JSON string, without its quotes.
+// Runs of characters that need no escape are copied whole; a byte that
+// is not UTF-8 becomes U+FFFD, as ranging over the string reads it.
+func writeJSONChars(b *strings.Builder, s string) {
 	const hex = "0123456789abcdef"
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r < 0x20:
-			b.WriteString(`\u00`)
-			b.WriteByte(hex[r>>4])
-			b.WriteByte(hex[r&0xf])
-		default:
-			b.WriteRune(r)
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
+			i++
+			continue
 		}
+		if c >= utf8.RuneSelf {
+			r, n := utf8.DecodeRuneInString(s[i:])
+			if r != utf8.RuneError || n != 1 {
+				i += n
+				continue
+			}
+		}
+		b.WriteString(s[start:i])
+		switch {
+		case c == '"' || c == '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c < 0x20:
+			b.WriteString(`\u00`)
+			b.WriteByte(hex[c>>4])
+			b.WriteByte(hex[c&0xf])
+		default:
+			b.WriteRune(utf8.RuneError)
+		}
+		i++
+		start = i
 	}
-	b.WriteByte('"')
+	b.WriteString(s[start:])
 }
