@@ -8,3 +8,6 @@ func ReadShapes(s *Server) int { return s.readShapes.len() + s.callShapes.len() 
 
 // RootDocs is s's cache of root documents.
 func RootDocs(s *Server) *openapi.Cache { return s.rootDocs }
+
+// WriteShapes is the number of insert shapes s keeps.
+func WriteShapes(s *Server) int { return s.writeShapes.len() }

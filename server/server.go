@@ -41,8 +41,9 @@ type Server struct {
 	// logQuery is log-query = main-query.
 	logQuery bool
 	// reads and calls keep the statements of read shapes seen before:
-	// reads of relations, and GET and HEAD calls.
-	readShapes, callShapes *shapeCache
+	// reads of relations, and GET and HEAD calls; writeShapes those of
+	// inserts (writeshape.go).
+	readShapes, callShapes, writeShapes *shapeCache
 	// routes are the kinds of request the pipeline serves (pipeline.go).
 	routes struct {
 		read  route[*plan.Read]
@@ -77,10 +78,11 @@ func WithMetrics(m *admin.Metrics) Option { return func(s *Server) { s.metrics =
 func New(cfg *config.Config, pool *pgxpool.Pool, snapshots *reload.Snapshots, jwt *auth.Verifier, log *slog.Logger, opts ...Option) *Server {
 	s := &Server{cfg: cfg, pool: pool, snapshots: snapshots, log: log, jwt: jwt,
 		appSettings: appSettingsOf(cfg), preRequest: preRequestCall(cfg.DBPreRequest),
-		logQuery:   cfg.LogQuery == "main-query",
-		readShapes: newShapeCache(cfg.ServerShapeCacheMaxEntries, cfg.ServerShapeCacheMaxBytes),
-		callShapes: newShapeCache(cfg.ServerShapeCacheMaxEntries, cfg.ServerShapeCacheMaxBytes),
-		refresh:    refreshOf(snapshots.Source()),
+		logQuery:    cfg.LogQuery == "main-query",
+		readShapes:  newShapeCache(cfg.ServerShapeCacheMaxEntries, cfg.ServerShapeCacheMaxBytes),
+		callShapes:  newShapeCache(cfg.ServerShapeCacheMaxEntries, cfg.ServerShapeCacheMaxBytes),
+		writeShapes: newShapeCache(cfg.ServerShapeCacheMaxEntries, cfg.ServerShapeCacheMaxBytes),
+		refresh:     refreshOf(snapshots.Source()),
 		limits: request.Limits{Filters: cfg.RequestMaxFilters,
 			SelectItems: cfg.RequestMaxSelectItems, EmbedDepth: cfg.RequestMaxEmbedDepth,
 			Embeds: cfg.RequestMaxEmbeds, JSONPathDepth: cfg.RequestMaxJSONPathDepth,

@@ -21,18 +21,24 @@ import (
 // were planned against: the first read after a swap empties the cache.
 
 // shape is what the shape cache keeps of a request: its statements, with
-// the request's values taken out, and what answering it takes. The cache
-// binds another request's values into them (lookup); a kept shape is
-// also the action (pipeline.go) such a request runs.
+// the request's values taken out, and for a read or a call what answering
+// it takes (a readShape).
 type shape interface {
 	// kept returns the shape fit to keep for other requests of it, or nil
 	// when its statements serve their own request only.
 	kept() shape
+	// bytes estimates the memory a kept shape holds (shapesize.go).
+	bytes() int
+}
+
+// readShape is the shape of a read or a call, found by its template:
+// the cache binds another request's values into its statements (lookup),
+// and it is also the action (pipeline.go) such a request runs.
+type readShape interface {
+	shape
 	// bind returns the kept statements with the values of the request t
 	// is the template of, and false if they do not fit.
 	bind(t *request.Template) (bound, bool)
-	// bytes estimates the memory a kept shape holds (shapesize.go).
-	bytes() int
 }
 
 // bound is a request's statements: bound to its values, or, in a kept
@@ -139,20 +145,26 @@ func newShapeCache(size, budget int) *shapeCache {
 // against snap, with its statements bound to the request's values; false
 // when no such shape is kept or the values do not fit it.
 func (c *shapeCache) lookup(snap *snapshot.Snapshot, t *request.Template) (shape, bound, bool) {
-	c.mu.Lock()
-	var sh shape
-	if c.snap == snap && c.lru != nil && len(t.Key) > 0 {
-		// The LRU only reads the key to find it, so a string sharing
-		// the template's bytes spares copying them for every request.
-		kept, _ := c.lru.Get(unsafe.String(&t.Key[0], len(t.Key)))
-		sh = kept.shape
-	}
-	c.mu.Unlock()
-	if sh == nil {
+	sh, ok := c.find(snap, t.Key).(readShape)
+	if !ok {
 		return nil, bound{}, false
 	}
 	b, ok := sh.bind(t)
 	return sh, b, ok
+}
+
+// find returns the shape kept for key, planned against snap; nil when
+// there is none.
+func (c *shapeCache) find(snap *snapshot.Snapshot, key []byte) shape {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.snap != snap || c.lru == nil || len(key) == 0 {
+		return nil
+	}
+	// The LRU only reads the key to find it, so a string sharing the
+	// key's bytes spares copying them for every request.
+	kept, _ := c.lru.Get(unsafe.String(&key[0], len(key)))
+	return kept.shape
 }
 
 // keep keeps sh, made for a request of key planned against snap, for the

@@ -55,7 +55,7 @@ func (s *Server) buildWrite(x *exchange, req *request.Request, p *plan.Write) (a
 		inner.Read = &read
 		return &explainAction{tx: tx, stmt: query.Write(&inner), media: req.Media}, nil
 	}
-	x.stmts = bound{main: query.Write(p)}
+	x.stmts = bound{main: s.writeStatement(x, req, p)}
 	return &writeAction{tx: tx, req: req, plan: p}, nil
 }
 

@@ -69,6 +69,11 @@ func (b *builder) arg(v any) { b.bind(v, Source{}) }
 // keep it.
 func (b *builder) value(v any) { b.bind(v, Source{Slot: -1}) }
 
+// payload adds the write's JSON body (request.Payload.JSON) as a bind
+// parameter and writes its placeholder. Unlike other values from the
+// request, it may be taken out (WriteShape) and bound again (BindPayload).
+func (b *builder) payload(v []byte) { b.bind(v, Source{Slot: PayloadSlot}) }
+
 // parameter adds v, the whole value of the query parameter in slot (0 when
 // it is not one parameter's), as a bind parameter, and writes its
 // placeholder.

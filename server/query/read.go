@@ -26,8 +26,12 @@ type Statement struct {
 // filter's Part-th operand (see OperandArg), or its whole value when Part
 // is WholeValue (a function argument). Slot -1: a value from the request
 // with no slot (a filter operand inside a logic tree, a payload, a
-// variadic array); such a statement serves its request only.
+// variadic array); such a statement serves its request only. Slot
+// PayloadSlot: a write's JSON body, whole (see WriteShape).
 type Source struct{ Slot, Part int }
+
+// PayloadSlot is the Source.Slot of a write's JSON body.
+const PayloadSlot = -2
 
 // WholeValue is the Source.Part of a query parameter's value bound whole.
 const WholeValue = -1

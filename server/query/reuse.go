@@ -37,6 +37,53 @@ func (s Statement) Shape() (Statement, bool) {
 	return Statement{SQL: strings.Clone(s.SQL), Args: args, Sources: slices.Clone(s.Sources), Expansion: s.Expansion}, true
 }
 
+// WriteShape returns s, a write's statement, with its JSON body taken out
+// (Source PayloadSlot), fit to keep for other writes whose request is the
+// same but for the values in their bodies, and whether s can serve them:
+// not when it binds another value from its request's body (a CSV body's
+// header, a PATCH's object), which the body's key set does not fix. Every
+// other value, query parameters' included, is kept: the caller keys the
+// shape by the whole request but for the body's values.
+func (s Statement) WriteShape() (Statement, bool) {
+	if len(s.Sources) != len(s.Args) {
+		return Statement{}, false
+	}
+	args := make([]any, len(s.Args))
+	for i, src := range s.Sources {
+		switch {
+		case src.Slot == PayloadSlot:
+		case src.Slot < 0:
+			return Statement{}, false
+		default:
+			args[i] = detachArg(s.Args[i])
+		}
+	}
+	return Statement{SQL: strings.Clone(s.SQL), Args: args, Sources: slices.Clone(s.Sources), Expansion: s.Expansion}, true
+}
+
+// detachArg copies a kept value that may share memory with its request.
+func detachArg(a any) any {
+	switch v := a.(type) {
+	case string:
+		return strings.Clone(v)
+	case []byte:
+		return slices.Clone(v)
+	}
+	return a
+}
+
+// BindPayload returns the statement a write shape (see WriteShape) makes
+// for a write with body json.
+func (s Statement) BindPayload(json []byte) Statement {
+	args := slices.Clone(s.Args)
+	for i, src := range s.Sources {
+		if src.Slot == PayloadSlot {
+			args[i] = json
+		}
+	}
+	return Statement{SQL: s.SQL, Args: args, Sources: s.Sources, Expansion: s.Expansion}
+}
+
 // Sizes, in bytes, of what a kept statement holds besides its text and
 // its values' bytes.
 const (

@@ -202,7 +202,7 @@ func insertRowsWithDefaults(b *builder, w *plan.Write) {
 	b.write(" select ")
 	b.list(len(w.Columns), func(i int) { defaultedValue(b, w, i) })
 	b.write(" from ")
-	keyedRows(b, w, w.Payload.JSON, w.Payload.Array, true)
+	keyedRows(b, w, func() { b.payload(w.Payload.JSON) }, w.Payload.Array, true)
 }
 
 // payloadRows writes the FROM item _svc_p giving the payload's rows as
@@ -212,7 +212,7 @@ func payloadRows(b *builder, w *plan.Write) {
 	p := w.Payload
 	if !p.Positional {
 		payloadRecords(b, w, p.Array, "_svc_p", func() {
-			b.value(p.JSON)
+			b.payload(p.JSON)
 			b.write("::json")
 		})
 		return
@@ -220,7 +220,7 @@ func payloadRows(b *builder, w *plan.Write) {
 	// Each positional row becomes an object of the header's names on its
 	// own, so PostgreSQL never holds the objects of all rows at once.
 	b.write("pg_catalog.json_array_elements(")
-	b.value(p.JSON)
+	b.payload(p.JSON)
 	b.write("::json) _svc_r, ")
 	payloadRecords(b, w, false, "_svc_p", func() {
 		b.write("pg_catalog.json_object(")
@@ -230,8 +230,8 @@ func payloadRows(b *builder, w *plan.Write) {
 	})
 }
 
-// keyedRows writes the FROM item _svc_p of the rows of rows (an array of
-// objects or of positional rows, or one object) for missing=default: each
+// keyedRows writes the FROM item _svc_p of the rows rows binds (an array
+// of objects or of positional rows, or one object) for missing=default: each
 // row's object (j) beside the record it reads as (r, see
 // payloadRecords), so a value can tell a key the row lacks from an
 // explicit null. r is taken whole from a lateral FROM item so its columns
@@ -244,7 +244,7 @@ func payloadRows(b *builder, w *plan.Write) {
 // from a sequence as PostgREST, and the keys clients see match. They are
 // evaluated in the order of the columns' names, as PostgREST's set of
 // columns orders them.
-func keyedRows(b *builder, w *plan.Write, rows []byte, array, drawn bool) {
+func keyedRows(b *builder, w *plan.Write, rows func(), array, drawn bool) {
 	defaults := drawnDefaults(w, drawn)
 	b.write("(select _svc_e.j, _svc_r as r")
 	for _, i := range defaults {
@@ -258,15 +258,15 @@ func keyedRows(b *builder, w *plan.Write, rows []byte, array, drawn bool) {
 		b.value(plan.ArrayLiteral(textNames(w.Payload.Header)))
 		b.write("::text[], array(select _svc_v from pg_catalog.json_array_elements_text(_svc_row.value)" +
 			" with ordinality _svc_x(_svc_v, _svc_n) order by _svc_n)) as j from pg_catalog.json_array_elements(")
-		b.value(rows)
+		rows()
 		b.write("::json) _svc_row) as _svc_e")
 	case array:
 		b.write("pg_catalog.json_array_elements(")
-		b.value(rows)
+		rows()
 		b.write("::json) as _svc_e(j)")
 	default:
 		b.write("(select ")
-		b.value(rows)
+		rows()
 		b.write("::json as j) as _svc_e")
 	}
 	b.write(" cross join lateral ")
@@ -340,7 +340,7 @@ func update(b *builder, w *plan.Write) {
 	})
 	b.write(" from ")
 	if w.MissingDefault {
-		keyedRows(b, w, w.Payload.First, false, false) // PATCH takes one object
+		keyedRows(b, w, func() { b.value(w.Payload.First) }, false, false) // PATCH takes one object
 	} else {
 		payloadRecords(b, w, false, "_svc_p", func() {
 			b.value(w.Payload.First)

@@ -37,13 +37,7 @@ func (t *Template) Read(r *http.Request, kind Kind, target string) bool {
 	t.Key = append(t.Key, byte(kind))
 	t.text(r.Method)
 	t.text(target)
-	for _, h := range [...]string{"Accept", "Accept-Profile", "Prefer", "Range"} {
-		vs := r.Header.Values(h)
-		t.Key = binary.AppendUvarint(t.Key, uint64(len(vs)))
-		for _, v := range vs {
-			t.text(v)
-		}
-	}
+	t.Key = appendHeaders(t.Key, r.Header)
 	for i, p := range t.pairs {
 		t.text(p.Key)
 		var f Filter
@@ -142,9 +136,28 @@ func (t *Template) filterShape(f *Filter) {
 	}
 }
 
-// text adds s to the key, length first, so no two sequences of texts
-// make the same key.
-func (t *Template) text(s string) {
-	t.Key = binary.AppendUvarint(t.Key, uint64(len(s)))
-	t.Key = append(t.Key, s...)
+// text adds s to the key (appendText).
+func (t *Template) text(s string) { t.Key = appendText(t.Key, s) }
+
+// appendText appends s to a key, length first, so no two sequences of
+// texts make the same key.
+func appendText(key []byte, s string) []byte {
+	key = binary.AppendUvarint(key, uint64(len(s)))
+	return append(key, s...)
+}
+
+// parsedHeaders are the headers Parse reads: a request's shape holds
+// their values as text.
+var parsedHeaders = [...]string{"Accept", "Accept-Profile", "Content-Profile", "Prefer", "Range"}
+
+// appendHeaders appends to a key the values of parsedHeaders in h.
+func appendHeaders(key []byte, h http.Header) []byte {
+	for _, name := range parsedHeaders {
+		vs := h.Values(name)
+		key = binary.AppendUvarint(key, uint64(len(vs)))
+		for _, v := range vs {
+			key = appendText(key, v)
+		}
+	}
+	return key
 }

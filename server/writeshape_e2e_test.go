@@ -1,0 +1,98 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/svc-dev/svc/server"
+)
+
+// Inserts of one shape with different bodies each write, and answer with,
+// their own values, whether their statement was built or bound into the
+// kept shape; a shape differing only in its body's keys is kept apart.
+func TestKeptInsertShapesWriteTheirOwnBodies(t *testing.T) {
+	srv, _, err := startServer(context.Background(), fixture.cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	jsonType := http.Header{"Content-Type": {"application/json"}}
+	represent := http.Header{"Content-Type": {"application/json"}, "Prefer": {"return=representation"}}
+	defer fetchAnswer(t, "DELETE", srv.URL+"/w_docs?id=gte.900", nil, "")
+
+	want := map[int]any{}
+	post := func(query string, header http.Header, body string, status int) answer {
+		t.Helper()
+		got := fetchAnswer(t, "POST", srv.URL+"/w_docs"+query, header, body)
+		if got.status != status {
+			t.Fatalf("POST %s %s: %+v", query, body, got)
+		}
+		var rows []map[string]any
+		if !strings.HasPrefix(body, "[") {
+			body = "[" + body + "]"
+		}
+		if err := json.Unmarshal([]byte(body), &rows); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rows {
+			want[int(r["id"].(float64))] = r["body"]
+		}
+		return got
+	}
+	post("", jsonType, `{"id":901,"body":{"a":1}}`, 201)
+	post("", jsonType, `{"id":902,"body":{"b":[2,"x"]}}`, 201)
+	post("", jsonType, `{"id":903,"body":null}`, 201)
+	post("", jsonType, `[{"id":904,"body":"s"},{"id":905,"body":5}]`, 201)
+	post("", jsonType, `[{"id":906,"body":true}]`, 201)
+	// Another key set: tags takes its default, then the body's.
+	post("", jsonType, `{"id":907,"body":{"c":3},"tags":["t"]}`, 201)
+	post("", jsonType, `{"id":908,"body":{"d":4},"tags":[]}`, 201)
+	for i, body := range []string{`{"id":909,"body":{"e":5}}`, `{"id":910,"body":{"f":6}}`} {
+		got := post("?select=id,body", represent, body, 201)
+		var rows []map[string]any
+		if err := json.Unmarshal([]byte(got.body), &rows); err != nil || len(rows) != 1 || rows[0]["id"] != float64(909+i) {
+			t.Fatalf("POST %s answered %s", body, got.body)
+		}
+		if !reflect.DeepEqual(rows[0]["body"], want[909+i]) {
+			t.Errorf("POST %s answered %s", body, got.body)
+		}
+	}
+	// The first row of a shape refused: the shape's next insert still
+	// writes its own row.
+	post("", jsonType, `{"id":901,"body":{"dup":1}}`, 409)
+	want[901] = map[string]any{"a": float64(1)}
+	post("", jsonType, `{"id":911,"body":{"g":7}}`, 201)
+
+	got := fetchAnswer(t, "GET", srv.URL+"/w_docs?id=gte.900&select=id,body,tags&order=id", nil, "")
+	var rows []struct {
+		ID   int      `json:"id"`
+		Body any      `json:"body"`
+		Tags []string `json:"tags"`
+	}
+	if err := json.Unmarshal([]byte(got.body), &rows); err != nil {
+		t.Fatalf("%v: %s", err, got.body)
+	}
+	if len(rows) != len(want) {
+		t.Fatalf("%d rows written, want %d: %s", len(rows), len(want), got.body)
+	}
+	for _, r := range rows {
+		if !reflect.DeepEqual(r.Body, want[r.ID]) {
+			t.Errorf("row %d: body %v, want %v", r.ID, r.Body, want[r.ID])
+		}
+		wantTags := []string{}
+		if r.ID == 907 {
+			wantTags = []string{"t"}
+		}
+		if !reflect.DeepEqual(r.Tags, wantTags) {
+			t.Errorf("row %d: tags %v, want %v", r.ID, r.Tags, wantTags)
+		}
+	}
+	// Objects, arrays, objects with tags, and the representation.
+	if n := server.WriteShapes(srv.handler.(*server.Server)); n != 4 {
+		t.Errorf("the server keeps %d insert shapes, want 4", n)
+	}
+}

@@ -1,0 +1,146 @@
+package server
+
+import (
+	"net/http/httptest"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/svc-dev/svc/server/config"
+	"github.com/svc-dev/svc/server/plan"
+	"github.com/svc-dev/svc/server/query"
+	"github.com/svc-dev/svc/server/request"
+	"github.com/svc-dev/svc/snapshot"
+)
+
+// writeCase is a write of api.docs: its method, query string, headers and
+// bodies of one shape with different values.
+type writeCase struct {
+	method, query string
+	header        map[string]string
+	bodies        []string
+	// kept says whether the shape's statement is kept.
+	kept bool
+}
+
+// For every case, each body's statement, whether bound into a kept shape
+// or built, is the one query.Write builds for that body's plan: the same
+// text, the same values in the same places, the same expansion.
+func TestWriteShapesBuildLikeFreshStatements(t *testing.T) {
+	snap := writeShapeSnapshot(t)
+	s := &Server{cfg: &config.Config{DBSchemas: []string{"api"}}, writeShapes: newShapeCache(100, 1<<20)}
+	json := "application/json"
+	cases := []writeCase{
+		{"POST", "", nil, []string{`{"title":"a"}`, `{"title":"b\"c"}`, `{"title":null}`}, true},
+		{"POST", "", nil, []string{`{"title":"a","meta":{"x":1}}`, `{"meta":[1,2],"title":"é"}`}, true},
+		{"POST", "", nil, []string{`[{"title":"a"},{"title":"b"}]`, `[{"title":"c"}]`}, true},
+		{"POST", "", nil, []string{`[]`, `[]`}, true},
+		{"POST", "columns=title,meta", nil, []string{`[{"title":"a"},{"meta":{}}]`, `[{"title":"b","id":7}]`}, true},
+		{"POST", "select=id,title", map[string]string{"Prefer": "return=representation"}, []string{`{"title":"a"}`, `{"title":"b"}`}, true},
+		{"POST", "", map[string]string{"Prefer": "return=headers-only"}, []string{`{"id":1,"title":"a"}`, `{"id":2,"title":"b"}`}, true},
+		{"POST", "", map[string]string{"Prefer": "resolution=merge-duplicates"}, []string{`{"id":1,"title":"a"}`, `{"id":2,"title":"b"}`}, true},
+		{"POST", "on_conflict=title", map[string]string{"Prefer": "resolution=ignore-duplicates"}, []string{`{"title":"a"}`, `{"title":"b"}`}, true},
+		{"POST", "columns=id,title", map[string]string{"Prefer": "missing=default, return=representation"},
+			[]string{`[{"title":"a"}]`, `[{"id":3},{"title":"b"}]`}, true},
+		{"POST", "", map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, []string{"title=a", "title=b%26c"}, true},
+		// A CSV body's header is bound apart from its rows: not kept.
+		{"POST", "", map[string]string{"Content-Type": "text/csv"}, []string{"title\na\n", "title\nb\n"}, false},
+		// A PATCH binds its one object: planned and built each time.
+		{"PATCH", "id=eq.1", nil, []string{`{"title":"a"}`, `{"title":"b"}`}, false},
+		{"PUT", "id=eq.1", nil, []string{`{"id":1,"title":"a"}`, `{"id":1,"title":"b"}`}, false},
+	}
+	kept := 0
+	for _, c := range cases {
+		before := s.writeShapes.len()
+		for _, body := range c.bodies {
+			r := httptest.NewRequest(c.method, "/docs?"+c.query, strings.NewReader(body))
+			r.Header.Set("Content-Type", json)
+			for k, v := range c.header {
+				r.Header.Set(k, v)
+			}
+			req, err := request.Parse(r, request.KindRelation, "docs")
+			if err != nil {
+				t.Fatalf("%s ?%s: %v", c.method, c.query, err)
+			}
+			payload, err := request.ParsePayload(r.Header.Get("Content-Type"), []byte(body), req.Columns)
+			if err != nil {
+				t.Fatalf("%s ?%s %s: %v", c.method, c.query, body, err)
+			}
+			p, err := plan.BuildWrite(req, payload, snap, s.planOptions())
+			if err != nil {
+				t.Fatalf("%s ?%s %s: %v", c.method, c.query, body, err)
+			}
+			got := s.writeStatement(&exchange{r: r, snap: snap}, req, p)
+			want := query.Write(p)
+			if got.SQL != want.SQL || !reflect.DeepEqual(got.Args, want.Args) || got.Expansion != want.Expansion {
+				t.Errorf("%s ?%s %s:\n got %q %q %d\nwant %q %q %d", c.method, c.query, body,
+					got.SQL, got.Args, got.Expansion, want.SQL, want.Args, want.Expansion)
+			}
+		}
+		if c.kept {
+			kept++
+		}
+		if n := s.writeShapes.len() - before; n != 0 && !c.kept || n != 1 && c.kept {
+			t.Errorf("%s ?%s %v: %d shapes kept, want kept=%v", c.method, c.query, c.header, n, c.kept)
+		}
+	}
+	if n := s.writeShapes.len(); n != kept {
+		t.Errorf("%d write shapes kept, want %d", n, kept)
+	}
+}
+
+// The body's keys, its form and every header the plan reads are the
+// shape's: a request differing in any of them is a shape of its own.
+func TestWriteKeyTellsShapesApart(t *testing.T) {
+	key := func(method, target, body string, header map[string]string) string {
+		r := httptest.NewRequest(method, target, strings.NewReader(body))
+		for k, v := range header {
+			r.Header.Set(k, v)
+		}
+		p, err := request.ParsePayload(r.Header.Get("Content-Type"), []byte(body), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(request.WriteKey(nil, r, "docs", p))
+	}
+	base := key("POST", "/docs", `{"title":"a"}`, nil)
+	if again := key("POST", "/docs", `{"title":"zz"}`, nil); again != base {
+		t.Errorf("the values of the body change the key")
+	}
+	for _, other := range []string{
+		key("POST", "/docs", `{"meta":"a"}`, nil),
+		key("POST", "/docs", `[{"title":"a"}]`, nil),
+		key("POST", "/docs", `{"title":"a","meta":1}`, nil),
+		key("PUT", "/docs", `{"title":"a"}`, nil),
+		key("POST", "/docs?select=id", `{"title":"a"}`, nil),
+		key("POST", "/docs?columns=title", `{"title":"a"}`, nil),
+		key("POST", "/docs", `{"title":"a"}`, map[string]string{"Prefer": "return=representation"}),
+		key("POST", "/docs", `{"title":"a"}`, map[string]string{"Accept": "text/csv"}),
+		key("POST", "/docs", `{"title":"a"}`, map[string]string{"Content-Profile": "other"}),
+		key("POST", "/docs", `{"title":"a"}`, map[string]string{"Range": "0-1"}),
+		key("POST", "/docs", `{"title":"a"}`, map[string]string{"Content-Type": "application/json; charset=utf-8"}),
+	} {
+		if other == base {
+			t.Errorf("a request of another shape has the key %q", other)
+		}
+	}
+}
+
+// writeShapeSnapshot serves api.docs: an id with a default (the primary
+// key), a title and a JSON document.
+func writeShapeSnapshot(t *testing.T) *snapshot.Snapshot {
+	t.Helper()
+	var c snapshot.Content
+	next := "nextval('api.docs_id_seq'::regclass)"
+	c.Relations = append(c.Relations, snapshot.Relation{QualifiedName: snapshot.QualifiedName{Schema: "api", Name: "docs"},
+		Kind: snapshot.KindTable, PrimaryKey: []string{"id"}, Columns: []snapshot.Column{
+			{Name: "id", Type: "integer", BaseType: "integer", Default: &next},
+			{Name: "title", Type: "text", BaseType: "text", Nullable: true},
+			{Name: "meta", Type: "jsonb", BaseType: "jsonb", Nullable: true},
+		}})
+	snap, err := snapshot.New(snapshot.Header{}, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return snap
+}
