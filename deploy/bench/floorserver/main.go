@@ -14,6 +14,13 @@
 // It reads svc-serve's SVC_DB_URI, SVC_DB_POOL, SVC_SERVER_HOST and
 // SVC_SERVER_PORT, so run.sh's VARIANTS can start it in svc-serve's place
 // (VARIANT_floor="BIN=path/to/floorserver").
+//
+// FLOOR_PIPELINE=k measures a design SVC does not have: each session is a
+// lane that takes up to k waiting requests at once and sends their
+// transactions in one write, each with its own Sync (so each commits or
+// fails alone), then reads their answers in order. k = 1 is the lane's
+// hand-off alone; unset (0), a request takes a session for itself, as SVC
+// does.
 package main
 
 import (
@@ -62,13 +69,19 @@ func main() {
 	if err != nil || size < 1 {
 		log.Fatalf("SVC_DB_POOL: %q is not a pool size", os.Getenv("SVC_DB_POOL"))
 	}
-	pool := make(chan *session, size)
-	for range size {
-		s, err := openSession(os.Getenv("SVC_DB_URI"), kinds)
-		if err != nil {
+	depth, err := strconv.Atoi(getenv("FLOOR_PIPELINE", "0"))
+	if err != nil || depth < 0 {
+		log.Fatalf("FLOOR_PIPELINE: %q is not a number of requests", os.Getenv("FLOOR_PIPELINE"))
+	}
+	sessions := make([]*session, size)
+	for i := range sessions {
+		if sessions[i], err = openSession(os.Getenv("SVC_DB_URI"), kinds); err != nil {
 			log.Fatal(err)
 		}
-		pool <- s
+	}
+	run := exclusive(sessions)
+	if depth > 0 {
+		run = lanes(sessions, depth)
 	}
 	ln, err := net.Listen("tcp", net.JoinHostPort(getenv("SVC_SERVER_HOST", "127.0.0.1"), getenv("SVC_SERVER_PORT", "3000")))
 	if err != nil {
@@ -79,7 +92,7 @@ func main() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		go serve(c, kinds, pool)
+		go serve(c, kinds, run)
 	}
 }
 
@@ -183,8 +196,89 @@ func openSession(uri string, kinds map[string]*workload) (*session, error) {
 	return s, nil
 }
 
+// runner runs one request's transaction: its main statement's body column,
+// or the error PostgreSQL answered (failed) or the connection's (err).
+type runner func(w *workload, args [][]byte) (body []byte, failed, err error)
+
+// exclusive runs each request on a session it takes for itself.
+func exclusive(sessions []*session) runner {
+	pool := make(chan *session, len(sessions))
+	for _, s := range sessions {
+		pool <- s
+	}
+	return func(w *workload, args [][]byte) ([]byte, error, error) {
+		s := <-pool
+		defer func() { pool <- s }()
+		s.send(w, args)
+		if err := s.pc.Frontend().Flush(); err != nil {
+			return nil, nil, err
+		}
+		return s.receive()
+	}
+}
+
+// job is a request waiting for a lane, and its answer once run.
+type job struct {
+	w    *workload
+	args [][]byte
+	done chan answer
+}
+
+type answer struct {
+	body        []byte
+	failed, err error
+}
+
+// lanes runs each request in the next batch of one of sessions, each a
+// lane taking up to depth waiting requests at a time.
+func lanes(sessions []*session, depth int) runner {
+	jobs := make(chan *job, len(sessions)*depth)
+	for _, s := range sessions {
+		go s.lane(jobs, depth)
+	}
+	return func(w *workload, args [][]byte) ([]byte, error, error) {
+		j := &job{w: w, args: args, done: make(chan answer, 1)}
+		jobs <- j
+		a := <-j.done
+		return a.body, a.failed, a.err
+	}
+}
+
+// lane takes the requests waiting in jobs, up to depth at a time, and
+// sends each batch in one write, reading the answers in order. The whole
+// batch is written before any answer is read, which is safe while what it
+// writes fits in the sockets' buffers, as the benchmark's few small
+// requests do; a server would have to read while it writes.
+func (s *session) lane(jobs chan *job, depth int) {
+	batch := make([]*job, 0, depth)
+	for {
+		batch = append(batch[:0], <-jobs)
+	fill:
+		for len(batch) < depth {
+			select {
+			case j := <-jobs:
+				batch = append(batch, j)
+			default:
+				break fill
+			}
+		}
+		for _, j := range batch {
+			s.send(j.w, j.args)
+		}
+		err := s.pc.Frontend().Flush()
+		for _, j := range batch {
+			var a answer
+			if a.err = err; err == nil {
+				a.body, a.failed, a.err = s.receive()
+			}
+			err = a.err
+			j.done <- a
+		}
+	}
+}
+
 // serve answers c's requests one after another until it closes.
-func serve(c net.Conn, kinds map[string]*workload, pool chan *session) {
+func serve(c net.Conn, kinds map[string]*workload, run runner) {
 	defer c.Close()
 	r := bufio.NewReaderSize(c, 4096)
 	out := make([]byte, 0, 64<<10)
@@ -197,9 +291,7 @@ func serve(c net.Conn, kinds map[string]*workload, pool chan *session) {
 		if kind == nil {
 			out = append(out, "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n"...)
 		} else {
-			s := <-pool
-			body, failed, err := s.run(kind, args)
-			pool <- s
+			body, failed, err := run(kind, args)
 			if err != nil {
 				// A session whose protocol state is lost would skew every
 				// figure after it: a measuring stick stops instead.
@@ -283,10 +375,9 @@ func readRequest(r *bufio.Reader, kinds map[string]*workload) (*workload, [][]by
 	return kind, args, nil
 }
 
-// run sends w's set-up and main statements with args in one pipelined
-// write ending in one Sync, and returns the main statement's body column,
-// or the error PostgreSQL answered (failed) or the connection's (err).
-func (s *session) run(w *workload, args [][]byte) (body []byte, failed, err error) {
+// send queues w's set-up and main statements with args, ending in a
+// Sync, for the next flush.
+func (s *session) send(w *workload, args [][]byte) {
 	fe := s.pc.Frontend()
 	names := s.names[w]
 	fe.SendBind(&pgproto3.Bind{PreparedStatement: names[0]})
@@ -294,9 +385,13 @@ func (s *session) run(w *workload, args [][]byte) (body []byte, failed, err erro
 	fe.SendBind(&pgproto3.Bind{PreparedStatement: names[1], Parameters: args})
 	fe.SendExecute(&pgproto3.Execute{})
 	fe.SendSync(&pgproto3.Sync{})
-	if err := fe.Flush(); err != nil {
-		return nil, nil, err
-	}
+}
+
+// receive reads one sent transaction's answer, up to its Sync's
+// ReadyForQuery: the main statement's body column, or the error
+// PostgreSQL answered (failed) or the connection's (err).
+func (s *session) receive() (body []byte, failed, err error) {
+	fe := s.pc.Frontend()
 	results := 0
 	for {
 		msg, err := fe.Receive()
