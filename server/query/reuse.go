@@ -13,28 +13,7 @@ import (
 // request.Template), and whether s can serve them at all: not when it
 // binds a request value it cannot trace to a query parameter.
 func (s Statement) Shape() (Statement, bool) {
-	if len(s.Sources) != len(s.Args) {
-		return Statement{}, false
-	}
-	args := make([]any, len(s.Args))
-	for i, src := range s.Sources {
-		switch {
-		case src.Slot < 0:
-			return Statement{}, false
-		case src.Slot == 0:
-			args[i] = s.Args[i]
-			if v, ok := args[i].(string); ok {
-				// A value the shape fixes (a JSON path's key) may be a
-				// slice of the request's URL: kept, it would keep the
-				// whole URL alive, which Bytes does not count.
-				args[i] = strings.Clone(v)
-			}
-		}
-	}
-	// The text and the sources are copied to their length: built by
-	// appending, they may have room for as much again, which Bytes does
-	// not count either.
-	return Statement{SQL: strings.Clone(s.SQL), Args: args, Sources: slices.Clone(s.Sources), Expansion: s.Expansion}, true
+	return s.keep(func(src Source) (keep, ok bool) { return src.Slot == 0, src.Slot >= 0 })
 }
 
 // WriteShape returns s, a write's statement, with its JSON body taken out
@@ -45,23 +24,35 @@ func (s Statement) Shape() (Statement, bool) {
 // other value, query parameters' included, is kept: the caller keys the
 // shape by the whole request but for the body's values.
 func (s Statement) WriteShape() (Statement, bool) {
+	return s.keep(func(src Source) (keep, ok bool) { return src.Slot >= 0, src.Slot >= 0 || src.Slot == PayloadSlot })
+}
+
+// keep returns s with the values whose source kept refuses taken out, and
+// false when ok is false for any.
+func (s Statement) keep(kept func(Source) (keep, ok bool)) (Statement, bool) {
 	if len(s.Sources) != len(s.Args) {
 		return Statement{}, false
 	}
 	args := make([]any, len(s.Args))
 	for i, src := range s.Sources {
-		switch {
-		case src.Slot == PayloadSlot:
-		case src.Slot < 0:
+		keep, ok := kept(src)
+		if !ok {
 			return Statement{}, false
-		default:
+		}
+		if keep {
 			args[i] = detachArg(s.Args[i])
 		}
 	}
+	// The text and the sources are copied to their length: built by
+	// appending, they may have room for as much again, which Bytes does
+	// not count either.
 	return Statement{SQL: strings.Clone(s.SQL), Args: args, Sources: slices.Clone(s.Sources), Expansion: s.Expansion}, true
 }
 
-// detachArg copies a kept value that may share memory with its request.
+// detachArg copies a kept value that may share memory with its request:
+// a value the shape fixes (a JSON path's key) may be a slice of the
+// request's URL, and kept, it would keep the whole URL alive, which Bytes
+// does not count.
 func detachArg(a any) any {
 	switch v := a.(type) {
 	case string:
