@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -94,5 +95,42 @@ func TestKeptInsertShapesWriteTheirOwnBodies(t *testing.T) {
 	// Objects, arrays, objects with tags, and the representation.
 	if n := server.WriteShapes(srv.handler.(*server.Server)); n != 4 {
 		t.Errorf("the server keeps %d insert shapes, want 4", n)
+	}
+}
+
+// A swapped snapshot retires the insert shapes planned against the old
+// one: a column default changed since, which a missing=default insert's
+// statement spells out, is the new one.
+func TestSnapshotSwapRetiresInsertShapes(t *testing.T) {
+	f := newReloadFixture(t, "svc_reload_insert_shapes")
+	f.exec(t, "create table test.ishapes (id int primary key, n int default 1);"+
+		"grant select, insert on test.ishapes to web_anon")
+	t.Cleanup(func() { f.exec(t, "drop table test.ishapes") })
+	reload := func() {
+		t.Helper()
+		f.dump(t)
+		if err := f.snaps.Reload(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reload()
+	header := http.Header{"Content-Type": {"application/json"}, "Prefer": {"missing=default, return=representation"}}
+	insert := func(id int) string {
+		t.Helper()
+		got := fetchAnswer(t, "POST", f.url+"/ishapes?columns=id,n&select=id,n", header, `{"id":`+strconv.Itoa(id)+`}`)
+		if got.status != 201 {
+			t.Fatalf("insert %d: %+v", id, got)
+		}
+		return got.body
+	}
+	for id, want := range map[int]string{1: `[{"id":1,"n":1}]`, 2: `[{"id":2,"n":1}]`} {
+		if got := insert(id); got != want {
+			t.Errorf("before the change: got %s, want %s", got, want)
+		}
+	}
+	f.exec(t, "alter table test.ishapes alter column n set default 2")
+	reload()
+	if got := insert(3); got != `[{"id":3,"n":2}]` {
+		t.Errorf("after the swap: got %s, want n = 2", got)
 	}
 }
