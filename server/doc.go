@@ -11,7 +11,8 @@
 // kind of request is planned, built and answered; rows.go the answer of
 // rows, a relation's or a function's; explain.go the plan media type;
 // respond.go what answers share; shapecache.go the cache of shapes, and
-// writeshape.go the shapes of inserts; observe.go the access log and Server-Timing.
+// writeshape.go the shapes of inserts; observe.go the access log and
+// Server-Timing.
 //
 // # Words
 //

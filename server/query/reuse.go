@@ -27,8 +27,9 @@ func (s Statement) WriteShape() (Statement, bool) {
 	return s.keep(func(src Source) (keep, ok bool) { return src.Slot >= 0, src.Slot >= 0 || src.Slot == PayloadSlot })
 }
 
-// keep returns s with the values whose source kept refuses taken out, and
-// false when ok is false for any.
+// keep returns s fit to keep: the values kept says to keep, copied, and
+// the others taken out; false when kept says one of its values ties s to
+// its own request (ok false).
 func (s Statement) keep(kept func(Source) (keep, ok bool)) (Statement, bool) {
 	if len(s.Sources) != len(s.Args) {
 		return Statement{}, false
