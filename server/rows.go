@@ -65,7 +65,7 @@ func (s *Server) respondRows(x *exchange, pr request.Preferences, rep *rowsReply
 	setDefault(h, "Range-Unit", "items")
 	setDefault(h, "Content-Range", contentRange(rep.offset, res.PageCount, total))
 	if rep.location != "" {
-		setDefault(h, "Content-Location", request.CanonicalURL(rep.location, x.r.URL.RawQuery))
+		setDefault(h, "Content-Location", x.canonicalURL(rep.location))
 	}
 	if v := preferenceApplied(pr, applied); v != "" {
 		setDefault(h, "Preference-Applied", v)

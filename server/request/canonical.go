@@ -21,6 +21,22 @@ func CanonicalURL(path, raw string) string {
 		return path
 	}
 	slices.SortStableFunc(pairs, func(a, b Pair) int { return strings.Compare(a.Key, b.Key) })
+	return canonicalURL(path, raw, pairs)
+}
+
+// CanonicalURL is CanonicalURL(path, raw) for raw, the query string t
+// was read from, rendered from the pairs Read took apart and sorted
+// already, rather than parsing raw again.
+func (t *Template) CanonicalURL(path, raw string) string {
+	if len(t.pairs) == 0 {
+		return path
+	}
+	return canonicalURL(path, raw, t.pairs)
+}
+
+// canonicalURL renders path and pairs, those of query string raw sorted
+// by name, for CanonicalURL.
+func canonicalURL(path, raw string, pairs []Pair) string {
 	var b strings.Builder
 	b.Grow(len(path) + 1 + len(raw) + len(raw)/2)
 	b.WriteString(path)

@@ -1,6 +1,9 @@
 package request
 
-import "testing"
+import (
+	"net/http/httptest"
+	"testing"
+)
 
 func TestCanonicalURL(t *testing.T) {
 	t.Parallel()
@@ -27,6 +30,38 @@ func TestCanonicalURL(t *testing.T) {
 			if got := CanonicalURL("/t", c.raw); got != want {
 				t.Errorf("CanonicalURL(/t, %q) = %q, want %q", c.raw, got, want)
 			}
+			// A function's template takes any readable query string
+			// apart; rendered from it, the URL is the same.
+			var tpl Template
+			if !tpl.Read(httptest.NewRequest("GET", "/rpc/f?"+c.raw, nil), KindFunction, "f") {
+				if want != "/t" {
+					t.Fatalf("%q: no template", c.raw)
+				}
+				return
+			}
+			if got := tpl.CanonicalURL("/t", c.raw); got != want {
+				t.Errorf("Template.CanonicalURL(/t, %q) = %q, want %q", c.raw, got, want)
+			}
 		})
 	}
+}
+
+// BenchmarkCanonicalURL renders page's Content-Location from its query
+// string, and from its template.
+func BenchmarkCanonicalURL(b *testing.B) {
+	const raw = "author_id=eq.42&order=year.desc,id.desc&limit=100"
+	b.Run("query", func(b *testing.B) {
+		for b.Loop() {
+			CanonicalURL("/books", raw)
+		}
+	})
+	b.Run("template", func(b *testing.B) {
+		var tpl Template
+		if !tpl.Read(httptest.NewRequest("GET", "/books?"+raw, nil), KindRelation, "books") {
+			b.Fatal("no template")
+		}
+		for b.Loop() {
+			tpl.CanonicalURL("/books", raw)
+		}
+	})
 }
