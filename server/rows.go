@@ -157,3 +157,13 @@ func csvNeedsQuotes(name string) bool {
 	first, _ := utf8.DecodeRuneInString(name)
 	return name == `\.` || strings.ContainsAny(name, ",\"\r\n") || (name != "" && unicode.IsSpace(first))
 }
+
+// canonicalURL is request.CanonicalURL of path and x's query string, from
+// its template when it has one (shapecache.go), which holds the query
+// string parsed.
+func (x *exchange) canonicalURL(path string) string {
+	if x.template != nil {
+		return x.template.CanonicalURL(path, x.r.URL.RawQuery)
+	}
+	return request.CanonicalURL(path, x.r.URL.RawQuery)
+}

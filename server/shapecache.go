@@ -266,12 +266,3 @@ func (x *exchange) keepShape(act action) {
 
 // templates recycles the templates reads are matched by.
 var templates = sync.Pool{New: func() any { return new(request.Template) }}
-
-// canonicalURL is request.CanonicalURL of path and x's query string, from
-// its template when it has one, which holds the query string parsed.
-func (x *exchange) canonicalURL(path string) string {
-	if x.template != nil {
-		return x.template.CanonicalURL(path, x.r.URL.RawQuery)
-	}
-	return request.CanonicalURL(path, x.r.URL.RawQuery)
-}

@@ -17,7 +17,7 @@ import (
 func CanonicalURL(path, raw string) string {
 	var stack [16]Pair // most reads have a few parameters: no allocation for them
 	pairs, err := appendPairs(stack[:0], raw)
-	if err != nil || len(pairs) == 0 {
+	if err != nil {
 		return path
 	}
 	slices.SortStableFunc(pairs, func(a, b Pair) int { return strings.Compare(a.Key, b.Key) })
@@ -27,16 +27,14 @@ func CanonicalURL(path, raw string) string {
 // CanonicalURL is CanonicalURL(path, raw) for raw, the query string t
 // was read from, rendered from the pairs Read took apart and sorted
 // already, rather than parsing raw again.
-func (t *Template) CanonicalURL(path, raw string) string {
-	if len(t.pairs) == 0 {
-		return path
-	}
-	return canonicalURL(path, raw, t.pairs)
-}
+func (t *Template) CanonicalURL(path, raw string) string { return canonicalURL(path, raw, t.pairs) }
 
 // canonicalURL renders path and pairs, those of query string raw sorted
-// by name, for CanonicalURL.
+// by name, for CanonicalURL: path alone without pairs.
 func canonicalURL(path, raw string, pairs []Pair) string {
+	if len(pairs) == 0 {
+		return path
+	}
 	var b strings.Builder
 	b.Grow(len(path) + 1 + len(raw) + len(raw)/2)
 	b.WriteString(path)
