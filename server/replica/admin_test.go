@@ -20,7 +20,7 @@ func (ts *testServer) admin(path string) (int, string) {
 // /ready stays about the primary, whatever the replicas' state.
 func TestReplicaMetrics(t *testing.T) {
 	ts := startServer(t, testConfig(), nil, 0)
-	ts.awaitHealthy(t)
+	ts.awaitServing(t)
 	name := ts.Replicas.Replicas()[0].Name
 	for range 3 {
 		ts.do(t, "GET", "/whereami", nil, "")

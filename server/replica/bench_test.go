@@ -23,7 +23,7 @@ func BenchmarkReplicaReads(b *testing.B) {
 		b.Run("replicas="+strconv.Itoa(len(standbys)), func(b *testing.B) {
 			ts := startServer(b, testConfig(), nil, standbys...)
 			if ts.Replicas != nil {
-				ts.awaitHealthy(b)
+				ts.awaitServing(b)
 			}
 			addr := strings.TrimPrefix(ts.URL, "http://")
 			var next atomic.Int64
@@ -61,7 +61,7 @@ func BenchmarkReplicaReads(b *testing.B) {
 // made one. Every read must still run on the replica.
 func BenchmarkForgedPositions(b *testing.B) {
 	ts := startServer(b, testConfig(), nil, 0)
-	ts.awaitEligible(b)
+	ts.awaitServing(b)
 	rep := ts.Replicas.Replicas()[0]
 	addr := strings.TrimPrefix(ts.URL, "http://")
 	req := []byte("GET /items?id=eq.7 HTTP/1.1\r\nHost: bench\r\nAccept: application/json\r\n" +
@@ -102,7 +102,7 @@ func BenchmarkForgedPositions(b *testing.B) {
 // an explicit one).
 func BenchmarkReadYourWrites(b *testing.B) {
 	withReplica := startServer(b, testConfig(), nil, 0)
-	withReplica.awaitHealthy(b)
+	withReplica.awaitServing(b)
 	primaryOnly := startServer(b, testConfig(), nil)
 	_, pos := withReplica.note(b, "benchmark")
 	rep := withReplica.Replicas.Replicas()[0]

@@ -38,13 +38,13 @@ func primaryPosition(t *testing.T) replica.LSN {
 // a replica as one without a position does, rather than on the primary.
 func TestForgedPosition(t *testing.T) {
 	ts := startServer(t, testConfig(), nil, 0)
-	ts.awaitHealthy(t)
+	ts.awaitServing(t)
 	for _, pos := range []string{
 		"FFFFFFFF/FFFFFFFF",
 		(primaryPosition(t) + 1<<20).String(),
 		"0/10, FFFFFFFF/0",
 	} {
-		ts.awaitEligible(t)
+		ts.awaitServing(t)
 		resp, body := ts.do(t, "GET", "/whereami", http.Header{server.CommitLSNHeader: {pos}}, "")
 		if !standby(t, resp.StatusCode, body) {
 			t.Errorf("position %s, ahead of the primary: the read ran on the primary", pos)
@@ -74,7 +74,7 @@ func TestForgedPosition(t *testing.T) {
 // with SVC100, on a read as on a write, before anything runs.
 func TestMalformedPosition(t *testing.T) {
 	ts := startServer(t, testConfig(), nil, 0)
-	ts.awaitHealthy(t)
+	ts.awaitServing(t)
 	for _, c := range []struct{ method, path, body, value string }{
 		{"GET", "/whereami", "", "yesterday"},
 		{"GET", "/whereami", "", "0/10, 1/2/3"},
@@ -107,7 +107,7 @@ func TestPositionFromAnotherNode(t *testing.T) {
 	// judge positions.
 	stale := startServerChecking(t, time.Hour, testConfig(), nil, 0)
 	other := startServer(t, testConfig(), nil, 0)
-	other.awaitHealthy(t)
+	other.awaitServing(t)
 	rep := stale.Replicas.Replicas()[0]
 	waitFor(t, "the stale node finds its replica healthy and past the snapshot's position", func() bool {
 		stale.Replicas.Check(context.Background())

@@ -16,7 +16,7 @@ import (
 // back, reads go to it again.
 func TestReplicaDownAndBack(t *testing.T) {
 	ts := startServer(t, testConfig(), nil, 1)
-	ts.awaitHealthy(t)
+	ts.awaitServing(t)
 	rep := ts.Replicas.Replicas()[0]
 	resp, body := ts.do(t, "GET", "/whereami", nil, "")
 	if !standby(t, resp.StatusCode, body) {
@@ -76,7 +76,7 @@ func TestReplicaPromoted(t *testing.T) {
 	cfg := testConfig()
 	cfg.DBReplicaURIs = []string{dbURI(extra, "authenticator", "replicas")}
 	ts := startServer(t, cfg, nil)
-	ts.awaitHealthy(t)
+	ts.awaitServing(t)
 	rep := ts.Replicas.Replicas()[0]
 	resp, body := ts.do(t, "GET", "/whereami", nil, "")
 	if !standby(t, resp.StatusCode, body) {

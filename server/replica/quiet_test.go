@@ -47,7 +47,7 @@ func unflushedTail(t *testing.T) time.Time {
 // write.
 func TestSnapshotOnQuietPrimary(t *testing.T) {
 	ts := startServer(t, testConfig(), nil, 0)
-	ts.awaitHealthy(t)
+	ts.awaitServing(t)
 	rep := ts.Replicas.Replicas()[0]
 	stallBackgroundWriter(t)
 	unflushedTail(t)
@@ -78,7 +78,7 @@ func TestLagOnQuietPrimary(t *testing.T) {
 	cfg := testConfig()
 	cfg.DBReplicaMaxLag = time.Second
 	ts := startServer(t, cfg, nil, 0)
-	ts.awaitHealthy(t)
+	ts.awaitServing(t)
 	rep := ts.Replicas.Replicas()[0]
 	stallBackgroundWriter(t)
 	at := unflushedTail(t)

@@ -54,7 +54,7 @@ func (ts *testServer) readNote(t *testing.T, id int, pos replica.LSN) (found, on
 // A read without it takes the replica's lag.
 func TestReadYourWrites(t *testing.T) {
 	ts := startServer(t, testConfig(), nil, 0)
-	ts.awaitHealthy(t)
+	ts.awaitServing(t)
 	rep := ts.Replicas.Replicas()[0]
 
 	id, pos := ts.note(t, "first")
@@ -90,7 +90,7 @@ func TestReadYourWrites(t *testing.T) {
 // primary does.
 func TestReadYourWritesChecked(t *testing.T) {
 	ts := startServer(t, testConfig(), nil, 0)
-	ts.awaitHealthy(t)
+	ts.awaitServing(t)
 	rep := ts.Replicas.Replicas()[0]
 	pauseReplay(t, 0)
 	id, pos := ts.note(t, "unreplayed")
@@ -111,7 +111,7 @@ func TestWritePosition(t *testing.T) {
 	cfg := testConfig()
 	cfg.DBTxEnd = "commit-allow-override"
 	ts := startServer(t, cfg, nil, 0)
-	ts.awaitHealthy(t)
+	ts.awaitServing(t)
 	_, first := ts.note(t, "plain")
 
 	h := http.Header{"Prefer": {"return=representation"}, "Accept": {"application/vnd.svc.object+json"}}

@@ -16,7 +16,7 @@ func TestSameOnReplica(t *testing.T) {
 	cfg := testConfig()
 	cfg.AppSettings["greeting"] = "hello"
 	onReplica := startServer(t, cfg, nil, 0)
-	onReplica.awaitHealthy(t)
+	onReplica.awaitServing(t)
 	cfg = testConfig()
 	cfg.AppSettings["greeting"] = "hello"
 	onPrimary := startServer(t, cfg, nil)

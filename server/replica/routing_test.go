@@ -16,7 +16,7 @@ import (
 // views returning pg_is_in_recovery() show where each ran.
 func TestRouting(t *testing.T) {
 	ts := startServer(t, testConfig(), nil, 0, 1)
-	ts.awaitHealthy(t)
+	ts.awaitServing(t)
 	for _, c := range []struct {
 		method, path, body string
 		onStandby          bool
@@ -76,7 +76,7 @@ func requests(ts *testServer) uint64 {
 // another reach both.
 func TestRoutingSpreadsReads(t *testing.T) {
 	ts := startServer(t, testConfig(), nil, 0, 1)
-	ts.awaitHealthy(t)
+	ts.awaitServing(t)
 	ports := map[int]int{}
 	for range 10 {
 		resp, body := ts.do(t, "GET", "/whereami", nil, "")
@@ -102,7 +102,7 @@ func TestRoutingToPrimary(t *testing.T) {
 		cfg := testConfig()
 		cfg.DBTxEnd = "rollback-allow-override"
 		ts := startServer(t, cfg, nil, 0)
-		ts.awaitHealthy(t)
+		ts.awaitServing(t)
 		resp, body := ts.do(t, "GET", "/whereami", nil, "")
 		if !standby(t, resp.StatusCode, body) {
 			t.Error("a read that rolls back, as all do, ran on the primary")
@@ -126,7 +126,7 @@ func TestRoutingToPrimary(t *testing.T) {
 			cfg := testConfig()
 			cfg.DBPreRequest = c.pre
 			ts := startServer(t, cfg, nil, 0)
-			ts.awaitHealthy(t)
+			ts.awaitServing(t)
 			if c.pre != "elsewhere.pre" {
 				resp, body := ts.do(t, "GET", "/rpc/where_stable", nil, "")
 				if !standby(t, resp.StatusCode, body) {
@@ -146,7 +146,7 @@ func TestRoutingToPrimary(t *testing.T) {
 	})
 	t.Run("serializable role", func(t *testing.T) {
 		ts := startServer(t, testConfig(), nil, 0)
-		ts.awaitHealthy(t)
+		ts.awaitServing(t)
 		h := http.Header{"Authorization": {"Bearer " + token(t, jwt.MapClaims{"role": "strict_reader"})}}
 		resp, body := ts.do(t, "GET", "/whereami", h, "")
 		if standby(t, resp.StatusCode, body) {

@@ -45,7 +45,7 @@ func TestSnapshotWaitsForReplicas(t *testing.T) {
 	// for it is given less.
 	cfg.DBReplicaMaxLag = time.Minute
 	ts := startServer(t, cfg, reload.DBSource{URI: fixture.authURI, Schema: snapstore.DefaultSchema}, 0)
-	ts.awaitHealthy(t)
+	ts.awaitServing(t)
 	rep := ts.Replicas.Replicas()[0]
 	ctx := context.Background()
 
