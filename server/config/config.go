@@ -71,6 +71,7 @@ type Config struct {
 	DBChannelURI               string            // db-channel-uri (SVC's addition); "" uses db-uri
 	DBPreparedStatements       bool              // db-prepared-statements
 	DBStatementsMaxBytes       int               // db-prepared-statements-max-bytes; 0 prepares nothing
+	DBRowTypesMaxBytes         int               // db-session-row-types-max-bytes
 	DBReplicaURIs              []string          // db-replica-uris (SVC's addition); empty for none
 	DBReplicaPool              int               // db-replica-pool (SVC's addition), per replica
 	DBReplicaMaxLag            time.Duration     // db-replica-max-lag (SVC's addition, whole seconds)

@@ -62,6 +62,7 @@ func TestDefault(t *testing.T) {
 		ServerIdleTimeout:          120 * time.Second,
 		DBPreparedStatements:       true,
 		DBStatementsMaxBytes:       32 << 20,
+		DBRowTypesMaxBytes:         16 << 20,
 		DBReplicaURIs:              []string{},
 		DBReplicaPool:              10,
 		DBReplicaMaxLag:            5 * time.Second,
@@ -260,6 +261,7 @@ server-gc-headroom = 1048576
 db-channel-uri = "postgres://bob@db-direct/app"
 db-prepared-statements = false
 db-prepared-statements-max-bytes = 300000
+db-session-row-types-max-bytes = 2000000
 db-replica-uris = "postgres://bob@replica1/app,postgres://bob@replica2/app"
 db-replica-pool = 4
 db-replica-max-lag = 2
@@ -301,7 +303,7 @@ app.settings.Other = 1
 		RequestMaxEmbeds: 5, RequestMaxJSONPathDepth: 4, RequestMaxJSONPathSteps: 12, RequestMaxLogicDepth: 2,
 		ServerWriteTimeout: 90 * time.Second, ServerIdleTimeout: 10 * time.Second,
 		ServerUnixSocket: "/run/svc/svc.sock", ServerUnixSocketMode: 0o600, ServerReuseport: true, ServerGCHeadroom: 1 << 20,
-		DBChannelURI: "postgres://bob@db-direct/app", DBPreparedStatements: false, DBStatementsMaxBytes: 300000, LogLevel: "info",
+		DBChannelURI: "postgres://bob@db-direct/app", DBPreparedStatements: false, DBStatementsMaxBytes: 300000, DBRowTypesMaxBytes: 2000000, LogLevel: "info",
 		DBReplicaURIs: []string{"postgres://bob@replica1/app", "postgres://bob@replica2/app"}, DBReplicaPool: 4, DBReplicaMaxLag: 2 * time.Second,
 		Snapshot:  filepath.Join(filepath.Dir(path), "api.msgpack"), // beside the file
 		LogFormat: "json", LogQuery: "main-query", ServerTimingEnabled: true, ServerTraceHeader: "X-Request-Id",

@@ -124,6 +124,11 @@ func (e *Executor) runTx(ctx context.Context, conn *pgx.Conn, tx *Tx, steps []St
 			conn.Close(context.Background())
 		}
 	}
+	if dbErr == nil {
+		// A failed request's session may yet be looked at (afterSuspect);
+		// the next request that succeeds on it retires it.
+		retireIfOver(pc, e.Log)
+	}
 	return dbErr, checkErr
 }
 
@@ -159,8 +164,11 @@ func runPipeline(ctx context.Context, pc *pgconn.PgConn, tx Tx, steps []Step, pr
 		return err
 	}
 	if prepare && !explicit && preparedPathTakes(pc, calls) {
+		// Every statement ran on the session before, when it was
+		// prepared: its row types are counted.
 		return runPrepared(pc, calls, steps, setups)
 	}
+	rowTypesOf(pc).note(calls)
 	cache := statementsOf(pc)
 
 	var prepared []pendingStmt // prepared by this pipeline, in order
@@ -233,6 +241,8 @@ type call struct {
 	args [][]byte
 	// expansion is the statement's query.Statement.Expansion, for a step.
 	expansion int
+	// rowTypes is the statement's query.Statement.RowTypes, for a step.
+	rowTypes int
 	// name is the statement's on the connection, once allPrepared has
 	// found it there.
 	name string
@@ -262,7 +272,7 @@ func requestCalls(calls []call, tx *Tx, steps []Step, explicit bool) (_ []call, 
 		if err != nil {
 			return nil, 0, err
 		}
-		calls = append(calls, call{key: stmtKey{tx.Role, tx.SearchPath, st.Stmt.SQL}, args: args, expansion: st.Stmt.Expansion})
+		calls = append(calls, call{key: stmtKey{tx.Role, tx.SearchPath, st.Stmt.SQL}, args: args, expansion: st.Stmt.Expansion, rowTypes: st.Stmt.RowTypes})
 	}
 	switch {
 	case !explicit:

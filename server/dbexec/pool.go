@@ -51,6 +51,7 @@ func OpenPool(ctx context.Context, cfg *config.Config, uri string, size int) (*p
 		// retirement from then on must retire it.
 		sessions.recordEpoch(conn.PgConn())
 		budgetStatements(conn.PgConn(), int64(cfg.DBStatementsMaxBytes))
+		budgetRowTypes(conn.PgConn(), int64(cfg.DBRowTypesMaxBytes))
 		return setUpSession(ctx, conn)
 	}
 	poolCfg.ConnConfig.BuildFrontend = bufferedFrontend

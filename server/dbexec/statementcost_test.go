@@ -95,7 +95,7 @@ func TestStatementCostCoversBackendMemory(t *testing.T) {
 		if strings.HasPrefix(c.target, "/w") || strings.HasPrefix(c.target, "/narrow") {
 			schema = "stmtcost"
 		}
-		st := buildRead(t, snap, c.target, c.prefer, schema)
+		st := buildRead(t, snap, c.target, schema, "Prefer", c.prefer)
 		before := contextBytes(t, pc)
 		for range 6 {
 			run(t, pc, st.SQL, st.Args)
@@ -133,15 +133,15 @@ func contextBytes(t *testing.T, pc *pgconn.PgConn) int64 {
 }
 
 // buildRead is the main statement SVC writes for a GET of target in
-// schema.
-func buildRead(t *testing.T, snap *snapshot.Snapshot, target, prefer, schema string) query.Statement {
+// schema, with the header name set to value unless value is empty.
+func buildRead(t *testing.T, snap *snapshot.Snapshot, target, schema, name, value string) query.Statement {
 	t.Helper()
 	r := httptest.NewRequest("GET", target, nil)
-	if prefer != "" {
-		r.Header.Set("Prefer", prefer)
+	if value != "" {
+		r.Header.Set(name, value)
 	}
-	name := strings.TrimPrefix(strings.SplitN(target, "?", 2)[0], "/")
-	req, err := request.Parse(r, request.KindRelation, name)
+	relation := strings.TrimPrefix(strings.SplitN(target, "?", 2)[0], "/")
+	req, err := request.Parse(r, request.KindRelation, relation)
 	if err != nil {
 		t.Fatalf("%s: %v", target, err)
 	}

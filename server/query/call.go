@@ -62,6 +62,7 @@ func Call(c *plan.Call) Statement {
 	st := b.statement()
 	if c.ReturnsRows() {
 		st.Expansion = readExpansion(c.Read)
+		st.RowTypes = nodeRowTypes(&c.Read.Node)
 	}
 	return st
 }

@@ -18,6 +18,10 @@ type Statement struct {
 	// statement prepared beyond what its text's length accounts for
 	// (expansion.go): 0 when the text tells it all.
 	Expansion int
+	// RowTypes estimates, in bytes, what PostgreSQL keeps for the rest
+	// of a session's life the first time the statement runs on it: the
+	// row types it registers (rowtypes.go).
+	RowTypes int
 }
 
 // Source is where a bind value came from. Slot 0: the statement's shape
@@ -49,6 +53,7 @@ func Read(p *plan.Read) Statement {
 	readRows(b, p, func() *scope { return topScope(&p.Node) })
 	st := b.statement()
 	st.Expansion = readExpansion(p)
+	st.RowTypes = nodeRowTypes(&p.Node)
 	return st
 }
 
@@ -152,7 +157,8 @@ func Explain(stmt Statement, asJSON bool, options []string) Statement {
 	}
 	sb.WriteString(") ")
 	sb.WriteString(stmt.SQL)
-	return Statement{SQL: sb.String(), Args: stmt.Args, Sources: stmt.Sources, Expansion: stmt.Expansion}
+	stmt.SQL = sb.String()
+	return stmt
 }
 
 // body writes the expression that serialises the page in PostgreSQL.

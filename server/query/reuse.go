@@ -47,7 +47,8 @@ func (s Statement) keep(kept func(Source) (keep, ok bool)) (Statement, bool) {
 	// The text and the sources are copied to their length: built by
 	// appending, they may have room for as much again, which Bytes does
 	// not count either.
-	return Statement{SQL: strings.Clone(s.SQL), Args: args, Sources: slices.Clone(s.Sources), Expansion: s.Expansion}, true
+	s.SQL, s.Args, s.Sources = strings.Clone(s.SQL), args, slices.Clone(s.Sources)
+	return s, true
 }
 
 // detachArg copies a kept value that may share memory with its request:
@@ -73,7 +74,8 @@ func (s Statement) BindPayload(json []byte) Statement {
 			args[i] = json
 		}
 	}
-	return Statement{SQL: s.SQL, Args: args, Sources: s.Sources, Expansion: s.Expansion}
+	s.Args = args
+	return s
 }
 
 // Sizes, in bytes, of what a kept statement holds besides its text and
@@ -144,5 +146,6 @@ func (s Statement) Bind(t *request.Template) (Statement, bool) {
 			args[i] = OperandArg(t.Filters[src.Slot-1], src.Part)
 		}
 	}
-	return Statement{SQL: s.SQL, Args: args, Sources: s.Sources, Expansion: s.Expansion}, true
+	s.Args = args
+	return s, true
 }

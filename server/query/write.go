@@ -90,6 +90,7 @@ func Write(w *plan.Write) Statement {
 	st.SQL = st.SQL[:at] + returned(w, rows.used) + st.SQL[at:]
 	// The relation written, and the rows written as the answer reads them.
 	st.Expansion = len(w.Relation.Columns)*priceNamed + nodeExpansion(&w.Read.Node)
+	st.RowTypes = nodeRowTypes(&w.Read.Node)
 	return st
 }
 
