@@ -86,7 +86,7 @@ func (s *Server) buildCall(x *exchange, req *request.Request, c *plan.Call) (act
 			read.Media = request.Media{Kind: req.Media.PlanFor}
 			inner.Read = &read
 		}
-		return &explainAction{tx: e.txShape, stmt: query.Call(&inner), media: req.Media}, nil
+		return &explainAction{tx: e.txShape, stmt: query.CallWhole(&inner), media: req.Media}, nil
 	}
 	e.stmts = bound{main: query.Call(c)}
 	x.stmts = e.stmts
@@ -151,11 +151,20 @@ func (e *callEntry) begin(s *Server, x *exchange) error {
 }
 
 func (e *callEntry) run(s *Server, x *exchange) error {
-	x.stepBuf[0] = dbexec.Step{Stmt: x.stmts.main, Row: dbexec.ScanResult(&x.res)}
+	var row dbexec.RowFunc
+	if e.rows != nil && e.rows.streamed {
+		row = s.streamRows(x, e.prefer, e.rows)
+	} else {
+		row = dbexec.ScanResult(&x.res)
+	}
+	x.stepBuf[0] = dbexec.Step{Stmt: x.stmts.main, Row: row}
 	return s.transact(x, x.stepBuf[:1])
 }
 
 func (e *callEntry) respond(s *Server, x *exchange) error {
+	if e.rows != nil && e.rows.streamed {
+		return s.respondStreamed(x, e.prefer, e.rows)
+	}
 	if e.rows != nil {
 		return s.respondRows(x, e.prefer, e.rows, &x.res, nil, x.applied)
 	}

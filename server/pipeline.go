@@ -78,6 +78,8 @@ type exchange struct {
 	explain []byte
 	// body is the root's document, which its transaction builds.
 	body []byte
+	// sink joins the rows of a streamed read (stream.go).
+	sink rowSink
 	// stepBuf holds the steps, so that listing them allocates nothing.
 	stepBuf [2]dbexec.Step
 }
@@ -96,8 +98,13 @@ func serve[P any](s *Server, w http.ResponseWriter, r *http.Request, rt *route[P
 	*x = exchange{w: w, r: r, snap: s.snapshots.Current(), obs: observationOf(r.Context())}
 	if err := pipeline(s, x, rt, target); err != nil {
 		x.obs.refused(err)
+		if x.sink.started {
+			// The header has left: the body can only be cut.
+			s.cutStream(x, err)
+		}
 		writeError(w, s.log, err)
 	}
+	x.sink.budget.give(&x.sink)
 	x.res.Release()
 	*x = exchange{} // keep no request alive in the pool
 	exchanges.Put(x)

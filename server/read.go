@@ -22,7 +22,7 @@ func (s *Server) buildRead(x *exchange, req *request.Request, p *plan.Read) (act
 	if p.Media.Kind == request.MediaPlan {
 		inner := *p
 		inner.Media = request.Media{Kind: p.Media.PlanFor}
-		return &explainAction{tx: e.txShape, stmt: query.Read(&inner), media: p.Media}, nil
+		return &explainAction{tx: e.txShape, stmt: query.Whole(&inner), media: p.Media}, nil
 	}
 	e.stmts = bound{main: query.Read(p), count: query.PlanCount(p)}
 	x.stmts = e.stmts
@@ -65,9 +65,18 @@ func (e *readEntry) run(s *Server, x *exchange) error {
 	if x.stmts.count != nil {
 		steps = append(steps, dbexec.Step{Stmt: *x.stmts.count, Row: dbexec.ScanOne(&x.explain)})
 	}
-	return s.transact(x, append(steps, dbexec.Step{Stmt: x.stmts.main, Row: dbexec.ScanResult(&x.res)}))
+	var row dbexec.RowFunc
+	if e.reply.streamed {
+		row = s.streamRows(x, e.prefer, &e.reply)
+	} else {
+		row = dbexec.ScanResult(&x.res)
+	}
+	return s.transact(x, append(steps, dbexec.Step{Stmt: x.stmts.main, Row: row}))
 }
 
 func (e *readEntry) respond(s *Server, x *exchange) error {
+	if e.reply.streamed {
+		return s.respondStreamed(x, e.prefer, &e.reply)
+	}
 	return s.respondRows(x, e.prefer, &e.reply, &x.res, x.explain, x.applied)
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -13,6 +14,7 @@ import (
 	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/dbexec"
 	"github.com/svc-dev/svc/server/plan"
+	"github.com/svc-dev/svc/server/query"
 	"github.com/svc-dev/svc/server/request"
 )
 
@@ -26,33 +28,41 @@ type rowsReply struct {
 	// "" for a function's rows.
 	location string
 	offset   int64
-	count    string // plan.Read.Count
-	maxRows  int64
-	media    request.Media
+	// limit bounds the page; noLimit when nothing does.
+	limit   int64
+	count   string // plan.Read.Count
+	maxRows int64
+	media   request.Media
 	// head is the CSV header line, newline included, for CSV bodies.
 	head []byte
 	// warning is the Warning header the answer carries, "" for none
 	// (legacyNamesWarning).
 	warning string
+	// streamed is set when the statement returns the body row by row
+	// (query.Streamed), joined as frame says (stream.go).
+	streamed bool
+	frame    query.Framing
 }
 
+// noLimit is rowsReply.limit for a page nothing bounds.
+const noLimit = -1
+
 func newRowsReply(p *plan.Read) rowsReply {
-	return rowsReply{offset: p.Offset, count: p.Count, maxRows: p.MaxRows, media: p.Media,
-		head: csvHead(&p.Node, p.Media), warning: legacyNamesWarning(&p.Node)}
+	rep := rowsReply{offset: p.Offset, limit: noLimit, count: p.Count, maxRows: p.MaxRows, media: p.Media,
+		head: csvHead(&p.Node, p.Media), warning: legacyNamesWarning(&p.Node), streamed: query.Streamed(p)}
+	if p.Limit != nil {
+		rep.limit = *p.Limit
+	}
+	if rep.streamed {
+		rep.frame = query.FramingOf(p)
+	}
+	return rep
 }
 
 // respondRows answers a read of rows, a relation's or a function's: the
 // range headers, the status they decide, and the body.
 func (s *Server) respondRows(x *exchange, pr request.Preferences, rep *rowsReply, res *dbexec.Result, explain []byte, applied appliedPrefs) error {
-	w := x.w
-	total := countTotal(rep, res.Total, explain)
-	status, err := rangeStatus(rep.offset, res.PageCount, total)
-	if err == nil && rep.media.Kind == request.MediaObject && res.PageCount != 1 {
-		err = apierr.SingularityError(res.PageCount)
-	}
-	if err == nil {
-		status, err = applyResponseSettings(w.Header(), res, status)
-	}
+	status, err := rowsHeader(x, pr, rep, res, explain, applied, false)
 	if err != nil {
 		return err
 	}
@@ -60,10 +70,44 @@ func (s *Server) respondRows(x *exchange, pr request.Preferences, rep *rowsReply
 	if err != nil {
 		return err
 	}
-	h := w.Header()
+	if x.r.Method == http.MethodHead {
+		x.w.WriteHeader(status)
+		return nil
+	}
+	writeBody(x.w, status, rep.head, body)
+	return nil
+}
+
+// rowsHeader sets the header of an answer of rows and returns its
+// status. A streamed answer's leaves before its last row has arrived:
+// its status and range come from the count alone (streamedStatus), and
+// the settings from the rows so far.
+func rowsHeader(x *exchange, pr request.Preferences, rep *rowsReply, res *dbexec.Result, explain []byte, applied appliedPrefs, streamed bool) (int, error) {
+	total := countTotal(rep, res.Total, explain)
+	var status int
+	var err error
+	if streamed {
+		status = streamedStatus(rep, total)
+	} else {
+		status, err = rangeStatus(rep.offset, res.PageCount, total)
+	}
+	if err == nil && rep.media.Kind == request.MediaObject && res.PageCount != 1 {
+		err = apierr.SingularityError(res.PageCount)
+	}
+	h := x.w.Header()
+	if err == nil {
+		status, err = applyResponseSettings(h, res, status)
+	}
+	if err != nil {
+		return 0, err
+	}
 	setDefault(h, "Content-Type", rep.media.ContentType())
 	setDefault(h, "Range-Unit", "items")
-	setDefault(h, "Content-Range", contentRange(rep.offset, res.PageCount, total))
+	if streamed {
+		setDefault(h, "Content-Range", streamedRange(rep.offset, total))
+	} else {
+		setDefault(h, "Content-Range", contentRange(rep.offset, res.PageCount, total))
+	}
 	if rep.location != "" {
 		setDefault(h, "Content-Location", x.canonicalURL(rep.location))
 	}
@@ -73,12 +117,64 @@ func (s *Server) respondRows(x *exchange, pr request.Preferences, rep *rowsReply
 	if rep.warning != "" {
 		setDefault(h, "Warning", rep.warning)
 	}
-	if x.r.Method == http.MethodHead {
-		w.WriteHeader(status)
+	return status, nil
+}
+
+// streamedStatus is the status of a streamed answer, decided before its
+// last row: the page, not empty, is partial when it starts past the
+// first row counted or its limit is below the count, which counted the
+// same rows in the same snapshot.
+func streamedStatus(rep *rowsReply, total *int64) int {
+	if total != nil && (rep.offset > 0 || rep.limit != noLimit && rep.limit < *total) {
+		return http.StatusPartialContent
+	}
+	return http.StatusOK
+}
+
+// streamedRange renders Content-Range for a streamed answer, whose last
+// row is not known when the header leaves: `first-*/total`.
+func streamedRange(offset int64, total *int64) string {
+	t := "*"
+	if total != nil {
+		t = strconv.FormatInt(*total, 10)
+	}
+	return strconv.FormatInt(offset, 10) + "-*/" + t
+}
+
+// streamRows readies x.sink for the rows of a streamed read answered by
+// rep, and returns the step's row function; begin sends the answer's
+// header once the body outgrows its buffer (nil: it must stay whole).
+func (s *Server) streamRows(x *exchange, pr request.Preferences, rep *rowsReply) dbexec.RowFunc {
+	k := &x.sink
+	*k = rowSink{x: x, res: &x.res, frame: rep.frame, limit: s.cfg.ServerResponseBufferBytes, budget: s.bodies}
+	if x.tx.Check == nil {
+		k.begin = func() error {
+			status, err := rowsHeader(x, pr, rep, &x.res, x.explain, x.applied, true)
+			if err != nil {
+				return err
+			}
+			x.w.Header().Del("Content-Length")
+			x.w.WriteHeader(status)
+			if len(rep.head) > 0 {
+				x.w.Write(rep.head)
+			}
+			return nil
+		}
+		x.tx.Rewind = k.rewind
+	}
+	return k.row
+}
+
+// respondStreamed completes the answer of a streamed read: the rest of a
+// body that has streamed, or the whole one.
+func (s *Server) respondStreamed(x *exchange, pr request.Preferences, rep *rowsReply) error {
+	if err := x.sink.end(); err != nil {
+		return err
+	}
+	if x.sink.started {
 		return nil
 	}
-	writeBody(w, status, rep.head, body)
-	return nil
+	return s.respondRows(x, pr, rep, &x.res, x.explain, x.applied)
 }
 
 // csvHead is the header line CSV bodies of node n start with, newline

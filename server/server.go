@@ -65,6 +65,9 @@ type Server struct {
 	// refresh is how the snapshots served are brought up to date, which
 	// hints about names they lack tell (plan.Refresh).
 	refresh plan.Refresh
+	// bodies bounds the bodies of rows held at once (stream.go), shared
+	// by every Server of the process.
+	bodies *bodyBudget
 }
 
 // Option adds an optional part to a Server.
@@ -87,6 +90,8 @@ func New(cfg *config.Config, pool *pgxpool.Pool, snapshots *reload.Snapshots, jw
 			SelectItems: cfg.RequestMaxSelectItems, EmbedDepth: cfg.RequestMaxEmbedDepth,
 			Embeds: cfg.RequestMaxEmbeds, JSONPathDepth: cfg.RequestMaxJSONPathDepth,
 			JSONPathSteps: cfg.RequestMaxJSONPathSteps, LogicDepth: cfg.RequestMaxLogicDepth}}
+	s.bodies = &processBodies
+	processBodies.setMax(cfg.ServerResponseBuffersMaxBytes)
 	if cfg.ServerTraceHeader != "" {
 		s.traceHeader = textproto.CanonicalMIMEHeaderKey(cfg.ServerTraceHeader)
 	}

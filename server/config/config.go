@@ -22,77 +22,79 @@ import (
 
 // Config is SVC's configuration; field comments give the key each comes from.
 type Config struct {
-	DBURI                      string            // db-uri
-	DBSchemas                  []string          // db-schemas
-	DBAnonRole                 string            // db-anon-role; "" refuses anonymous requests
-	DBExtraSearchPath          []string          // db-extra-search-path
-	DBPool                     int               // db-pool
-	DBPoolAcquisitionTimeout   time.Duration     // db-pool-acquisition-timeout (whole seconds)
-	DBPoolCancelTimeout        time.Duration     // db-pool-cancel-timeout (SVC's addition, whole seconds)
-	DBPoolMaxLifetime          time.Duration     // db-pool-max-lifetime (whole seconds)
-	DBPoolMaxIdletime          time.Duration     // db-pool-max-idletime (whole seconds)
-	DBChannel                  string            // db-channel
-	DBChannelEnabled           bool              // db-channel-enabled
-	DBMaxRows                  int               // db-max-rows; 0 = unlimited
-	DBPlanEnabled              bool              // db-plan-enabled
-	DBAggregatesEnabled        bool              // db-aggregates-enabled
-	DBTxEnd                    string            // db-tx-end
-	DBConfig                   bool              // db-config: read svc.* settings of the authenticator role
-	DBPreConfig                string            // db-pre-config; "" for none
-	DBPreRequest               string            // db-pre-request; "" for none
-	JWTSecret                  string            // jwt-secret
-	JWTSecretIsBase64          bool              // jwt-secret-is-base64
-	JWTAud                     string            // jwt-aud
-	JWTRoleClaimKey            string            // jwt-role-claim-key
-	JWTJWKSURL                 string            // jwt-jwks-url (SVC's addition)
-	JWTCacheMaxEntries         int               // jwt-cache-max-entries; 0 disables the cache
-	ServerShapeCacheMaxEntries int               // server-shape-cache-max-entries; 0 disables the cache
-	ServerShapeCacheMaxBytes   int               // server-shape-cache-max-bytes; 0 disables the cache
-	ServerHost                 string            // server-host
-	ServerPort                 int               // server-port
-	ServerCORSAllowedOrigins   []string          // server-cors-allowed-origins; empty allows any origin
-	ServerMaxBodyBytes         int               // server-max-body-bytes (SVC's addition)
-	ServerMaxHeaderBytes       int               // server-max-header-bytes (SVC's addition)
-	ServerMaxURLBytes          int               // server-max-url-bytes (SVC's addition)
-	RequestMaxFilters          int               // request-max-filters (SVC's addition)
-	RequestMaxSelectItems      int               // request-max-select-items (SVC's addition)
-	RequestMaxEmbedDepth       int               // request-max-embed-depth (SVC's addition), 1 to 64
-	RequestMaxEmbeds           int               // request-max-embeds (SVC's addition)
-	RequestMaxJSONPathDepth    int               // request-max-json-path-depth (SVC's addition), 1 to 1000
-	RequestMaxJSONPathSteps    int               // request-max-json-path-steps (SVC's addition)
-	RequestMaxLogicDepth       int               // request-max-logic-depth (SVC's addition), 1 to 1000
-	ServerReadTimeout          time.Duration     // server-read-timeout (SVC's addition); 0 for none
-	ServerWriteTimeout         time.Duration     // server-write-timeout (SVC's addition); 0 for none
-	ServerIdleTimeout          time.Duration     // server-idle-timeout (SVC's addition)
-	ServerUnixSocket           string            // server-unix-socket; "" listens on TCP
-	ServerUnixSocketMode       os.FileMode       // server-unix-socket-mode
-	ServerReuseport            bool              // server-reuseport (SVC's addition)
-	ServerGCHeadroom           int               // server-gc-headroom (SVC's addition), bytes; 0 for Go's own pacing
-	DBChannelURI               string            // db-channel-uri (SVC's addition); "" uses db-uri
-	DBPreparedStatements       bool              // db-prepared-statements
-	DBStatementsMaxBytes       int               // db-prepared-statements-max-bytes; 0 prepares nothing
-	DBRowTypesMaxBytes         int               // db-session-row-types-max-bytes
-	DBReplicaURIs              []string          // db-replica-uris (SVC's addition); empty for none
-	DBReplicaPool              int               // db-replica-pool (SVC's addition), per replica
-	DBReplicaMaxLag            time.Duration     // db-replica-max-lag (SVC's addition, whole seconds)
-	LogLevel                   string            // log-level: crit, error, warn, info or debug
-	LogFormat                  string            // log-format (SVC's addition): text or json
-	LogQuery                   string            // log-query: disabled or main-query
-	ServerTimingEnabled        bool              // server-timing-enabled
-	ServerTraceHeader          string            // server-trace-header; "" for none
-	AdminServerPort            int               // admin-server-port; -1 (unset) runs no admin server, 0 picks a free port
-	AdminServerHost            string            // admin-server-host; "" uses server-host
-	OpenAPIMode                string            // openapi-mode: follow-privileges, ignore-privileges or disabled
-	OpenAPISecurityActive      bool              // openapi-security-active
-	OpenAPIServerProxyURI      string            // openapi-server-proxy-uri; "" uses server-host and server-port
-	OpenAPICacheMaxBytes       int               // openapi-cache-max-bytes (SVC's addition); 0 disables the cache
-	OpenAPIVersion             string            // openapi-version (SVC's addition): "2.0" or "3.1", the root's default
-	OpenAPIUIPath              string            // openapi-ui-path (SVC's addition): "" serves no reference page
-	DBRootSpec                 string            // db-root-spec; "" serves the built-in OpenAPI document
-	URLUseLegacyTargetNames    bool              // url-use-legacy-target-names
-	Snapshot                   string            // snapshot: a file, "db" or "db:<schema>"; "" introspects the live database
-	CompatNames                string            // compat-names (SVC's addition): svc or postgrest, a key of apierr.Namings
-	AppSettings                map[string]string // app.settings.<name>, keyed by <name>
+	DBURI                         string            // db-uri
+	DBSchemas                     []string          // db-schemas
+	DBAnonRole                    string            // db-anon-role; "" refuses anonymous requests
+	DBExtraSearchPath             []string          // db-extra-search-path
+	DBPool                        int               // db-pool
+	DBPoolAcquisitionTimeout      time.Duration     // db-pool-acquisition-timeout (whole seconds)
+	DBPoolCancelTimeout           time.Duration     // db-pool-cancel-timeout (SVC's addition, whole seconds)
+	DBPoolMaxLifetime             time.Duration     // db-pool-max-lifetime (whole seconds)
+	DBPoolMaxIdletime             time.Duration     // db-pool-max-idletime (whole seconds)
+	DBChannel                     string            // db-channel
+	DBChannelEnabled              bool              // db-channel-enabled
+	DBMaxRows                     int               // db-max-rows; 0 = unlimited
+	DBPlanEnabled                 bool              // db-plan-enabled
+	DBAggregatesEnabled           bool              // db-aggregates-enabled
+	DBTxEnd                       string            // db-tx-end
+	DBConfig                      bool              // db-config: read svc.* settings of the authenticator role
+	DBPreConfig                   string            // db-pre-config; "" for none
+	DBPreRequest                  string            // db-pre-request; "" for none
+	JWTSecret                     string            // jwt-secret
+	JWTSecretIsBase64             bool              // jwt-secret-is-base64
+	JWTAud                        string            // jwt-aud
+	JWTRoleClaimKey               string            // jwt-role-claim-key
+	JWTJWKSURL                    string            // jwt-jwks-url (SVC's addition)
+	JWTCacheMaxEntries            int               // jwt-cache-max-entries; 0 disables the cache
+	ServerShapeCacheMaxEntries    int               // server-shape-cache-max-entries; 0 disables the cache
+	ServerShapeCacheMaxBytes      int               // server-shape-cache-max-bytes; 0 disables the cache
+	ServerHost                    string            // server-host
+	ServerPort                    int               // server-port
+	ServerCORSAllowedOrigins      []string          // server-cors-allowed-origins; empty allows any origin
+	ServerMaxBodyBytes            int               // server-max-body-bytes (SVC's addition)
+	ServerResponseBufferBytes     int               // server-response-buffer-bytes (SVC's addition)
+	ServerResponseBuffersMaxBytes int               // server-response-buffers-max-bytes (SVC's addition)
+	ServerMaxHeaderBytes          int               // server-max-header-bytes (SVC's addition)
+	ServerMaxURLBytes             int               // server-max-url-bytes (SVC's addition)
+	RequestMaxFilters             int               // request-max-filters (SVC's addition)
+	RequestMaxSelectItems         int               // request-max-select-items (SVC's addition)
+	RequestMaxEmbedDepth          int               // request-max-embed-depth (SVC's addition), 1 to 64
+	RequestMaxEmbeds              int               // request-max-embeds (SVC's addition)
+	RequestMaxJSONPathDepth       int               // request-max-json-path-depth (SVC's addition), 1 to 1000
+	RequestMaxJSONPathSteps       int               // request-max-json-path-steps (SVC's addition)
+	RequestMaxLogicDepth          int               // request-max-logic-depth (SVC's addition), 1 to 1000
+	ServerReadTimeout             time.Duration     // server-read-timeout (SVC's addition); 0 for none
+	ServerWriteTimeout            time.Duration     // server-write-timeout (SVC's addition); 0 for none
+	ServerIdleTimeout             time.Duration     // server-idle-timeout (SVC's addition)
+	ServerUnixSocket              string            // server-unix-socket; "" listens on TCP
+	ServerUnixSocketMode          os.FileMode       // server-unix-socket-mode
+	ServerReuseport               bool              // server-reuseport (SVC's addition)
+	ServerGCHeadroom              int               // server-gc-headroom (SVC's addition), bytes; 0 for Go's own pacing
+	DBChannelURI                  string            // db-channel-uri (SVC's addition); "" uses db-uri
+	DBPreparedStatements          bool              // db-prepared-statements
+	DBStatementsMaxBytes          int               // db-prepared-statements-max-bytes; 0 prepares nothing
+	DBRowTypesMaxBytes            int               // db-session-row-types-max-bytes
+	DBReplicaURIs                 []string          // db-replica-uris (SVC's addition); empty for none
+	DBReplicaPool                 int               // db-replica-pool (SVC's addition), per replica
+	DBReplicaMaxLag               time.Duration     // db-replica-max-lag (SVC's addition, whole seconds)
+	LogLevel                      string            // log-level: crit, error, warn, info or debug
+	LogFormat                     string            // log-format (SVC's addition): text or json
+	LogQuery                      string            // log-query: disabled or main-query
+	ServerTimingEnabled           bool              // server-timing-enabled
+	ServerTraceHeader             string            // server-trace-header; "" for none
+	AdminServerPort               int               // admin-server-port; -1 (unset) runs no admin server, 0 picks a free port
+	AdminServerHost               string            // admin-server-host; "" uses server-host
+	OpenAPIMode                   string            // openapi-mode: follow-privileges, ignore-privileges or disabled
+	OpenAPISecurityActive         bool              // openapi-security-active
+	OpenAPIServerProxyURI         string            // openapi-server-proxy-uri; "" uses server-host and server-port
+	OpenAPICacheMaxBytes          int               // openapi-cache-max-bytes (SVC's addition); 0 disables the cache
+	OpenAPIVersion                string            // openapi-version (SVC's addition): "2.0" or "3.1", the root's default
+	OpenAPIUIPath                 string            // openapi-ui-path (SVC's addition): "" serves no reference page
+	DBRootSpec                    string            // db-root-spec; "" serves the built-in OpenAPI document
+	URLUseLegacyTargetNames       bool              // url-use-legacy-target-names
+	Snapshot                      string            // snapshot: a file, "db" or "db:<schema>"; "" introspects the live database
+	CompatNames                   string            // compat-names (SVC's addition): svc or postgrest, a key of apierr.Namings
+	AppSettings                   map[string]string // app.settings.<name>, keyed by <name>
 }
 
 // Warning reports a configuration problem that does not stop loading, such

@@ -124,7 +124,7 @@ func (e *Executor) afterStale(ctx context.Context, pool *pgxpool.Pool, conn *pgx
 // 503, never 500, unless a new session gave the same error.
 func (e *Executor) rerun(ctx context.Context, pool *pgxpool.Pool, conn *pgxpool.Conn, tx *Tx, steps []Step, first error) error {
 	discardPooled(conn)
-	if tx.Replica != nil || tx.OutsideEffects {
+	if tx.Replica != nil || tx.OutsideEffects || !rewind(tx) {
 		return apierr.StaleCatalog(first)
 	}
 	again, err := e.acquire(ctx, pool)
@@ -152,6 +152,11 @@ func (e *Executor) probeFresh(ctx context.Context, pool *pgxpool.Pool, conn *pgx
 		}
 		return apierr.StaleCatalog(first)
 	}
+	if !rewind(tx) {
+		fresh.Close(context.WithoutCancel(ctx))
+		discardPooled(conn)
+		return apierr.StaleCatalog(first)
+	}
 	// The session is closed after one request, so preparing its
 	// statements would only cost a Describe each.
 	dbErr, checkErr := e.runTx(ctx, fresh, tx, steps, false)
@@ -167,6 +172,10 @@ func (e *Executor) probeFresh(ctx context.Context, pool *pgxpool.Pool, conn *pgx
 	}
 	return answer(ctx, tx, dbErr, checkErr)
 }
+
+// rewind readies tx's steps to run again (Tx.Rewind), and reports
+// whether they may.
+func rewind(tx *Tx) bool { return tx.Rewind == nil || tx.Rewind() }
 
 // retireStale retires pool's sessions, one of which was found to know a
 // catalog a migration has replaced (what it answered: err), and says so:

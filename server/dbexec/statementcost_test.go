@@ -113,7 +113,13 @@ func TestStatementCostCoversBackendMemory(t *testing.T) {
 // run runs sql as a request would, as web_anon.
 func run(t *testing.T, pc *pgconn.PgConn, sql string, args []any) {
 	t.Helper()
-	if err := dbexec.RunStatement(context.Background(), pc, "web_anon", sql, args, func([][]byte) error { return nil }); err != nil {
+	runRows(t, pc, sql, args, func([][]byte) error { return nil })
+}
+
+// runRows is run, handing each row to row.
+func runRows(t *testing.T, pc *pgconn.PgConn, sql string, args []any, row func([][]byte) error) {
+	t.Helper()
+	if err := dbexec.RunStatement(context.Background(), pc, "web_anon", sql, args, row); err != nil {
 		t.Fatalf("%.200s: %v", sql, err)
 	}
 }
@@ -136,20 +142,29 @@ func contextBytes(t *testing.T, pc *pgconn.PgConn) int64 {
 // schema, with the header name set to value unless value is empty.
 func buildRead(t *testing.T, snap *snapshot.Snapshot, target, schema, name, value string) query.Statement {
 	t.Helper()
+	return query.Read(planRead(t, snap, target, schema, name, value))
+}
+
+// planRead is the plan of a GET of target in schema, with headers, pairs
+// of a name and a value, set where the value is not empty.
+func planRead(t *testing.T, snap *snapshot.Snapshot, target, schema string, headers ...string) *plan.Read {
+	t.Helper()
 	r := httptest.NewRequest("GET", target, nil)
-	if value != "" {
-		r.Header.Set(name, value)
+	for i := 0; i+1 < len(headers); i += 2 {
+		if headers[i+1] != "" {
+			r.Header.Set(headers[i], headers[i+1])
+		}
 	}
 	relation := strings.TrimPrefix(strings.SplitN(target, "?", 2)[0], "/")
 	req, err := request.Parse(r, request.KindRelation, relation)
 	if err != nil {
-		t.Fatalf("%s: %v", target, err)
+		t.Fatalf("%.200s: %v", target, err)
 	}
-	p, err := plan.BuildRead(req, snap, plan.Options{Schemas: []string{schema}})
+	p, err := plan.BuildRead(req, snap, plan.Options{Schemas: []string{schema}, Aggregates: true})
 	if err != nil {
-		t.Fatalf("%s: %v", target, err)
+		t.Fatalf("%.200s: %v", target, err)
 	}
-	return query.Read(p)
+	return p
 }
 
 // hostileOperators are filters a text value takes, each writing other SQL.

@@ -51,6 +51,12 @@ type Tx struct {
 	// (it calls a VOLATILE function): a rollback does not undo all it did,
 	// so it is never run twice (afterStale).
 	OutsideEffects bool
+	// Rewind, when set, is called before the steps run again on another
+	// session (a stale one's rerun): it drops what their rows handed over
+	// so far, and returns false when some of it has left already (an
+	// answer streamed to its client), and the request then is not run
+	// again.
+	Rewind func() bool
 }
 
 // Result is what every main statement returns (see query's result columns).
@@ -69,6 +75,33 @@ type Result struct {
 func (res *Result) Release() {
 	giveBody(res.buf)
 	res.buf, res.Body = nil, nil
+}
+
+// AppendBody appends p to res.Body, in a pooled buffer (see Release): a
+// body joined from rows as they arrive.
+func (res *Result) AppendBody(p []byte) {
+	if res.buf == nil {
+		res.buf = takeBody()
+	}
+	*res.buf = append(*res.buf, p...)
+	res.Body = *res.buf
+}
+
+// AppendBodyString is AppendBody of a string.
+func (res *Result) AppendBodyString(s string) {
+	if res.buf == nil {
+		res.buf = takeBody()
+	}
+	*res.buf = append(*res.buf, s...)
+	res.Body = *res.buf
+}
+
+// ResetBody empties res.Body, keeping its buffer for more.
+func (res *Result) ResetBody() {
+	if res.buf != nil {
+		*res.buf = (*res.buf)[:0]
+		res.Body = *res.buf
+	}
 }
 
 // Step is one statement of a request transaction and what to do with each

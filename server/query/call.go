@@ -12,7 +12,18 @@ import (
 // one column, read like a relation's (filters, select, embeds, order,
 // window, counts); a scalar or void is one JSON value, built after the
 // function ran.
+//
+// Rows read as a relation's are streamed as a read's are (Streamed);
+// CallWhole keeps them one aggregate.
 func Call(c *plan.Call) Statement {
+	return call(c, c.ReturnsRows() && Streamed(c.Read))
+}
+
+// CallWhole is Call with the body built whole by PostgreSQL: for the
+// EXPLAIN of a call.
+func CallWhole(c *plan.Call) Statement { return call(c, false) }
+
+func call(c *plan.Call, streamed bool) Statement {
 	b := newBuilder()
 	// The argument source and the call are written once, in a builder
 	// sharing the statement's arguments, and placed wherever needed.
@@ -41,7 +52,11 @@ func Call(c *plan.Call) Statement {
 		top := func() *scope {
 			return &scope{node: &c.Read.Node, rel: c.Read.Relation, qual: rows, fromItem: fromItem}
 		}
-		readRows(b, c.Read, top)
+		if streamed {
+			streamedRows(b, c.Read, top)
+		} else {
+			readRows(b, c.Read, top)
+		}
 	case c.Handler != nil:
 		// The function's value is the body, in the media type it returns.
 		b.write("with ", rows, " as materialized (select ", call, " as v from ", args,

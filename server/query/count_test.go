@@ -12,8 +12,9 @@ import (
 
 // TestExactCount checks where count=exact's total comes from: the page's
 // own count when the page is every row read (no limit, offset, db-max-rows
-// or grouping), so the statement aggregates once, as PostgREST's does; a
-// count of its own otherwise.
+// or grouping), so the statement reads the rows once, as PostgREST's
+// does (the aggregate's count, or a streamed read's window over its
+// rows); a count of its own otherwise.
 func TestExactCount(t *testing.T) {
 	t.Parallel()
 	snap := benchSnapshot(t)
@@ -42,10 +43,17 @@ func TestExactCount(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sql := query.Read(p).SQL
+			sql := query.Whole(p).SQL
 			once := strings.HasPrefix(sql, "select pg_catalog.count(_svc_row) as total_count, ")
 			if once != c.once || !strings.Contains(sql, "pg_catalog.count(_svc_row) as page_count") {
-				t.Errorf("counted once = %v, want %v:\n%s", once, c.once, sql)
+				t.Errorf("aggregate: counted once = %v, want %v:\n%s", once, c.once, sql)
+			}
+			sql = query.Read(p).SQL
+			once = strings.HasPrefix(sql, "select coalesce(_svc_line.total, 0) as total_count, ") &&
+				strings.Contains(sql, "pg_catalog.count(*) over () as total")
+			own := strings.HasPrefix(sql, "select (select pg_catalog.count(*) from ")
+			if once != c.once || own == c.once {
+				t.Errorf("streamed: counted once = %v, want %v:\n%s", once, c.once, sql)
 			}
 		})
 	}

@@ -48,9 +48,25 @@ const resultColumns = `nullif(pg_catalog.current_setting('response.headers', tru
 // Read builds the main statement of a planned read. It returns the total
 // count (or null), the rows in the page, the body, and the response
 // settings, in one row.
+//
+// A streamed read (Streamed) returns a row per row of its body instead,
+// which the server joins as Framing says; Whole keeps the one row.
 func Read(p *plan.Read) Statement {
+	return read(p, Streamed(p))
+}
+
+// Whole is Read with the body built whole by PostgreSQL, whatever its
+// media: for the EXPLAIN of a read, whose plan reads as PostgREST's.
+func Whole(p *plan.Read) Statement { return read(p, false) }
+
+func read(p *plan.Read, streamed bool) Statement {
 	b := newBuilder()
-	readRows(b, p, func() *scope { return topScope(&p.Node) })
+	top := func() *scope { return topScope(&p.Node) }
+	if streamed {
+		streamedRows(b, p, top)
+	} else {
+		readRows(b, p, top)
+	}
 	st := b.statement()
 	st.Expansion = readExpansion(p)
 	st.RowTypes = nodeRowTypes(&p.Node)
@@ -71,15 +87,7 @@ func readRows(b *builder, p *plan.Read, top func() *scope) {
 		countedRows(b, top())
 		b.write(")")
 	case p.Count == "estimated":
-		// Exact up to db-max-rows; past it the server uses the planner's
-		// estimate (PlanCount), so counting stops at max-rows + 1.
-		b.write("(select pg_catalog.count(*) from (select 1 from ")
-		countedRows(b, top())
-		if p.MaxRows > 0 {
-			b.write(" limit ")
-			b.arg(p.MaxRows + 1)
-		}
-		b.write(") _svc_count)")
+		estimatedCount(b, p, top)
 	default:
 		b.write("null::bigint")
 	}
@@ -98,6 +106,19 @@ func readRows(b *builder, p *plan.Read, top func() *scope) {
 	}
 	source(b, sc, nil, nil, nil)
 	b.write(") _svc_row) _svc_row")
+}
+
+// estimatedCount writes the count of count=estimated: exact up to
+// db-max-rows; past it the server uses the planner's estimate
+// (PlanCount), so counting stops at max-rows + 1.
+func estimatedCount(b *builder, p *plan.Read, top func() *scope) {
+	b.write("(select pg_catalog.count(*) from (select 1 from ")
+	countedRows(b, top())
+	if p.MaxRows > 0 {
+		b.write(" limit ")
+		b.arg(p.MaxRows + 1)
+	}
+	b.write(") _svc_count)")
 }
 
 // PlanCount builds the EXPLAIN whose row estimate answers count=planned
