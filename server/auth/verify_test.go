@@ -178,6 +178,12 @@ func TestRejections(t *testing.T) {
 		{"exp null", Options{}, hs(`{"exp":null}`), "The JWT 'exp' claim must be a number", nil},
 		{"nbf a boolean", Options{}, sign(t, hsSigner, nil, claims("nbf", true)), "The JWT 'nbf' claim must be a number", nil},
 		{"iat an object", Options{}, sign(t, hsSigner, nil, claims("iat", map[string]any{})), "The JWT 'iat' claim must be a number", nil},
+		// Numbers no float64 holds are no time: not "never expires" (1e400)
+		// nor "issued at the dawn of time" (-1e400).
+		{"exp past float64", Options{}, hs(`{"exp":1e400}`), "The JWT 'exp' claim must be a number", nil},
+		{"exp below float64", Options{}, hs(`{"exp":-1e400}`), "The JWT 'exp' claim must be a number", nil},
+		{"nbf below float64", Options{}, hs(`{"nbf":-1e400}`), "The JWT 'nbf' claim must be a number", nil},
+		{"iat below float64", Options{}, hs(`{"iat":-1E+400}`), "The JWT 'iat' claim must be a number", nil},
 		{"aud a number", Options{}, sign(t, hsSigner, nil, claims("aud", 5)), msgAudType, nil},
 		{"aud with a number", Options{}, sign(t, hsSigner, nil, claims("aud", []any{"svc", 5})), msgAudType, nil},
 		{"aud with null", Options{}, hs(`{"aud":["svc",null]}`), msgAudType, nil},
