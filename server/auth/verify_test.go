@@ -265,6 +265,7 @@ func TestNewErrors(t *testing.T) {
 			"jwt-secret: the JWK holds no key"},
 		{"role claim key", Options{Secret: hsSecret, RoleClaimKey: "role"}, "jwt-role-claim-key: expected '.' or '[' at character 1"},
 		{"negative cache", Options{Secret: hsSecret, CacheMaxEntries: -1}, "jwt-cache-max-entries: must not be negative"},
+		{"negative cache bytes", Options{Secret: hsSecret, CacheMaxBytes: -1}, "jwt-cache-max-bytes: must not be negative"},
 		{"JWKS URL scheme", Options{JWKSURL: "ftp://example.com/jwks"}, `jwt-jwks-url: "ftp://example.com/jwks" is not an http or https URL`},
 		{"JWKS URL relative", Options{JWKSURL: "/jwks.json"}, `jwt-jwks-url: "/jwks.json" is not an http or https URL`},
 	}
@@ -351,7 +352,7 @@ func TestCritRefused(t *testing.T) {
 	}
 	// A cached token was verified without crit; one with crit never is.
 	tok := sign(t, hsSigner, map[string]any{"crit": []any{"b64"}}, claims)
-	cached := newVerifier(t, Options{Secret: hsSecret, CacheMaxEntries: 10})
+	cached := newVerifier(t, Options{Secret: hsSecret, CacheMaxEntries: 10, CacheMaxBytes: 1 << 20})
 	for range 2 {
 		_, err := cached.Verify(tok)
 		wantRejection(t, err, msgCrit, []any{"b64"})
