@@ -12,8 +12,8 @@ import (
 )
 
 // TestFunctionsCannotFrame: a function chooses headers three ways
-// (response.headers, RAISE SQLSTATE 'SVC00' with a DETAIL, a media type
-// handler), and none may set a field that frames the message or governs
+// (response.headers, RAISE SQLSTATE 'SVC00' with a DETAIL, or 'PGRST'
+// under compat-names = postgrest, a media type handler), and none may set a field that frames the message or governs
 // the connection. Such a header would decide where the answer ends (a
 // Content-Length of 0 loses the body, one too long holds the connection
 // until the client gives up) or whether the connection stays, so the
@@ -35,22 +35,25 @@ func TestFunctionsCannotFrame(t *testing.T) {
 		{"Trailer", "X-Checksum"},
 		{"Upgrade", "h2c"},
 	}
-	// How each way of setting a header sends it, and the code that
-	// refuses it: a custom error's fields are refused with SVC121, as a
-	// custom error's other unsendable headers are.
+	call := func(fn string) func(name, value string) string {
+		return func(name, value string) string {
+			return "GET /rpc/" + fn + "?name=" + neturl.QueryEscape(name) + "&value=" + neturl.QueryEscape(value) +
+				" HTTP/1.1\r\nHost: svc\r\n\r\n"
+		}
+	}
+	// How each way of setting a header sends it, to which server, and
+	// the code that refuses it: a custom error's fields are refused with
+	// SVC121, as a custom error's other unsendable headers are. PostgREST's
+	// SQLSTATE is read under its names, by a server of its own.
+	pgrst := processWith(t, map[string]string{"compat-names": "postgrest"})
 	ways := []struct {
-		name, code string
-		request    func(name, value string) string
+		name, base, code string
+		request          func(name, value string) string
 	}{
-		{"response.headers", "SVC111", func(name, value string) string {
-			return "GET /rpc/set_header?name=" + neturl.QueryEscape(name) + "&value=" + neturl.QueryEscape(value) +
-				" HTTP/1.1\r\nHost: svc\r\n\r\n"
-		}},
-		{"RAISE", "SVC121", func(name, value string) string {
-			return "GET /rpc/raise_header?name=" + neturl.QueryEscape(name) + "&value=" + neturl.QueryEscape(value) +
-				" HTTP/1.1\r\nHost: svc\r\n\r\n"
-		}},
-		{"media handler", "SVC111", func(name, value string) string {
+		{"response.headers", fixture.url, "SVC111", call("set_header")},
+		{"RAISE", fixture.url, "SVC121", call("raise_header")},
+		{"RAISE PGRST", pgrst, "PGRST121", call("raise_header_pgrst")},
+		{"media handler", fixture.url, "SVC111", func(name, value string) string {
 			return "GET /mh_notes HTTP/1.1\r\nHost: svc\r\nAccept: text/x-framing\r\n" +
 				"X-Framing-Name: " + name + "\r\nX-Framing-Value: " + value + "\r\n\r\n"
 		}},
@@ -59,7 +62,7 @@ func TestFunctionsCannotFrame(t *testing.T) {
 		for _, h := range headers {
 			t.Run(way.name+"/"+h.name+": "+h.value, func(t *testing.T) {
 				t.Parallel()
-				c := dialServer(t, fixture.url)
+				c := dialServer(t, way.base)
 				// Only so that a broken server fails the test rather
 				// than hangs it; nothing here waits on a clock.
 				c.SetDeadline(time.Now().Add(time.Minute))

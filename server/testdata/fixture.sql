@@ -537,6 +537,12 @@ begin
   raise sqlstate 'SVC00' using message = '{"code":"123","message":"m"}',
     detail = json_build_object('status', 402, 'headers', json_build_object(name, value))::text;
 end $$;
+-- The same as PostgREST raises it, read under compat-names = postgrest.
+create function test.raise_header_pgrst(name text, value text) returns int stable language plpgsql as $$
+begin
+  raise sqlstate 'PGRST' using message = '{"code":"123","message":"m"}',
+    detail = json_build_object('status', 402, 'headers', json_build_object(name, value))::text;
+end $$;
 create function test.custom_error_spaced() returns int language plpgsql as $$
 begin raise sqlstate 'SVC00' using message = '{"code":"no \"such\" code","message":"m"}', detail = '{"status":418,"headers":{}}'; end $$;
 -- Custom errors whose detail is not what PostgREST reads (SVC121): not
