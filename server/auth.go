@@ -26,6 +26,7 @@ func verifierOptions(cfg *config.Config) auth.Options {
 		RoleClaimKey:    cfg.JWTRoleClaimKey,
 		JWKSURL:         cfg.JWTJWKSURL,
 		CacheMaxEntries: cfg.JWTCacheMaxEntries,
+		CacheMaxBytes:   cfg.JWTCacheMaxBytes,
 	}
 }
 

@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"io"
+	"net"
 	"net/http"
 
 	"github.com/svc-dev/svc/server/apierr"
@@ -35,6 +36,10 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error
 	switch {
 	case errors.As(err, &maxBytes):
 		return nil, apierr.BodyTooLarge(s.cfg.ServerMaxBodyBytes)
+	case isTimeout(err):
+		// The connection's read deadline (server-read-timeout) passed
+		// mid-body: nothing else sets one on a request's reads.
+		return nil, apierr.BodyTimeout(s.cfg.ServerReadTimeout.Seconds())
 	case err != nil:
 		return nil, apierr.InvalidBody("Request body unreadable", err.Error())
 	}
@@ -70,4 +75,10 @@ func readDeclared(r io.Reader, n int) ([]byte, error) {
 			return nil, err
 		}
 	}
+}
+
+// isTimeout reports whether err is a read that ran past its deadline.
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
 }

@@ -18,6 +18,10 @@ import (
 	"github.com/svc-dev/svc/snapshot"
 )
 
+// resetRole is the value of the role setting that resets it to the
+// session's user, as PostgreSQL compares it: case and all.
+const resetRole = "none"
+
 // txContext builds the request's transaction context for identity id:
 // the role (the token's role claim, else db-anon-role), the role's own
 // settings from the snapshot, and what PostgREST hands to SQL about the
@@ -27,6 +31,13 @@ func (s *Server) txContext(r *http.Request, snap *snapshot.Snapshot, id auth.Ide
 		// As in PostgREST, only a role named by the token counts as
 		// authenticated: a privilege error is then 403, not 401.
 		Authenticated: id.Role != ""}
+	if tx.Role == resetRole {
+		// set_config('role', 'none') is SET ROLE NONE: the request would
+		// run with the authenticator's own rights. No role can be named
+		// so (PostgreSQL reserves the name), so it is answered as any
+		// role that does not exist.
+		return dbexec.Tx{}, apierr.UndefinedRole(tx.Role)
+	}
 	if tx.Role == "" {
 		if s.cfg.DBAnonRole == "" {
 			return dbexec.Tx{}, apierr.AnonymousDisabled()

@@ -20,6 +20,17 @@ func TestHeaderFieldError(t *testing.T) {
 		{"X-Split", "a\r\nSet-Cookie: evil=1", false},
 		{"X-Lf", "a\nb", false},
 		{"X-Del", "a\x7fb", false},
+		{"Content-Length", "0", false},
+		{"content-length", "9999", false}, // names are compared without case
+		{"Transfer-Encoding", "chunked", false},
+		{"Connection", "close", false},
+		{"Keep-Alive", "timeout=5", false},
+		{"Proxy-Connection", "close", false},
+		{"TE", "trailers", false},
+		{"Trailer", "X-Sum", false},
+		{"Upgrade", "h2c", false},
+		{"Content-Type", "text/csv", true}, // the body's type is a function's to choose
+		{"X-Content-Length", "5", true},
 	} {
 		if got := HeaderFieldError(c.name, c.value); (got == "") != c.ok {
 			t.Errorf("HeaderFieldError(%q, %q) = %q, want ok %v", c.name, c.value, got, c.ok)

@@ -21,3 +21,12 @@ func BodyTooLarge(limit int) *Error {
 	return &Error{Status: 413, Code: code("102"), Message: "Request body too large",
 		Details: fmt.Sprintf("The body exceeds %d bytes (server-max-body-bytes)", limit)}
 }
+
+// BodyTimeout is SVC102 answered 408 (RFC 9110 section 15.5.9): the client
+// had not sent the whole body when server-read-timeout ran out. What came
+// is not malformed, only late, so 400 would send the client looking for a
+// fault in it. seconds is the setting, for details.
+func BodyTimeout(seconds float64) *Error {
+	return &Error{Status: 408, Code: code("102"), Message: "Request body not received in time",
+		Details: fmt.Sprintf("The request was not complete within %g seconds (server-read-timeout)", seconds)}
+}

@@ -31,7 +31,7 @@ func benchmarkVerify(b *testing.B, o Options, s signer) {
 	}{{"cached", 1000}, {"uncached", 0}} {
 		b.Run(c.name, func(b *testing.B) {
 			o := o
-			o.CacheMaxEntries = c.entries
+			o.CacheMaxEntries, o.CacheMaxBytes = c.entries, 16<<20
 			v := newVerifier(b, o)
 			if _, err := v.Verify(token); err != nil {
 				b.Fatal(err)

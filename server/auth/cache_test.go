@@ -15,7 +15,7 @@ func (c *clock) set(d time.Duration) { c.offset.Store(int64(d)) }
 func cachedVerifier(t *testing.T, entries int) (*Verifier, *clock) {
 	t.Helper()
 	c := &clock{}
-	return newVerifier(t, Options{Secret: hsSecret, CacheMaxEntries: entries, Now: c.now}), c
+	return newVerifier(t, Options{Secret: hsSecret, CacheMaxEntries: entries, CacheMaxBytes: 16 << 20, Now: c.now}), c
 }
 
 // forget takes every key away: from then on, only a cache hit can accept a
@@ -144,6 +144,9 @@ func TestCacheDisabled(t *testing.T) {
 	v, _ := cachedVerifier(t, 0)
 	if v.cache != nil {
 		t.Fatal("jwt-cache-max-entries 0 made a cache")
+	}
+	if v := newVerifier(t, Options{Secret: hsSecret, CacheMaxEntries: 10}); v.cache != nil {
+		t.Fatal("jwt-cache-max-bytes 0 made a cache")
 	}
 	token := sign(t, hsSigner, nil, map[string]any{})
 	if _, err := v.Verify(token); err != nil {

@@ -111,7 +111,10 @@ func (id Identity) ClaimsAs(role string) string {
 }
 
 // number reads a NumericDate claim: seconds since the epoch, possibly
-// fractional. Present but not a number (null included) is a rejection.
+// fractional. Present but not a number (null included) is a rejection,
+// and so is a number past float64's range (1e400): read as ±Inf it would
+// make a token that never expires, or a check that never refuses, out of
+// a value no issuer writes for a time.
 func (p *payload) number(claim string) (float64, bool, *apierr.Error) {
 	v, ok := p.members[claim]
 	if !ok {
@@ -121,10 +124,12 @@ func (p *payload) number(claim string) (float64, bool, *apierr.Error) {
 		return 0, false, rejectClaimType(claim)
 	}
 	f, err := strconv.ParseFloat(string(v), 64)
-	if err != nil && !errors.Is(err, strconv.ErrRange) {
-		return 0, false, rejectClaimType(claim)
+	if err != nil {
+		e := rejectClaimType(claim)
+		e.Cause = fmt.Errorf("%s %s is no time: %w", claim, v, err)
+		return 0, false, e
 	}
-	return f, true, nil // out of range is ±Inf: never / always expired, as the number says
+	return f, true, nil
 }
 
 // checkAudience accepts a token without aud, or with a null one or an

@@ -6,7 +6,9 @@
 // JWK Set; jwt-jwks-url fetched and refreshed with keyfunc/v3), the choice
 // of key for a token (kid, key type, the JWK's own alg), the claims checks
 // PostgREST makes (exp, nbf, iat with a 30-second skew, aud), the
-// jwt-role-claim-key grammar, and a bounded cache of verified tokens.
+// jwt-role-claim-key grammar, and a cache of verified tokens bounded by
+// count and by an estimate of its bytes (a token may be as large as its
+// header).
 //
 // It must not: know about HTTP beyond reading an Authorization header
 // value, talk to the database, decide what an anonymous request may do

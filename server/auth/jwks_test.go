@@ -45,7 +45,7 @@ func (s *jwksServer) serve(t *testing.T, keys ...jwkset.JWKMarshal) {
 }
 
 func (s *jwksServer) options(entries int) Options {
-	return Options{JWKSURL: s.URL + "/.well-known/jwks.json", HTTPClient: s.Client(), CacheMaxEntries: entries}
+	return Options{JWKSURL: s.URL + "/.well-known/jwks.json", HTTPClient: s.Client(), CacheMaxEntries: entries, CacheMaxBytes: 16 << 20}
 }
 
 // TestCheckFetchesNothing: Check validates a JWKS configuration without

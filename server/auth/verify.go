@@ -32,6 +32,9 @@ type Options struct {
 	JWKSURL string
 	// CacheMaxEntries is jwt-cache-max-entries; 0 disables the cache.
 	CacheMaxEntries int
+	// CacheMaxBytes is jwt-cache-max-bytes, what the cache's entries may
+	// hold, estimated; 0 disables the cache.
+	CacheMaxBytes int
 	// HTTPClient fetches the JWKS; nil is http.DefaultClient.
 	HTTPClient *http.Client
 	// Now is the clock, for tests; nil is time.Now.
@@ -78,6 +81,9 @@ func Check(o Options) error {
 	if o.CacheMaxEntries < 0 {
 		return errCacheEntries
 	}
+	if o.CacheMaxBytes < 0 {
+		return errCacheBytes
+	}
 	if o.Secret != "" {
 		if _, err := secretKeys(o.Secret, o.SecretIsBase64); err != nil {
 			return err
@@ -89,7 +95,10 @@ func Check(o Options) error {
 	return nil
 }
 
-var errCacheEntries = errors.New("jwt-cache-max-entries: must not be negative")
+var (
+	errCacheEntries = errors.New("jwt-cache-max-entries: must not be negative")
+	errCacheBytes   = errors.New("jwt-cache-max-bytes: must not be negative")
+)
 
 // New validates o and builds a Verifier. Errors are configuration errors
 // naming the key at fault. It returns (nil, nil) when neither Secret nor
@@ -106,6 +115,9 @@ func New(ctx context.Context, o Options) (*Verifier, error) {
 	}
 	if o.CacheMaxEntries < 0 {
 		return nil, errCacheEntries
+	}
+	if o.CacheMaxBytes < 0 {
+		return nil, errCacheBytes
 	}
 	v := &Verifier{audience: o.Audience, role: role, now: o.Now, stop: func() {}}
 	if v.now == nil {
@@ -129,8 +141,8 @@ func New(ctx context.Context, o Options) (*Verifier, error) {
 		}
 		v.stop = stop
 	}
-	if o.CacheMaxEntries > 0 {
-		if v.cache, err = newCache(o.CacheMaxEntries); err != nil {
+	if o.CacheMaxEntries > 0 && o.CacheMaxBytes > 0 {
+		if v.cache, err = newCache(o.CacheMaxEntries, o.CacheMaxBytes); err != nil {
 			v.stop()
 			return nil, err
 		}

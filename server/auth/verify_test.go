@@ -178,6 +178,12 @@ func TestRejections(t *testing.T) {
 		{"exp null", Options{}, hs(`{"exp":null}`), "The JWT 'exp' claim must be a number", nil},
 		{"nbf a boolean", Options{}, sign(t, hsSigner, nil, claims("nbf", true)), "The JWT 'nbf' claim must be a number", nil},
 		{"iat an object", Options{}, sign(t, hsSigner, nil, claims("iat", map[string]any{})), "The JWT 'iat' claim must be a number", nil},
+		// Numbers no float64 holds are no time: not "never expires" (1e400)
+		// nor "issued at the dawn of time" (-1e400).
+		{"exp past float64", Options{}, hs(`{"exp":1e400}`), "The JWT 'exp' claim must be a number", nil},
+		{"exp below float64", Options{}, hs(`{"exp":-1e400}`), "The JWT 'exp' claim must be a number", nil},
+		{"nbf below float64", Options{}, hs(`{"nbf":-1e400}`), "The JWT 'nbf' claim must be a number", nil},
+		{"iat below float64", Options{}, hs(`{"iat":-1E+400}`), "The JWT 'iat' claim must be a number", nil},
 		{"aud a number", Options{}, sign(t, hsSigner, nil, claims("aud", 5)), msgAudType, nil},
 		{"aud with a number", Options{}, sign(t, hsSigner, nil, claims("aud", []any{"svc", 5})), msgAudType, nil},
 		{"aud with null", Options{}, hs(`{"aud":["svc",null]}`), msgAudType, nil},
@@ -259,6 +265,7 @@ func TestNewErrors(t *testing.T) {
 			"jwt-secret: the JWK holds no key"},
 		{"role claim key", Options{Secret: hsSecret, RoleClaimKey: "role"}, "jwt-role-claim-key: expected '.' or '[' at character 1"},
 		{"negative cache", Options{Secret: hsSecret, CacheMaxEntries: -1}, "jwt-cache-max-entries: must not be negative"},
+		{"negative cache bytes", Options{Secret: hsSecret, CacheMaxBytes: -1}, "jwt-cache-max-bytes: must not be negative"},
 		{"JWKS URL scheme", Options{JWKSURL: "ftp://example.com/jwks"}, `jwt-jwks-url: "ftp://example.com/jwks" is not an http or https URL`},
 		{"JWKS URL relative", Options{JWKSURL: "/jwks.json"}, `jwt-jwks-url: "/jwks.json" is not an http or https URL`},
 	}
@@ -345,7 +352,7 @@ func TestCritRefused(t *testing.T) {
 	}
 	// A cached token was verified without crit; one with crit never is.
 	tok := sign(t, hsSigner, map[string]any{"crit": []any{"b64"}}, claims)
-	cached := newVerifier(t, Options{Secret: hsSecret, CacheMaxEntries: 10})
+	cached := newVerifier(t, Options{Secret: hsSecret, CacheMaxEntries: 10, CacheMaxBytes: 1 << 20})
 	for range 2 {
 		_, err := cached.Verify(tok)
 		wantRejection(t, err, msgCrit, []any{"b64"})

@@ -46,6 +46,7 @@ type Config struct {
 	JWTRoleClaimKey               string            // jwt-role-claim-key
 	JWTJWKSURL                    string            // jwt-jwks-url (SVC's addition)
 	JWTCacheMaxEntries            int               // jwt-cache-max-entries; 0 disables the cache
+	JWTCacheMaxBytes              int               // jwt-cache-max-bytes (SVC's addition); 0 disables the cache
 	ServerShapeCacheMaxEntries    int               // server-shape-cache-max-entries; 0 disables the cache
 	ServerShapeCacheMaxBytes      int               // server-shape-cache-max-bytes; 0 disables the cache
 	ServerHost                    string            // server-host

@@ -40,6 +40,7 @@ func TestDefault(t *testing.T) {
 		DBConfig:                      true,
 		JWTRoleClaimKey:               ".role",
 		JWTCacheMaxEntries:            1000,
+		JWTCacheMaxBytes:              16 << 20,
 		ServerShapeCacheMaxEntries:    1024,
 		ServerShapeCacheMaxBytes:      16 << 20,
 		ServerHost:                    "!4",
@@ -238,6 +239,7 @@ jwt-aud = "svc"
 jwt-role-claim-key = ".app_metadata.role"
 jwt-jwks-url = "https://issuer.example/jwks.json"
 jwt-cache-max-entries = 50
+jwt-cache-max-bytes = 65536
 server-shape-cache-max-entries = 100
 server-shape-cache-max-bytes = 200000
 server-host = "localhost"
@@ -299,7 +301,7 @@ app.settings.Other = 1
 		DBChannel: "reload", DBChannelEnabled: false, DBMaxRows: 1000, DBPlanEnabled: true,
 		DBTxEnd: "rollback-allow-override", DBPreRequest: "api.check_request", DBConfig: true, DBPreConfig: "api.pre_config",
 		JWTSecret: "a-secret-of-at-least-thirty-two-characters", JWTAud: "svc",
-		JWTRoleClaimKey: ".app_metadata.role", JWTJWKSURL: "https://issuer.example/jwks.json", JWTCacheMaxEntries: 50, ServerShapeCacheMaxEntries: 100, ServerShapeCacheMaxBytes: 200000,
+		JWTRoleClaimKey: ".app_metadata.role", JWTJWKSURL: "https://issuer.example/jwks.json", JWTCacheMaxEntries: 50, JWTCacheMaxBytes: 65536, ServerShapeCacheMaxEntries: 100, ServerShapeCacheMaxBytes: 200000,
 		ServerHost: "localhost", ServerPort: 8080,
 		ServerCORSAllowedOrigins: []string{"https://app.example", "http://localhost:5173"},
 		ServerMaxBodyBytes:       1000, ServerMaxHeaderBytes: 8192, ServerReadTimeout: 30 * time.Second,

@@ -127,7 +127,7 @@ func TestWarnings(t *testing.T) {
 		{name: "not implemented, flag", flags: map[string]string{"jwt-cache-max-lifetime": "60"},
 			want: []Warning{{"jwt-cache-max-lifetime", "flag --jwt-cache-max-lifetime",
 				`configuration key "jwt-cache-max-lifetime" is not implemented by SVC and is ignored (flag --jwt-cache-max-lifetime): ` +
-					`SVC caches verified tokens until they expire, at most jwt-cache-max-entries of them`}}},
+					`SVC caches verified tokens until they expire (at most five minutes), at most jwt-cache-max-entries of them in at most jwt-cache-max-bytes`}}},
 		{name: "not implemented, env", env: []string{"SVC_DB_HOISTED_TX_SETTINGS=statement_timeout"},
 			want: []Warning{{"SVC_DB_HOISTED_TX_SETTINGS", "environment variable SVC_DB_HOISTED_TX_SETTINGS",
 				`configuration key "db-hoisted-tx-settings" is not implemented by SVC and is ignored (environment variable SVC_DB_HOISTED_TX_SETTINGS): ` +

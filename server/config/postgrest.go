@@ -55,7 +55,7 @@ type unimplemented struct {
 // refuses where a client would notice.
 var unimplementedKeys = []unimplemented{
 	{name: "jwt-cache-max-lifetime",
-		instead: "SVC caches verified tokens until they expire, at most jwt-cache-max-entries of them"},
+		instead: "SVC caches verified tokens until they expire (at most five minutes), at most jwt-cache-max-entries of them in at most jwt-cache-max-bytes"},
 	{name: "db-pool-automatic-recovery",
 		instead: "SVC always reconnects, answering 503 with Retry-After while the database is away"},
 	{name: "db-hoisted-tx-settings",

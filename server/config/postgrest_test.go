@@ -28,7 +28,7 @@ func TestPostgREST12File(t *testing.T) {
 	want := []Warning{
 		{"jwt-cache-max-lifetime", "config file " + path + ", line 29",
 			`configuration key "jwt-cache-max-lifetime" is not implemented by SVC and is ignored (config file ` + path +
-				`, line 29): SVC caches verified tokens until they expire, at most jwt-cache-max-entries of them`},
+				`, line 29): SVC caches verified tokens until they expire (at most five minutes), at most jwt-cache-max-entries of them in at most jwt-cache-max-bytes`},
 		{"db-pool-automatic-recovery", "config file " + path + ", line 16",
 			`configuration key "db-pool-automatic-recovery" is not implemented by SVC and is ignored (config file ` + path +
 				`, line 16): SVC always reconnects, answering 503 with Retry-After while the database is away`},
@@ -110,7 +110,7 @@ func TestPGRSTEnvironment(t *testing.T) {
 			warnings: []string{`unknown environment variable PGRST_DB_SHEMAS (no configuration key "db-shemas"); did you mean PGRST_DB_SCHEMAS?`}},
 		{name: "unimplemented", env: []string{"SVC_COMPAT_NAMES=postgrest", "PGRST_JWT_CACHE_MAX_LIFETIME=3600"},
 			warnings: []string{`configuration key "jwt-cache-max-lifetime" is not implemented by SVC and is ignored ` +
-				`(environment variable PGRST_JWT_CACHE_MAX_LIFETIME): SVC caches verified tokens until they expire, at most jwt-cache-max-entries of them`}},
+				`(environment variable PGRST_JWT_CACHE_MAX_LIFETIME): SVC caches verified tokens until they expire (at most five minutes), at most jwt-cache-max-entries of them in at most jwt-cache-max-bytes`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -276,7 +276,6 @@ var conformanceCases = []confCase{
 	{name: "bare LF line endings", want: 1, req: "GET /echo HTTP/1.1\nHost: a\nX-A: b\n\n"},
 	{name: "CRLF after POST body", want: 2, req: "POST /echo HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\n\r\nhello\r\nGET /cl HTTP/1.1\r\nHost: a\r\n\r\n"},
 	{name: "two CRLFs after POST body", want: 2, req: "POST /echo HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\n\r\nhello\r\n\r\nGET /cl HTTP/1.1\r\nHost: a\r\n\r\n"},
-	{name: "CRLF before first request", want: 1, req: "\r\nGET /cl HTTP/1.1\r\nHost: a\r\n\r\n"},
 	{name: "lowercase method", want: 1, req: "get /echo HTTP/1.1\r\nHost: a\r\n\r\n"},
 	{name: "absolute-form target", want: 1, req: "GET http://x/echo?a=1 HTTP/1.1\r\nHost: y\r\n\r\n"},
 	{name: "query and path escapes", want: 1, req: "GET /ec%68o?q=a%20b%26c&x=%zz&y=%E2%82%AC HTTP/1.1\r\nHost: a\r\n\r\n"},
@@ -298,7 +297,6 @@ var conformanceCases = []confCase{
 	{name: "slow GET with three requests ahead", want: 4, req: strings.Repeat("GET /slow HTTP/1.1\r\nHost: a\r\n\r\n", 2) +
 		"GET /small HTTP/1.1\r\nHost: a\r\n\r\nGET /cl HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"},
 	{name: "OPTIONS star", want: 1, req: "OPTIONS * HTTP/1.1\r\nHost: a\r\n\r\n"},
-	{name: "CONNECT without Host", want: 1, req: "CONNECT example.com:443 HTTP/1.1\r\n\r\n"},
 	{name: "pipelined GET then incomplete request", want: 1, req: "GET /cl HTTP/1.1\r\nHost: a\r\n\r\nGET /cl HTT"},
 	{name: "pipelined GET then aborted handler", want: 1, req: "GET /cl HTTP/1.1\r\nHost: a\r\n\r\nGET /abort HTTP/1.1\r\nHost: a\r\n\r\n"},
 }

@@ -69,7 +69,6 @@ func (c *conn) serve() {
 		}
 		c.watch.stop()
 	}()
-	lastPost := false
 	for first := true; ; first = false {
 		if !c.awaitRequest(first) {
 			return
@@ -79,9 +78,11 @@ func (c *conn) serve() {
 			// The idle timeout ends with the request's first byte.
 			setDeadline(c.rwc.SetReadDeadline, t0, c.srv.readHeaderTimeout())
 		}
-		if lastPost {
-			// RFC 9112 section 2.2: some clients send a CRLF after a
-			// POST body; skip it rather than fail the next request.
+		if b, _ := c.br.Peek(1); len(b) == 1 && (b[0] == '\r' || b[0] == '\n') {
+			// RFC 9112 section 2.2: a server SHOULD skip an empty line
+			// before a request line; some clients send one after a
+			// POST body. net/http skips one only after a POST. The
+			// byte is buffered already (awaitRequest peeked it).
 			peek, _ := c.br.Peek(4)
 			c.br.Discard(leadingCRLF(peek))
 		}
@@ -91,7 +92,6 @@ func (c *conn) serve() {
 			return
 		}
 		c.r.remain = unlimited
-		lastPost = req.Method == http.MethodPost
 		if status, msg := checkRequest(req); status != 0 {
 			line := strconv.Itoa(status) + " " + http.StatusText(status) + ": " + msg
 			c.writeRaw(line, line)

@@ -50,6 +50,9 @@ func FuzzServeConn(f *testing.F) {
 	for _, c := range conformanceCases {
 		f.Add([]byte(c.req))
 	}
+	for _, c := range requestLineCases {
+		f.Add([]byte(c.req))
+	}
 	handler := conformanceHandler()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var logBuf lockedBuffer

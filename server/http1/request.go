@@ -85,6 +85,9 @@ func checkRequest(req *http.Request) (int, string) {
 	if !validHost(req.Host) {
 		return http.StatusBadRequest, "malformed Host header"
 	}
+	if !validTarget(req) {
+		return http.StatusBadRequest, "invalid request target"
+	}
 	for k, vv := range req.Header {
 		if !httpguts.ValidHeaderFieldName(k) {
 			return http.StatusBadRequest, "invalid header name"
@@ -96,6 +99,32 @@ func checkRequest(req *http.Request) (int, string) {
 		}
 	}
 	return 0, ""
+}
+
+// validTarget holds the request target to RFC 9112 section 3.2 where
+// http.ReadRequest is laxer: the asterisk form is OPTIONS's alone; the
+// authority form asks for a tunnel, which no origin server gives; the
+// absolute form names an http or https URI (url.Parse has lowered the
+// scheme); and every byte is ASCII, which a URI is. One pass over the
+// target's bytes, no allocation: it runs for every request.
+func validTarget(req *http.Request) bool {
+	uri := req.RequestURI
+	if len(uri) > 0 && uri[0] != '/' {
+		switch {
+		case uri == "*":
+			return req.Method == http.MethodOptions
+		case req.URL.Scheme == "":
+			return false // the authority form, CONNECT's
+		case req.URL.Scheme != "http" && req.URL.Scheme != "https":
+			return false
+		}
+	}
+	for i := 0; i < len(uri); i++ {
+		if uri[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // validHost reports whether h holds only the bytes a host, port, IPv6

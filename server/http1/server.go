@@ -11,7 +11,12 @@
 // Deliberate differences: cleartext HTTP/1.x only (no TLS, HTTP/2,
 // Hijack, Flusher, trailers or 1xx answers from handlers); a HEAD answer
 // declares the whole length GET would send; a request in absolute form
-// needs no Host header. A client's leaving is watched for whatever it
+// needs no Host header. The request line is read as RFC 9112 says
+// (requestline_test.go): an empty line before it is skipped, not only
+// after a POST; and a target net/http serves is refused with 400 when it
+// is "*" for a method other than OPTIONS, the authority form (CONNECT),
+// an absolute URI of a scheme other than http and https, or holds a byte
+// that is not ASCII. A client's leaving is watched for whatever it
 // sent beyond its request (net/http stops watching once a byte more has
 // come); a request cancelled that way which the handler leaves unanswered
 // gets no answer, where net/http sends an empty 200; and a client that

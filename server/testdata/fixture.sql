@@ -524,6 +524,25 @@ create function test.header_with_crlf() returns int stable language plpgsql as $
 begin perform set_config('response.headers', '[{"X-Split":"a\r\nSet-Cookie: evil=1"}]', true); return 1; end $$;
 create function test.header_bad_name() returns int stable language plpgsql as $$
 begin perform set_config('response.headers', '[{"Bad Name":"x"}]', true); return 1; end $$;
+-- A header chosen by the caller, set through response.headers or raised
+-- with a custom error (functionheaders_test.go: the framing fields a
+-- function may not set).
+create function test.set_header(name text, value text) returns int stable language plpgsql as $$
+begin
+  perform set_config('response.headers', json_build_array(json_build_object(name, value))::text, true);
+  return 1;
+end $$;
+create function test.raise_header(name text, value text) returns int stable language plpgsql as $$
+begin
+  raise sqlstate 'SVC00' using message = '{"code":"123","message":"m"}',
+    detail = json_build_object('status', 402, 'headers', json_build_object(name, value))::text;
+end $$;
+-- The same as PostgREST raises it, read under compat-names = postgrest.
+create function test.raise_header_pgrst(name text, value text) returns int stable language plpgsql as $$
+begin
+  raise sqlstate 'PGRST' using message = '{"code":"123","message":"m"}',
+    detail = json_build_object('status', 402, 'headers', json_build_object(name, value))::text;
+end $$;
 create function test.custom_error_spaced() returns int language plpgsql as $$
 begin raise sqlstate 'SVC00' using message = '{"code":"no \"such\" code","message":"m"}', detail = '{"status":418,"headers":{}}'; end $$;
 -- Custom errors whose detail is not what PostgREST reads (SVC121): not
@@ -1027,6 +1046,21 @@ begin
 end $$;
 create aggregate test.mh_notes_csv(test.mh_notes) (stype = text, sfunc = test.mh_csv_step,
   finalfunc = test.mh_csv_final, initcond = '');
+-- text/x-framing sets the header the request's X-Framing-Name and
+-- X-Framing-Value name (functionheaders_test.go).
+create domain test."text/x-framing" as text;
+create function test.mh_framing_step(state test."text/x-framing", next test.mh_notes) returns test."text/x-framing"
+  immutable language sql as $$ select (state || next.body)::test."text/x-framing" $$;
+create function test.mh_framing_final(data test."text/x-framing") returns test."text/x-framing" language plpgsql as $$
+declare
+  h json := current_setting('request.headers', true)::json;
+begin
+  perform set_config('response.headers',
+    json_build_array(json_build_object(h->>'x-framing-name', h->>'x-framing-value'))::text, true);
+  return data;
+end $$;
+create aggregate test.mh_notes_framing(test.mh_notes) (stype = test."text/x-framing", sfunc = test.mh_framing_step,
+  finalfunc = test.mh_framing_final, initcond = '');
 -- SVC's vendor types are its own: these never answer.
 create function test.mh_object_step(state test."application/vnd.svc.object", next anyelement)
   returns test."application/vnd.svc.object" immutable language sql as $$ select '"taken over"'::test."application/vnd.svc.object" $$;
