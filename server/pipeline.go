@@ -104,7 +104,7 @@ func serve[P any](s *Server, w http.ResponseWriter, r *http.Request, rt *route[P
 		}
 		writeError(w, s.log, err)
 	}
-	x.sink.budget.give(&x.sink)
+	x.sink.release()
 	x.res.Release()
 	*x = exchange{} // keep no request alive in the pool
 	exchanges.Put(x)

@@ -68,6 +68,9 @@ type Server struct {
 	// bodies bounds the bodies of rows held at once (stream.go), shared
 	// by every Server of the process.
 	bodies *bodyBudget
+	// streams holds a token for each answer streaming: half of db-pool,
+	// so that slow clients cannot hold every session (stream.go).
+	streams chan struct{}
 }
 
 // Option adds an optional part to a Server.
@@ -91,6 +94,7 @@ func New(cfg *config.Config, pool *pgxpool.Pool, snapshots *reload.Snapshots, jw
 			Embeds: cfg.RequestMaxEmbeds, JSONPathDepth: cfg.RequestMaxJSONPathDepth,
 			JSONPathSteps: cfg.RequestMaxJSONPathSteps, LogicDepth: cfg.RequestMaxLogicDepth}}
 	s.bodies = &processBodies
+	s.streams = make(chan struct{}, max(1, cfg.DBPool/2))
 	processBodies.setMax(cfg.ServerResponseBuffersMaxBytes)
 	if cfg.ServerTraceHeader != "" {
 		s.traceHeader = textproto.CanonicalMIMEHeaderKey(cfg.ServerTraceHeader)

@@ -2,10 +2,13 @@ package server
 
 import (
 	"errors"
+	"net"
 	"net/http"
 	"strconv"
 	"sync/atomic"
+	"time"
 
+	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/dbexec"
 	"github.com/svc-dev/svc/server/query"
 )
@@ -40,8 +43,17 @@ type rowSink struct {
 	held   int
 	// first is set once a row has arrived; started once the header left.
 	first, started bool
-	// err is the first write that failed: the client is gone.
-	err error
+	// err is the first write that failed: the client is gone, or did
+	// not take a chunk within sendTimeout (slow).
+	err  error
+	slow bool
+	// sendTimeout is server-stream-send-timeout, each chunk's deadline
+	// through rc once the answer streams.
+	sendTimeout time.Duration
+	rc          *http.ResponseController
+	// slot is the share of the pool streams may hold (Server.streams),
+	// taken while the answer streams.
+	slot chan struct{}
 }
 
 // row takes one row of the statement: the count, the flag of a row of
@@ -110,20 +122,33 @@ func (k *rowSink) grown() error {
 	return k.flush()
 }
 
-// flush writes the body held so far.
+// flush writes the body held so far, within the send timeout.
 func (k *rowSink) flush() error {
+	k.rc.SetWriteDeadline(time.Now().Add(k.sendTimeout))
 	if _, err := k.x.w.Write(k.res.Body); err != nil {
 		k.err = err
+		var ne net.Error
+		k.slow = errors.As(err, &ne) && ne.Timeout()
+		// dbexec has PostgreSQL stop the statement.
 		return dbexec.ErrClientGone
 	}
 	k.res.ResetBody()
 	return nil
 }
 
+// release gives back what the sink took: its share of the budget and
+// its slot among the streams.
+func (k *rowSink) release() {
+	k.budget.give(k)
+	if k.slot != nil {
+		<-k.slot
+		k.slot = nil
+	}
+}
+
 // end completes the body once every row has arrived: it writes the rest
 // of a streamed body, or closes the held one for the answer to send.
 func (k *rowSink) end() error {
-	defer k.budget.give(k)
 	if k.frame.Single {
 		return nil
 	}
@@ -232,13 +257,36 @@ func (b *bodyBudget) give(k *rowSink) {
 // the client sees the body incomplete. The log says why, unless the
 // client left.
 func (s *Server) cutStream(x *exchange, err error) {
-	if errors.Is(err, dbexec.ErrClientGone) {
+	switch {
+	case x.sink.slow:
+		s.log.Info("a streamed answer's client did not take 64 KiB within server-stream-send-timeout; "+
+			"the response is cut, so that it holds no database session", "method", x.r.Method, "path", x.r.URL.Path,
+			"timeout", x.sink.sendTimeout.String())
+	case errors.Is(err, dbexec.ErrClientGone):
 		s.log.Debug("a streamed answer's client left before its end")
-	} else {
+	default:
 		s.log.Error("a streamed answer failed after its header was sent; the response is cut",
 			"method", x.r.Method, "path", x.r.URL.Path, "error", err)
 	}
-	x.sink.budget.give(&x.sink)
+	x.sink.release()
 	x.res.Release()
 	panic(http.ErrAbortHandler)
+}
+
+// takeStream takes one of the sessions streams may hold. It does not
+// wait: a request waiting here would hold its own session, and waiting
+// answers past the share would hold the rest of the pool. One that finds
+// the share taken is refused 504 (SVC003), as a request that finds no
+// session is, and the log names the fix.
+func (s *Server) takeStream(k *rowSink) error {
+	select {
+	case s.streams <- struct{}{}:
+		k.slot = s.streams
+		return nil
+	default:
+	}
+	s.log.Warn("an answer outgrew server-response-buffer-bytes while every session streams may hold (half of db-pool) "+
+		"was streaming to other clients; it is answered 504. Raise db-pool, or lower server-stream-send-timeout "+
+		"so that slow clients let go sooner", "streams", cap(s.streams))
+	return apierr.PoolTimeout()
 }

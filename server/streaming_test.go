@@ -1,15 +1,19 @@
 package server_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -257,5 +261,128 @@ func TestStreamCutOnFailure(t *testing.T) {
 	resp.Body.Close()
 	if err := superConn(t).QueryRow(context.Background(), "select count(*) from stream.writes where note = 'whole'").Scan(&written); err != nil || written != 1 {
 		t.Errorf("%d: the call answered whole left %d rows written (%v), want 1", resp.StatusCode, written, err)
+	}
+}
+
+// Slow clients at twice the pool's size, each reading a large answer a
+// kilobyte at a time, hold no more than half of the pool's sessions (the
+// share answers may stream on): small reads meanwhile are all answered,
+// none waiting out db-pool-acquisition-timeout, and the slow answers past
+// the share are refused 504 rather than wait holding a session.
+func TestSlowReadersLeaveThePoolServing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("eight slow clients")
+	}
+	url, out, _ := streamServer(t, map[string]string{"db-pool": "4", "server-stream-send-timeout": "60",
+		"db-pool-acquisition-timeout": "2", "log-level": "warn"})
+	addr := strings.TrimPrefix(url, "http://")
+	const slow = 8
+	var started, refused atomic.Int32
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for range slow {
+		wg.Go(func() {
+			conn, err := net.Dial("tcp", addr)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer conn.Close()
+			conn.(*net.TCPConn).SetReadBuffer(4096)
+			if _, err := conn.Write([]byte("GET /big?order=id HTTP/1.1\r\nHost: svc\r\n\r\n")); err != nil {
+				t.Error(err)
+				return
+			}
+			buf := make([]byte, 1024)
+			n, err := io.ReadAtLeast(conn, buf, 12)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			switch status := string(buf[9:12]); status {
+			case "200":
+				started.Add(1)
+			case "504":
+				refused.Add(1)
+				return
+			default:
+				t.Errorf("a slow client got %s: %q", status, buf[:n])
+				return
+			}
+			for {
+				select {
+				case <-stop:
+					return
+				case <-time.After(100 * time.Millisecond):
+				}
+				if _, err := conn.Read(buf); err != nil {
+					return
+				}
+			}
+		})
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for started.Load()+refused.Load() < slow && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	for i := range 40 {
+		resp, err := http.Get(url + "/big?id=eq." + strconv.Itoa(i+1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("small read %d while %d slow clients read: %d", i, started.Load(), resp.StatusCode)
+		}
+	}
+	close(stop)
+	wg.Wait()
+	t.Logf("%d slow answers streamed, %d refused", started.Load(), refused.Load())
+	if started.Load() != 2 || refused.Load() != slow-2 {
+		t.Errorf("%d slow answers streamed and %d refused, want 2 (half the pool of 4) and %d", started.Load(), refused.Load(), slow-2)
+	}
+	if !strings.Contains(out.String(), "Raise db-pool") {
+		t.Errorf("the refusals' log does not name the fix:\n%s", out.String())
+	}
+}
+
+// A client that stops reading a streamed answer has it cut once a chunk
+// waits server-stream-send-timeout (the body, 19 MB, is larger than what
+// the sockets' buffers take), and its session goes back to the pool: the
+// next large read streams.
+func TestStalledReaderIsCut(t *testing.T) {
+	url, out, _ := streamServer(t, map[string]string{"db-pool": "2", "server-stream-send-timeout": "1", "log-level": "info"})
+	conn, err := net.Dial("tcp", strings.TrimPrefix(url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.Write([]byte("GET /big?order=id HTTP/1.1\r\nHost: svc\r\n\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(out.String(), "did not take 64 KiB within server-stream-send-timeout") && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !strings.Contains(out.String(), "did not take 64 KiB within server-stream-send-timeout") {
+		t.Fatalf("a stalled reader's answer was not cut:\n%s", out.String())
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = io.ReadAll(resp.Body)
+	if !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("reading the stalled answer: %v, want the body cut (unexpected EOF)", err)
+	}
+	// The one session streams may hold is free again.
+	resp, err = http.Get(url + "/big?order=id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || err != nil || !json.Valid(body) {
+		t.Errorf("the next large read: %d, %v", resp.StatusCode, err)
 	}
 }

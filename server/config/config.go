@@ -66,6 +66,7 @@ type Config struct {
 	RequestMaxLogicDepth          int               // request-max-logic-depth (SVC's addition), 1 to 1000
 	ServerReadTimeout             time.Duration     // server-read-timeout (SVC's addition); 0 for none
 	ServerWriteTimeout            time.Duration     // server-write-timeout (SVC's addition); 0 for none
+	ServerStreamSendTimeout       time.Duration     // server-stream-send-timeout (SVC's addition)
 	ServerIdleTimeout             time.Duration     // server-idle-timeout (SVC's addition)
 	ServerUnixSocket              string            // server-unix-socket; "" listens on TCP
 	ServerUnixSocketMode          os.FileMode       // server-unix-socket-mode

@@ -64,6 +64,7 @@ func TestDefault(t *testing.T) {
 		DBPreparedStatements:          true,
 		DBStatementsMaxBytes:          32 << 20,
 		DBRowTypesMaxBytes:            16 << 20,
+		ServerStreamSendTimeout:       10 * time.Second,
 		ServerResponseBufferBytes:     1 << 20,
 		ServerResponseBuffersMaxBytes: 64 << 20,
 		DBReplicaURIs:                 []string{},
@@ -267,6 +268,7 @@ db-prepared-statements = false
 db-prepared-statements-max-bytes = 300000
 db-session-row-types-max-bytes = 2000000
 server-response-buffer-bytes = 100000
+server-stream-send-timeout = 7
 server-response-buffers-max-bytes = 3000000
 db-replica-uris = "postgres://bob@replica1/app,postgres://bob@replica2/app"
 db-replica-pool = 4
@@ -309,7 +311,7 @@ app.settings.Other = 1
 		RequestMaxEmbeds: 5, RequestMaxJSONPathDepth: 4, RequestMaxJSONPathSteps: 12, RequestMaxLogicDepth: 2,
 		ServerWriteTimeout: 90 * time.Second, ServerIdleTimeout: 10 * time.Second,
 		ServerUnixSocket: "/run/svc/svc.sock", ServerUnixSocketMode: 0o600, ServerReuseport: true, ServerGCHeadroom: 1 << 20,
-		DBChannelURI: "postgres://bob@db-direct/app", DBPreparedStatements: false, DBStatementsMaxBytes: 300000, DBRowTypesMaxBytes: 2000000, ServerResponseBufferBytes: 100000, ServerResponseBuffersMaxBytes: 3000000, LogLevel: "info",
+		DBChannelURI: "postgres://bob@db-direct/app", DBPreparedStatements: false, DBStatementsMaxBytes: 300000, DBRowTypesMaxBytes: 2000000, ServerResponseBufferBytes: 100000, ServerStreamSendTimeout: 7 * time.Second, ServerResponseBuffersMaxBytes: 3000000, LogLevel: "info",
 		DBReplicaURIs: []string{"postgres://bob@replica1/app", "postgres://bob@replica2/app"}, DBReplicaPool: 4, DBReplicaMaxLag: 2 * time.Second,
 		Snapshot:  filepath.Join(filepath.Dir(path), "api.msgpack"), // beside the file
 		LogFormat: "json", LogQuery: "main-query", ServerTimingEnabled: true, ServerTraceHeader: "X-Request-Id",

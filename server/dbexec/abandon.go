@@ -78,6 +78,20 @@ func watchClient(ctx context.Context, pc *pgconn.PgConn, wait time.Duration) *cl
 	return w
 }
 
+// clientGone treats a row function's ErrClientGone (the client cannot be
+// written to, though its context has not ended) as the client leaving:
+// the request's statements on pc are cancelled and the session settled
+// as for a context that ended (leave), so that a large result nobody
+// reads is not read to its end.
+func clientGone(pc *pgconn.PgConn, err error) {
+	if !errors.Is(err, ErrClientGone) {
+		return
+	}
+	if w, ok := pc.CustomData()[watchKey].(*clientWatch); ok && w.stop != nil && w.stop() {
+		go w.leave()
+	}
+}
+
 // leave runs when the request's client has left. The session's reads and
 // writes, the request's own, end by the deadline; until the request's
 // statements answer, PostgreSQL is asked to cancel them.

@@ -213,7 +213,7 @@ func runPipeline(ctx context.Context, pc *pgconn.PgConn, tx Tx, steps []Step, pr
 			prepared = prepared[1:]
 		case *pgconn.ResultReader:
 			if i := reader - setups; i >= 0 && i < len(steps) {
-				if err := readRows(res, steps[i].Row); err != nil {
+				if err := readRows(pc, res, steps[i].Row); err != nil {
 					pl.Close()
 					return err
 				}
@@ -306,12 +306,14 @@ type pendingStmt struct {
 	cost int64
 }
 
-// readRows hands each row of rr to row and returns the first error.
-func readRows(rr *pgconn.ResultReader, row RowFunc) error {
+// readRows hands each row of rr, a result on pc, to row and returns the
+// first error.
+func readRows(pc *pgconn.PgConn, rr *pgconn.ResultReader, row RowFunc) error {
 	var err error
 	for rr.NextRow() {
 		if err == nil {
 			err = row(rr.Values())
+			clientGone(pc, err)
 		}
 	}
 	if _, cerr := rr.Close(); cerr != nil {
@@ -364,7 +366,13 @@ var ErrClientGone = errors.New("client closed the request")
 // APIError turns a database or driver error into the caller's error.
 func APIError(err error, authenticated bool) error {
 	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) {
+	var answered *apierr.Error
+	switch {
+	case errors.As(err, &answered):
+		// A step's row function refused the rows (a streamed answer's
+		// header): its words stand.
+		return answered
+	case errors.As(err, &pgErr):
 		return apierr.FromPG(pgErr, authenticated)
 	}
 	if pgconn.SafeToRetry(err) || isConnectionError(err) {

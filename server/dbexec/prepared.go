@@ -63,6 +63,7 @@ func runPrepared(pc *pgconn.PgConn, calls []call, steps []Step, setups int) erro
 		case *pgproto3.DataRow:
 			if i := result - setups; i >= 0 && i < len(steps) && rowErr == nil {
 				rowErr = steps[i].Row(msg.Values)
+				clientGone(pc, rowErr)
 			}
 		case *pgproto3.CommandComplete, *pgproto3.EmptyQueryResponse:
 			result++

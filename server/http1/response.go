@@ -42,6 +42,11 @@ func (w *response) reset(req *http.Request, body *requestBody) {
 // release drops the request.
 func (w *response) release() { w.req, w.body = nil, nil }
 
+// SetWriteDeadline sets the connection's write deadline, as net/http's
+// response does for http.ResponseController: a handler streaming a long
+// body bounds each write by it.
+func (w *response) SetWriteDeadline(t time.Time) error { return w.c.rwc.SetWriteDeadline(t) }
+
 // Header returns the header map the handler fills.
 func (w *response) Header() http.Header { return w.header }
 
