@@ -153,9 +153,10 @@ func (k *rowSink) end() error {
 		return nil
 	}
 	if k.res.PageCount == 0 {
-		k.res.AppendBodyString(k.frame.Open)
+		k.res.AppendBodyString(k.frame.Empty)
+	} else {
+		k.res.AppendBodyString(k.frame.Close)
 	}
-	k.res.AppendBodyString(k.frame.Close)
 	if !k.started {
 		return nil
 	}

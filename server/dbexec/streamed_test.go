@@ -77,6 +77,9 @@ func TestStreamedRowsJoinAsTheAggregate(t *testing.T) {
 		{"/kinds?id=gt.100", "", "count=exact"},
 		{"/kinds?order=id&limit=2", "", "count=estimated"},
 		{"/kinds?select=t.count()", "", "count=exact"},
+		{"/kinds?order=id", "application/x-ndjson", ""},
+		{"/kinds?select=id,notes(body)&order=id", "application/jsonl", "count=exact"},
+		{"/kinds?id=gt.100", "application/jsonl", ""},
 	}
 	if postgis {
 		cases = append(cases,
@@ -119,6 +122,8 @@ func TestStreamedRowsJoinAsTheAggregate(t *testing.T) {
 			joined = rows[0]
 		case frame.Single:
 			joined = []byte("null")
+		case len(rows) == 0:
+			joined = []byte(frame.Empty)
 		default:
 			joined = []byte(frame.Open + string(bytes.Join(rows, []byte(frame.Sep))) + frame.Close)
 		}

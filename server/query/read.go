@@ -216,6 +216,9 @@ func body(b *builder, p *plan.Read) {
 		// difference).
 		// The header line is added by the server from the plan.
 		b.write("coalesce(pg_catalog.string_agg(pg_catalog.btrim(_svc_row::text, '()'), e'\\n'), '')")
+	case request.MediaJSONLines:
+		// One object a line, each line ended.
+		b.write("coalesce(pg_catalog.string_agg(coalesce(pg_catalog.to_json(", row, ")::text, 'null') || e'\\n', ''), '')")
 	case request.MediaGeoJSON:
 		// PostGIS turns each row into a Feature: its first geometry column
 		// becomes the geometry, the other columns the properties. The

@@ -28,19 +28,20 @@ func Streamed(p *plan.Read) bool {
 		return false
 	}
 	switch p.Media.Kind {
-	case request.MediaJSON, request.MediaArray, request.MediaObject, request.MediaCSV, request.MediaGeoJSON:
+	case request.MediaJSON, request.MediaArray, request.MediaObject, request.MediaCSV, request.MediaGeoJSON,
+		request.MediaJSONLines:
 		return true
 	}
 	return false
 }
 
 // Framing is how a streamed body's rows are joined: Open, then the rows
-// with Sep between them, then Close. Single takes the first row alone,
-// as is: the body of one object, which the server answers only when
-// there is exactly one row.
+// with Sep between them, then Close; Empty when there is no row. Single
+// takes the first row alone, as is: the body of one object, which the
+// server answers only when there is exactly one row.
 type Framing struct {
-	Open, Sep, Close string
-	Single           bool
+	Open, Sep, Close, Empty string
+	Single                  bool
 }
 
 // geoJSONOpen is json_build_object's rendering of the collection, up to
@@ -49,22 +50,28 @@ const geoJSONOpen = `{"type" : "FeatureCollection", "features" : [`
 
 // FramingOf returns how the rows of streamed read p are joined.
 func FramingOf(p *plan.Read) Framing {
+	var f Framing
 	switch kind := rowKind(p); {
 	case kind == request.MediaCSV:
-		return Framing{Sep: "\n"}
+		f = Framing{Sep: "\n"}
 	case kind == request.MediaGeoJSON:
 		// json_agg of json values separates them with a comma and a space.
-		return Framing{Open: geoJSONOpen, Sep: ", ", Close: "]}"}
+		f = Framing{Open: geoJSONOpen, Sep: ", ", Close: "]}"}
 	case kind == request.MediaObject:
 		return Framing{Single: true}
+	case kind == request.MediaJSONLines:
+		// Every line ended, the last too; no line at all for no row.
+		return Framing{Sep: "\n", Close: "\n"}
 	case p.Media.StripNulls:
 		// json_strip_nulls rewrote the array without spaces.
-		return Framing{Open: "[", Sep: ",", Close: "]"}
+		f = Framing{Open: "[", Sep: ",", Close: "]"}
 	default:
 		// json_agg of rows puts a newline and a space before each but
 		// the first.
-		return Framing{Open: "[", Sep: ", \n ", Close: "]"}
+		f = Framing{Open: "[", Sep: ", \n ", Close: "]"}
 	}
+	f.Empty = f.Open + f.Close
+	return f
 }
 
 // rowKind is the representation p's rows take: one object for a

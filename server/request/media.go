@@ -22,6 +22,9 @@ const (
 	// MediaHandler is a media type the schema renders: an aggregate or a
 	// function returning a domain named after it (planning finds which).
 	MediaHandler
+	// MediaJSONLines is JSON Lines (application/x-ndjson, application/jsonl):
+	// one JSON object a row, each ended by a newline.
+	MediaJSONLines
 	// MediaNone marks a request whose Accept names nothing SVC renders
 	// itself: only a media handler of the schema can answer it.
 	MediaNone
@@ -40,7 +43,8 @@ type Media struct {
 	PlanForName string
 	// PlanOptions are EXPLAIN options: analyze, verbose, settings, buffers, wal.
 	PlanOptions []string
-	// Name is the media type a MediaHandler answers with.
+	// Name is the media type a MediaHandler answers with, or the name
+	// JSON Lines was asked for by.
 	Name string
 	// Binary marks a MediaHandler body that PostgreSQL sends hex-encoded,
 	// for the server to decode: the bytes of a value that is not text.
@@ -90,6 +94,9 @@ func (m Media) ContentType() string {
 		return "application/vnd." + v + ".plan+" + format + `; for="` + inner + `"` + opts + "; charset=utf-8"
 	case MediaGeoJSON:
 		return "application/geo+json; charset=utf-8"
+	case MediaJSONLines:
+		// JSON Lines is UTF-8 by definition: no charset.
+		return m.Name
 	case MediaOpenAPI:
 		return "application/openapi+json; charset=utf-8"
 	case MediaHandler:
@@ -197,6 +204,8 @@ func mediaFor(r MediaRange, root bool) (Media, bool) {
 		return Media{Kind: MediaArray, StripNulls: true}, true
 	case "application/geo+json":
 		return Media{Kind: MediaGeoJSON}, true
+	case "application/x-ndjson", "application/jsonl":
+		return Media{Kind: MediaJSONLines, Name: r.Type}, true
 	case vendor + ".plan", vendor + ".plan+text", vendor + ".plan+json":
 		m := Media{Kind: MediaPlan, PlanJSON: strings.HasSuffix(r.Type, "+json")}
 		if f, ok := r.Params["for"]; ok {
