@@ -55,9 +55,9 @@ func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log 
 	dbexec.AwaitDatabase(ctx, pool, log, 10*time.Second)
 
 	snaps := reload.NewSnapshots(reload.SourceFor(cfg, log), log)
-	// Every reload retires the pooled sessions: a migration may have
-	// replaced objects they cached (dbexec.RetireSessions).
-	snaps.RetireWith(func() { dbexec.RetireSessions(pool) })
+	// Reloads retire the pooled sessions: a migration may have replaced
+	// objects they cached (Snapshots.Sessions).
+	snaps.Sessions(pool)
 	metrics := admin.NewMetrics(pool, snaps)
 	snaps.OnReload(metrics.SnapshotReloaded)
 	// Replicas, when configured, are checked from now on; the first

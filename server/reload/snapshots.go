@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/svc-dev/svc/server/dbexec"
 	"github.com/svc-dev/svc/server/logging"
 	"github.com/svc-dev/svc/server/suggest"
@@ -101,9 +102,11 @@ type Snapshots struct {
 	// gate, when set, runs between loading a snapshot and putting it in
 	// force (Gate).
 	gate func(ctx context.Context)
-	// retire, when set, runs on every reload before its snapshot is put
-	// in force (RetireWith).
-	retire func()
+	// pool, when set, is the request pool whose sessions a reload retires
+	// when the catalog changed (Sessions); signature is the catalog's
+	// signature taken with the snapshot in force.
+	pool      *pgxpool.Pool
+	signature dbexec.Signature
 	// swapped are told of each snapshot put in force (OnSwap), by the
 	// number OnSwap gave them.
 	swapMu   sync.Mutex
@@ -120,17 +123,20 @@ func (s *Snapshots) Gate(fn func(ctx context.Context)) {
 	s.gate = fn
 }
 
-// RetireWith has fn run on every later Reload, once the snapshot is
-// loaded and before it is put in force, and on a Reload that fails too:
-// fn retires what knows the catalog as it was before the migration the
-// reload may follow, the pooled database sessions (dbexec.RetireSessions).
-// A migration may drop and create objects under the same names, which
-// leaves the fingerprint as it was, so every reload retires them. Set it
-// before the first Reload; fn runs under the reload lock.
-func (s *Snapshots) RetireWith(fn func()) {
+// Sessions has every later Reload retire pool's sessions before its
+// snapshot is put in force, and record the catalog's signature they know
+// (dbexec.RetireFor: the ids and names of what the exposed schemas hold
+// and use, one query on a session of pool), which tells a request's own
+// internal error from a stale session's (dbexec's stale.go). A migration
+// may drop and create objects under the same names, which leaves the
+// fingerprint as it was and the ids the sessions cached pointing at
+// nothing. A reload that fails retires them only if the signature changed
+// or cannot be taken: the source may be what failed while the database
+// did change. Set it before the first Reload.
+func (s *Snapshots) Sessions(pool *pgxpool.Pool) {
 	s.reloading.Lock()
 	defer s.reloading.Unlock()
-	s.retire = fn
+	s.pool = pool
 }
 
 // OnReload has fn told of every later Reload: the snapshot swapped in
@@ -241,12 +247,14 @@ func (s *Snapshots) reload(ctx context.Context, logFailure bool) error {
 			snap = nil
 		}
 	}
-	if s.onReload != nil {
-		s.onReload(snap, time.Since(start), err)
-	}
 	if err != nil {
+		if s.onReload != nil {
+			s.onReload(nil, time.Since(start), err)
+		}
 		// The source may be what failed while the database did change.
-		s.retireSessions()
+		if old := s.current.Load(); old != nil {
+			s.retireChanged(s.sign(ctx, old.Header.Schemas))
+		}
 		if logFailure {
 			msg := "schema snapshot reload failed; keeping the current snapshot"
 			if s.current.Load() == nil {
@@ -256,12 +264,19 @@ func (s *Snapshots) reload(ctx context.Context, logFailure bool) error {
 		}
 		return fmt.Errorf("reload from %s: %w", s.source.Describe(), err)
 	}
+	sig := s.sign(ctx, snap.Header.Schemas)
+	if s.onReload != nil {
+		s.onReload(snap, time.Since(start), nil)
+	}
 	if s.gate != nil {
 		s.gate(ctx)
 	}
 	// Before the swap: no request planned on the new snapshot may run on
 	// a session that knew the old catalog.
-	s.retireSessions()
+	if s.pool != nil {
+		dbexec.RetireFor(s.pool, sig)
+	}
+	s.signature = sig
 	old := s.current.Swap(snap)
 	s.tellSwapped(snap)
 	h := snap.Header
@@ -275,9 +290,31 @@ func (s *Snapshots) reload(ctx context.Context, logFailure bool) error {
 	return nil
 }
 
-func (s *Snapshots) retireSessions() {
-	if s.retire != nil {
-		s.retire()
+// sign takes the catalog's signature for schemas, Sum "" when it cannot
+// be taken (or no pool is set), which nothing equals.
+func (s *Snapshots) sign(ctx context.Context, schemas []string) dbexec.Signature {
+	if s.pool == nil {
+		return dbexec.Signature{Schemas: schemas}
+	}
+	ctx, cancel := context.WithTimeout(ctx, signTimeout)
+	defer cancel()
+	sig, err := dbexec.SignPool(ctx, s.pool, schemas)
+	if err != nil {
+		s.log.Warn("the catalog's signature could not be taken; the pooled database sessions are retired", "error", err)
+		sig.Sum = ""
+	}
+	return sig
+}
+
+// signTimeout bounds the wait for a pooled session to take a signature
+// on: a reload must not hang on a pool that requests hold.
+const signTimeout = 10 * time.Second
+
+// retireChanged retires the pool's sessions unless they already know the
+// catalog sig describes.
+func (s *Snapshots) retireChanged(sig dbexec.Signature) {
+	if s.pool != nil && !dbexec.Knows(s.pool, sig) {
+		dbexec.RetireFor(s.pool, sig)
 	}
 }
 
