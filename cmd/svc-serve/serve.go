@@ -55,8 +55,9 @@ func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log 
 	dbexec.AwaitDatabase(ctx, pool, log, 10*time.Second)
 
 	snaps := reload.NewSnapshots(reload.SourceFor(cfg, log), log)
-	// Reloads retire the pooled sessions: a migration may have replaced
-	// objects they cached (Snapshots.Sessions).
+	// A reload that finds the catalog changed retires the pooled sessions:
+	// a migration may have replaced objects they cached. One that finds
+	// nothing changed costs them nothing (Snapshots.Sessions).
 	snaps.Sessions(pool)
 	metrics := admin.NewMetrics(pool, snaps)
 	snaps.OnReload(metrics.SnapshotReloaded)

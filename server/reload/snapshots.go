@@ -123,16 +123,19 @@ func (s *Snapshots) Gate(fn func(ctx context.Context)) {
 	s.gate = fn
 }
 
-// Sessions has every later Reload retire pool's sessions before its
-// snapshot is put in force, and record the catalog's signature they know
-// (dbexec.RetireFor: the ids and names of what the exposed schemas hold
-// and use, one query on a session of pool), which tells a request's own
-// internal error from a stale session's (dbexec's stale.go). A migration
-// may drop and create objects under the same names, which leaves the
-// fingerprint as it was and the ids the sessions cached pointing at
-// nothing. A reload that fails retires them only if the signature changed
-// or cannot be taken: the source may be what failed while the database
-// did change. Set it before the first Reload.
+// Sessions has every later Reload take the catalog's signature
+// (dbexec.SignPool: the ids and names of what the exposed schemas hold and
+// use, one query on a session of pool) and compare it with the one taken
+// with the snapshot in force. A reload whose snapshot has the same
+// fingerprint and whose signature is the same changes nothing: it swaps
+// nothing in and retires nothing, so that a notification anyone who can
+// connect may send costs a snapshot read and one query. Otherwise pool's
+// sessions are retired before the new snapshot is put in force
+// (dbexec.RetireFor): a migration may drop and create objects under the
+// same names, which leaves the fingerprint as it was and the ids they
+// cached pointing at nothing. A reload that fails retires them only if
+// the signature changed or cannot be taken: the source may be what failed
+// while the database did change. Set it before the first Reload.
 func (s *Snapshots) Sessions(pool *pgxpool.Pool) {
 	s.reloading.Lock()
 	defer s.reloading.Unlock()
@@ -265,6 +268,16 @@ func (s *Snapshots) reload(ctx context.Context, logFailure bool) error {
 		return fmt.Errorf("reload from %s: %w", s.source.Describe(), err)
 	}
 	sig := s.sign(ctx, snap.Header.Schemas)
+	old := s.current.Load()
+	sameShape := old != nil && old.Header.Fingerprint == snap.Header.Fingerprint
+	if sameShape && s.pool != nil && sig.Equal(s.signature) && dbexec.Knows(s.pool, sig) {
+		if s.onReload != nil {
+			s.onReload(old, time.Since(start), nil)
+		}
+		s.log.Info("schema snapshot reloaded: nothing changed, the snapshot in force stays and no database session is retired",
+			"source", s.source.Describe(), "fingerprint", short(snap.Header.Fingerprint), "took", time.Since(start).Round(time.Millisecond))
+		return nil
+	}
 	if s.onReload != nil {
 		s.onReload(snap, time.Since(start), nil)
 	}
@@ -272,18 +285,24 @@ func (s *Snapshots) reload(ctx context.Context, logFailure bool) error {
 		s.gate(ctx)
 	}
 	// Before the swap: no request planned on the new snapshot may run on
-	// a session that knew the old catalog.
-	if s.pool != nil {
+	// a session that knew the old catalog. A new shape retires them too:
+	// what they prepared was planned for the old one.
+	if sameShape {
+		s.retireChanged(sig)
+	} else if s.pool != nil {
 		dbexec.RetireFor(s.pool, sig)
 	}
 	s.signature = sig
-	old := s.current.Swap(snap)
+	s.current.Swap(snap)
 	s.tellSwapped(snap)
 	h := snap.Header
 	attrs := []any{"source", s.source.Describe(), "fingerprint", short(h.Fingerprint),
 		"dumped", h.CreatedAt.Format(time.RFC3339), "schemas", strings.Join(h.Schemas, ","),
 		"relations", len(snap.Content.Relations), "functions", len(snap.Content.Functions)}
-	if old != nil && old.Header.Fingerprint == h.Fingerprint {
+	switch {
+	case sameShape && s.pool != nil:
+		attrs = append(attrs, "changed", "object ids only")
+	case sameShape:
 		attrs = append(attrs, "changed", false)
 	}
 	s.log.Log(ctx, logging.LevelNotice, fmt.Sprintf("schema snapshot loaded in %d ms", time.Since(start).Milliseconds()), attrs...)
