@@ -107,6 +107,13 @@ type Snapshots struct {
 	// signature taken with the snapshot in force.
 	pool      *pgxpool.Pool
 	signature dbexec.Signature
+	// loadedFrom describes the source of the snapshot in force: one
+	// loaded from another (a configuration reload that names another) is
+	// put in force and logged even when nothing else changed.
+	loadedFrom string
+	// quietUntil is when a reload that changes nothing is next logged at
+	// notice level rather than info (unchangedNotice).
+	quietUntil time.Time
 	// swapped are told of each snapshot put in force (OnSwap), by the
 	// number OnSwap gave them.
 	swapMu   sync.Mutex
@@ -125,17 +132,18 @@ func (s *Snapshots) Gate(fn func(ctx context.Context)) {
 
 // Sessions has every later Reload take the catalog's signature
 // (dbexec.SignPool: the ids and names of what the exposed schemas hold and
-// use, one query on a session of pool) and compare it with the one taken
-// with the snapshot in force. A reload whose snapshot has the same
-// fingerprint and whose signature is the same changes nothing: it swaps
-// nothing in and retires nothing, so that a notification anyone who can
-// connect may send costs a snapshot read and one query. Otherwise pool's
-// sessions are retired before the new snapshot is put in force
-// (dbexec.RetireFor): a migration may drop and create objects under the
-// same names, which leaves the fingerprint as it was and the ids they
-// cached pointing at nothing. A reload that fails retires them only if
-// the signature changed or cannot be taken: the source may be what failed
-// while the database did change. Set it before the first Reload.
+// use, one query on a session of pool) and compare it, and the
+// fingerprint, with those of the snapshot in force. Both equal, and the
+// source the same, the reload changes nothing: it swaps nothing in and
+// retires nothing, so that a notification anyone who can connect may send
+// costs a snapshot read and one query. Another fingerprint, or a
+// signature pool's sessions were not opened with, retires them before the
+// new snapshot is put in force (dbexec.RetireFor): a migration may drop
+// and create objects under the same names, which leaves the fingerprint
+// as it was and the ids they cached pointing at nothing. A reload that
+// fails retires them only if the signature changed or cannot be taken:
+// the source may be what failed while the database did change. Set it
+// before the first Reload.
 func (s *Snapshots) Sessions(pool *pgxpool.Pool) {
 	s.reloading.Lock()
 	defer s.reloading.Unlock()
@@ -270,12 +278,16 @@ func (s *Snapshots) reload(ctx context.Context, logFailure bool) error {
 	sig := s.sign(ctx, snap.Header.Schemas)
 	old := s.current.Load()
 	sameShape := old != nil && old.Header.Fingerprint == snap.Header.Fingerprint
-	if sameShape && s.pool != nil && sig.Equal(s.signature) && dbexec.Knows(s.pool, sig) {
+	if sameShape && s.pool != nil && sig.Equal(s.signature) && dbexec.Knows(s.pool, sig) && s.source.Describe() == s.loadedFrom {
 		if s.onReload != nil {
 			s.onReload(old, time.Since(start), nil)
 		}
-		s.log.Info("schema snapshot reloaded: nothing changed, the snapshot in force stays and no database session is retired",
-			"source", s.source.Describe(), "fingerprint", short(snap.Header.Fingerprint), "took", time.Since(start).Round(time.Millisecond))
+		level := slog.LevelInfo
+		if now := time.Now(); now.After(s.quietUntil) {
+			level, s.quietUntil = logging.LevelNotice, now.Add(unchangedNotice)
+		}
+		s.log.Log(ctx, level, fmt.Sprintf("schema snapshot loaded in %d ms; nothing changed: the snapshot in force stays and no database session is retired",
+			time.Since(start).Milliseconds()), "source", s.source.Describe(), "fingerprint", short(snap.Header.Fingerprint))
 		return nil
 	}
 	if s.onReload != nil {
@@ -292,7 +304,7 @@ func (s *Snapshots) reload(ctx context.Context, logFailure bool) error {
 	} else if s.pool != nil {
 		dbexec.RetireFor(s.pool, sig)
 	}
-	s.signature = sig
+	s.signature, s.loadedFrom, s.quietUntil = sig, s.source.Describe(), time.Time{}
 	s.current.Swap(snap)
 	s.tellSwapped(snap)
 	h := snap.Header
@@ -324,6 +336,12 @@ func (s *Snapshots) sign(ctx context.Context, schemas []string) dbexec.Signature
 	}
 	return sig
 }
+
+// unchangedNotice is how often at most a reload that changes nothing is
+// logged at notice level, which every log-level shows, so that an
+// operator sees a notification acted on; the others, such as a storm of
+// notifications any role may send, are logged at info level.
+const unchangedNotice = time.Minute
 
 // signTimeout bounds the wait for a pooled session to take a signature
 // on: a reload must not hang on a pool that requests hold.
