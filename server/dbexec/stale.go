@@ -39,13 +39,16 @@ func staleCatalog(err error) bool {
 	if !errors.As(err, &pgErr) {
 		return false
 	}
-	switch pgErr.Code {
-	case "XX000":
-		return true
-	case "0A000":
-		return pgErr.Routine == "RevalidateCachedQuery" // cached plan must not change result type
-	}
-	return false
+	return pgErr.Code == "XX000" || planChanged(pgErr)
+}
+
+// planChanged reports whether err is PostgreSQL refusing a prepared
+// statement whose result changed since it was prepared ("cached plan must
+// not change result type"): only DDL causes it, never a request's values,
+// and it fails while the statement is planned again, before it runs.
+func planChanged(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "0A000" && pgErr.Routine == "RevalidateCachedQuery"
 }
 
 // sameError reports whether a and b are the same database error, as an
@@ -58,7 +61,8 @@ func sameError(a, b error) bool {
 // afterSuspect answers a request whose run on conn, a session of pool,
 // failed with first, an error suspect gives. The transaction rolled back,
 // so nothing it wrote stays. When a statement of the request prepared on
-// conn has come to mean something else (staleStatements), a migration has
+// conn has come to mean something else (staleStatements), or PostgreSQL
+// refused one whose result changed (planChanged), a migration has
 // changed the catalog under the pool: its sessions are retired and the
 // request is run again (rerun). The statement failed while PostgreSQL
 // planned it again, before it ran, so running a write again does not
@@ -72,7 +76,7 @@ func (e *Executor) afterSuspect(ctx context.Context, pool *pgxpool.Pool, conn *p
 		// stands, and the session goes.
 		discardPooled(conn)
 		return answer(ctx, tx, first, nil)
-	case stale:
+	case stale || planChanged(first):
 		e.retireStale(ctx, pool, conn, first)
 		return e.rerun(ctx, pool, conn, tx, steps, first)
 	case staleCatalog(first):
