@@ -224,8 +224,8 @@ func (e *Executor) retireStale(ctx context.Context, pool *pgxpool.Pool, conn *pg
 	}
 }
 
-// enterProbe waits, up to limit, for the pool's one run on a session of
-// its own; leaveProbe ends it.
+// enterProbe waits, up to limit, for the pool's one check of the
+// catalog's signature (catalogChanged); leaveProbe ends it.
 func (ps *poolSessions) enterProbe(ctx context.Context, limit time.Duration) bool {
 	select {
 	case ps.probe <- struct{}{}:
