@@ -97,7 +97,7 @@ func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log 
 		return err
 	}
 	defer rt.Close()
-	reloads := reload.NewQueue(func(ctx context.Context) { snaps.Reload(ctx) },
+	reloads := reload.NewQueue(snaps.Refresh,
 		func(ctx context.Context) error {
 			err := rt.ReloadConfig(ctx)
 			metrics.ConfigReloaded(err)

@@ -225,7 +225,18 @@ func (s *Snapshots) Current() *snapshot.Snapshot { return s.current.Load() }
 
 // Reload builds a new snapshot beside the current one and swaps it in. On
 // failure the current snapshot stays in force and the error says why.
-func (s *Snapshots) Reload(ctx context.Context) error { return s.reload(ctx, true) }
+func (s *Snapshots) Reload(ctx context.Context) error {
+	_, err := s.reload(ctx, true)
+	return err
+}
+
+// Refresh is Reload for a Queue: it reports whether the reload changed
+// anything, false when it found nothing changed or failed (and logged
+// why), so that a storm of notifications is spaced out further.
+func (s *Snapshots) Refresh(ctx context.Context) bool {
+	changed, _ := s.reload(ctx, true)
+	return changed
+}
 
 // Start loads the first snapshot. A failure only an operator can mend (a
 // snapshot file that cannot be read, nothing published in the database)
@@ -234,7 +245,7 @@ func (s *Snapshots) Reload(ctx context.Context) error { return s.reload(ctx, tru
 // logged, and retried in the background until a snapshot loads or ctx
 // ends (LoadRetrying), requests being answered 503 meanwhile.
 func (s *Snapshots) Start(ctx context.Context, maxBackoff time.Duration) error {
-	err := s.reload(ctx, false)
+	_, err := s.reload(ctx, false)
 	if err == nil {
 		return nil
 	}
@@ -247,8 +258,9 @@ func (s *Snapshots) Start(ctx context.Context, maxBackoff time.Duration) error {
 	return nil
 }
 
-// reload is Reload, logging a failure only when logFailure is set.
-func (s *Snapshots) reload(ctx context.Context, logFailure bool) error {
+// reload is Reload, logging a failure only when logFailure is set, and
+// reporting whether it put a snapshot in force.
+func (s *Snapshots) reload(ctx context.Context, logFailure bool) (changed bool, err error) {
 	s.reloading.Lock()
 	defer s.reloading.Unlock()
 	start := time.Now()
@@ -273,7 +285,7 @@ func (s *Snapshots) reload(ctx context.Context, logFailure bool) error {
 			}
 			s.log.Error(msg, "source", s.source.Describe(), "error", err)
 		}
-		return fmt.Errorf("reload from %s: %w", s.source.Describe(), err)
+		return false, fmt.Errorf("reload from %s: %w", s.source.Describe(), err)
 	}
 	sig := s.sign(ctx, snap.Header.Schemas)
 	old := s.current.Load()
@@ -286,9 +298,10 @@ func (s *Snapshots) reload(ctx context.Context, logFailure bool) error {
 		if now := time.Now(); now.After(s.quietUntil) {
 			level, s.quietUntil = logging.LevelNotice, now.Add(unchangedNotice)
 		}
-		s.log.Log(ctx, level, fmt.Sprintf("schema snapshot loaded in %d ms; nothing changed: the snapshot in force stays and no database session is retired",
-			time.Since(start).Milliseconds()), "source", s.source.Describe(), "fingerprint", short(snap.Header.Fingerprint))
-		return nil
+		s.log.Log(ctx, level, fmt.Sprintf("schema snapshot loaded in %d ms", time.Since(start).Milliseconds()),
+			"source", s.source.Describe(), "fingerprint", short(snap.Header.Fingerprint),
+			"changed", "nothing: the snapshot in force stays, no database session is retired")
+		return false, nil
 	}
 	if s.onReload != nil {
 		s.onReload(snap, time.Since(start), nil)
@@ -318,7 +331,7 @@ func (s *Snapshots) reload(ctx context.Context, logFailure bool) error {
 		attrs = append(attrs, "changed", false)
 	}
 	s.log.Log(ctx, logging.LevelNotice, fmt.Sprintf("schema snapshot loaded in %d ms", time.Since(start).Milliseconds()), attrs...)
-	return nil
+	return true, nil
 }
 
 // sign takes the catalog's signature for schemas, Sum "" when it cannot
