@@ -317,6 +317,7 @@ func (s *Snapshots) reload(ctx context.Context, logFailure bool) (changed bool, 
 	} else if s.pool != nil {
 		dbexec.RetireFor(s.pool, sig)
 	}
+	idsChanged := !sig.Equal(s.signature)
 	s.signature, s.loadedFrom, s.quietUntil = sig, s.source.Describe(), time.Time{}
 	s.current.Swap(snap)
 	s.tellSwapped(snap)
@@ -325,8 +326,10 @@ func (s *Snapshots) reload(ctx context.Context, logFailure bool) (changed bool, 
 		"dumped", h.CreatedAt.Format(time.RFC3339), "schemas", strings.Join(h.Schemas, ","),
 		"relations", len(snap.Content.Relations), "functions", len(snap.Content.Functions)}
 	switch {
-	case sameShape && s.pool != nil:
+	case sameShape && s.pool != nil && idsChanged:
 		attrs = append(attrs, "changed", "object ids only")
+	case sameShape && s.pool != nil:
+		attrs = append(attrs, "changed", "the source only")
 	case sameShape:
 		attrs = append(attrs, "changed", false)
 	}
