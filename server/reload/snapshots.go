@@ -100,8 +100,8 @@ type Snapshots struct {
 	// in (Require).
 	check func(*snapshot.Snapshot) error
 	// gate, when set, runs between loading a snapshot and putting it in
-	// force (Gate).
-	gate func(ctx context.Context)
+	// force, and on a reload that found nothing changed (Gate).
+	gate func(ctx context.Context, changed bool)
 	// pool, when set, is the request pool whose sessions a reload retires
 	// when the catalog changed (Sessions); signature is the catalog's
 	// signature taken with the snapshot in force.
@@ -122,9 +122,12 @@ type Snapshots struct {
 }
 
 // Gate has fn run after each snapshot is loaded and before it is put in
-// force, under the reload lock: replicas are given the time to replay
-// the schema it describes (AwaitReplicas). Set it before the first Reload.
-func (s *Snapshots) Gate(fn func(ctx context.Context)) {
+// force, with changed set, under the reload lock: replicas are given the
+// time to replay the schema it describes (AwaitReplicas). A reload that
+// finds nothing changed runs it too, with changed unset: the migration it
+// may follow can have changed what no snapshot holds (a policy), which
+// the replicas must replay all the same. Set it before the first Reload.
+func (s *Snapshots) Gate(fn func(ctx context.Context, changed bool)) {
 	s.reloading.Lock()
 	defer s.reloading.Unlock()
 	s.gate = fn
@@ -291,6 +294,9 @@ func (s *Snapshots) reload(ctx context.Context, logFailure bool) (changed bool, 
 	old := s.current.Load()
 	sameShape := old != nil && old.Header.Fingerprint == snap.Header.Fingerprint
 	if sameShape && s.pool != nil && sig.Equal(s.signature) && dbexec.Knows(s.pool, sig) && s.source.Describe() == s.loadedFrom {
+		if s.gate != nil {
+			s.gate(ctx, false)
+		}
 		if s.onReload != nil {
 			s.onReload(old, time.Since(start), nil)
 		}
@@ -307,7 +313,7 @@ func (s *Snapshots) reload(ctx context.Context, logFailure bool) (changed bool, 
 		s.onReload(snap, time.Since(start), nil)
 	}
 	if s.gate != nil {
-		s.gate(ctx)
+		s.gate(ctx, true)
 	}
 	// Before the swap: no request planned on the new snapshot may run on
 	// a session that knew the old catalog. A new shape retires them too:
