@@ -68,7 +68,7 @@ func startServer(ctx context.Context, cfg *config.Config, source reload.Source) 
 		log = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
 	snaps := reload.NewSnapshots(source, log)
-	snaps.RetireWith(func() { dbexec.RetireSessions(pool) })
+	snaps.Sessions(pool)
 	if err := snaps.Reload(ctx); err != nil {
 		return nil, nil, err
 	}

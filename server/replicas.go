@@ -58,11 +58,19 @@ func ReplicaOptions(cfg *config.Config, primary *pgxpool.Pool, log *slog.Logger)
 // to db-replica-max-lag to replay the primary's WAL as of its loading,
 // which holds the tables and functions it describes; from then on a
 // replica serves reads only once it has, and only on sessions opened
-// since (replica.Set.AwaitSnapshot). A replica still behind is only
-// skipped, so one stalled replica never holds a schema change back.
-func AwaitReplicas(set *replica.Set, log *slog.Logger) func(ctx context.Context) {
-	return func(ctx context.Context) {
-		pos, behind, err := set.AwaitSnapshot(ctx)
+// since (replica.Set.AwaitSnapshot). A reload that found nothing changed
+// keeps the sessions but requires the position all the same
+// (replica.Set.AwaitPosition): what its migration changed outside the
+// snapshot, a policy or a function's body, is read on the replicas once
+// the reload is done. A replica still behind is only skipped, so one
+// stalled replica never holds a schema change back.
+func AwaitReplicas(set *replica.Set, log *slog.Logger) func(ctx context.Context, changed bool) {
+	return func(ctx context.Context, changed bool) {
+		await := set.AwaitSnapshot
+		if !changed {
+			await = set.AwaitPosition
+		}
+		pos, behind, err := await(ctx)
 		switch {
 		case err != nil:
 			log.Warn("could not read the primary's WAL position; the new snapshot is put in force without waiting for the replicas",

@@ -48,7 +48,7 @@ func startRuntimeSnaps(t *testing.T, sources config.Sources, channel string) (*r
 	}
 	t.Cleanup(pool.Close)
 	snaps := reload.NewSnapshots(reload.SourceFor(cfg, log), log)
-	snaps.RetireWith(func() { dbexec.RetireSessions(pool) })
+	snaps.Sessions(pool)
 	if snaps.Reload(ctx) != nil {
 		go snaps.LoadRetrying(ctx, 200*time.Millisecond)
 	}

@@ -200,9 +200,10 @@ func TestReloadRetiresSessions(t *testing.T) {
 	}
 }
 
-// TestReloadLetsBusySessionsFinish: a request running when the reload
-// comes finishes on its session, which is then closed rather than given
-// to the next request.
+// TestReloadLetsBusySessionsFinish: a request running when a reload that
+// retires the sessions comes (a migration recreated objects) finishes on
+// its session, which is then closed rather than given to the next
+// request.
 func TestReloadLetsBusySessionsFinish(t *testing.T) {
 	m := newMigration(t, "migr_busy", 2)
 	type result struct {
@@ -219,6 +220,7 @@ func TestReloadLetsBusySessionsFinish(t *testing.T) {
 		m.db.QueryRow(context.Background(), "select count(*) from pg_stat_activity where wait_event = 'PgSleep' and query like '%nap%'").Scan(&n)
 		return n == 1
 	})
+	m.recreate(t, "'happy', 'sad'")
 	if err := m.snaps.Reload(context.Background()); err != nil {
 		t.Fatal(err)
 	}

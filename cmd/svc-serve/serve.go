@@ -55,9 +55,10 @@ func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log 
 	dbexec.AwaitDatabase(ctx, pool, log, 10*time.Second)
 
 	snaps := reload.NewSnapshots(reload.SourceFor(cfg, log), log)
-	// Every reload retires the pooled sessions: a migration may have
-	// replaced objects they cached (dbexec.RetireSessions).
-	snaps.RetireWith(func() { dbexec.RetireSessions(pool) })
+	// A reload that finds the catalog changed retires the pooled sessions:
+	// a migration may have replaced objects they cached. One that finds
+	// nothing changed costs them nothing (Snapshots.Sessions).
+	snaps.Sessions(pool)
 	metrics := admin.NewMetrics(pool, snaps)
 	snaps.OnReload(metrics.SnapshotReloaded)
 	// Replicas, when configured, are checked from now on; the first
@@ -96,7 +97,7 @@ func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log 
 		return err
 	}
 	defer rt.Close()
-	reloads := reload.NewQueue(func(ctx context.Context) { snaps.Reload(ctx) },
+	reloads := reload.NewQueue(snaps.Refresh,
 		func(ctx context.Context) error {
 			err := rt.ReloadConfig(ctx)
 			metrics.ConfigReloaded(err)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/svc-dev/svc/server/query"
 )
 
@@ -86,3 +87,7 @@ func BudgetStatements(pc *pgconn.PgConn, budget int64) { budgetStatements(pc, bu
 
 // DefaultStmtBudget is the budget of a session not opened by OpenPool.
 const DefaultStmtBudget = defaultStmtBudget
+
+// ForgetCatalogCheck has pool's next internal error take the catalog's
+// signature again, as it does once catalogCheckInterval has passed.
+func ForgetCatalogCheck(pool *pgxpool.Pool) { sessionsOf(pool).check.forget() }

@@ -109,13 +109,16 @@ func staleStatements(ctx context.Context, pc *pgconn.PgConn, tx *Tx, steps []Ste
 }
 
 // sameTypes reports whether two descriptions of one statement have the
-// same parameter and result column types.
+// same parameter types and result columns: types, type modifiers and
+// names, which PostgreSQL also compares before it runs a prepared
+// statement planned again.
 func sameTypes(a, b *pgconn.StatementDescription) bool {
 	if !slices.Equal(a.ParamOIDs, b.ParamOIDs) || len(a.Fields) != len(b.Fields) {
 		return false
 	}
 	for i := range a.Fields {
-		if a.Fields[i].DataTypeOID != b.Fields[i].DataTypeOID {
+		fa, fb := &a.Fields[i], &b.Fields[i]
+		if fa.DataTypeOID != fb.DataTypeOID || fa.TypeModifier != fb.TypeModifier || fa.Name != fb.Name {
 			return false
 		}
 	}

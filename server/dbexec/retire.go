@@ -17,8 +17,9 @@ import (
 // nothing, and the session answers "cache lookup failed for type N" for as
 // long as it lives. Only a new backend starts clean: DISCARD ALL drops
 // statements and plans, not an extension's caches. So sessions are
-// retired, not reset: RetireSessions on every schema reload, and a
-// session that met a stale catalog is not used again (stale.go).
+// retired, not reset: RetireSessions (RetireFor) on a schema reload that
+// finds the catalog changed (signature.go), and when a request proves a
+// session stale (stale.go).
 
 // poolSessions is what SVC keeps beside one request pool about its
 // sessions.
@@ -27,10 +28,15 @@ type poolSessions struct {
 	// when it is opened, so a session opened before the last retirement is
 	// known to be one the pool will close on release.
 	retirements atomic.Uint64
-	// probe admits one request at a time to try again on a session of its
-	// own (stale.go), so that requests failing together open one extra
-	// connection, not one each.
+	// probe admits one request at a time to check the catalog's
+	// signature (stale.go), so that requests failing together take one,
+	// not one each.
 	probe chan struct{}
+	// known is the signature of the catalog the sessions opened since the
+	// last retirement know (RetireFor); nil until one is recorded.
+	known atomic.Pointer[Signature]
+	// check is the last signature taken for a request's internal error.
+	check catalogCheck
 	// lost is set while the database is known not to be reached: before
 	// start-up reaches it, and after a request found it away (reach.go).
 	lost atomic.Bool
@@ -78,7 +84,8 @@ func (ps *poolSessions) retiredSince(pc *pgconn.PgConn) bool {
 // requests get sessions opened from now on, which know the catalog as it
 // is now. It costs each retired session a reconnection on its next use
 // (a backend start and the statements prepared again), so it is meant
-// for schema reloads, which reload.Queue spaces out.
+// for a catalog proven changed, never for what a client may ask as
+// often as it likes.
 func RetireSessions(pool *pgxpool.Pool) {
 	sessionsOf(pool).retirements.Add(1)
 	pool.Reset()

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/svc-dev/svc/server/apierr"
@@ -19,31 +18,37 @@ import (
 // would not, either of which would reach the client for a request that
 // is fine. afterSuspect turns it into a run on a session that knows the
 // catalog as it is, or, where running the request twice could repeat what
-// its function did outside the transaction, into a 503 the client can
-// retry. The cost falls on requests that fail: a genuine error of the
-// kinds suspected costs one more round trip (staleStatements), and an
-// internal error one more session (afterStale).
+// it did, into a 503 the client can retry. Staleness must be proven
+// before it costs anything, since a client can raise internal errors at
+// will (a value an extension refuses): a genuine error of the kinds
+// suspected costs one more round trip (staleStatements), and an internal
+// error those do not explain a signature of the catalog, taken at most
+// once per catalogCheckInterval and pool on the session that failed
+// (signature.go). Neither opens a session nor runs the request again.
 
 // staleCatalog reports whether err may come from a session's stale
 // knowledge of the catalog: PostgreSQL's internal errors (XX000: "cache
 // lookup failed for type N", "could not open relation with OID N", an
 // extension's per-session cache) and a cached plan whose result type
 // changed. An internal error may also be genuine (an extension reporting
-// bad input as XX000), which afterStale tells apart by running the
-// request on a new session. The routine is the C function that raised the
-// error, which PostgreSQL never translates, unlike the message.
+// bad input as XX000, a function raising it), which afterStale tells
+// apart by the catalog's signature. The routine is the C function that
+// raised the error, which PostgreSQL never translates, unlike the message.
 func staleCatalog(err error) bool {
 	var pgErr *pgconn.PgError
 	if !errors.As(err, &pgErr) {
 		return false
 	}
-	switch pgErr.Code {
-	case "XX000":
-		return true
-	case "0A000":
-		return pgErr.Routine == "RevalidateCachedQuery" // cached plan must not change result type
-	}
-	return false
+	return pgErr.Code == "XX000" || planChanged(pgErr)
+}
+
+// planChanged reports whether err is PostgreSQL refusing a prepared
+// statement whose result changed since it was prepared ("cached plan must
+// not change result type"): only DDL causes it, never a request's values,
+// and it fails while the statement is planned again, before it runs.
+func planChanged(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "0A000" && pgErr.Routine == "RevalidateCachedQuery"
 }
 
 // sameError reports whether a and b are the same database error, as an
@@ -56,10 +61,13 @@ func sameError(a, b error) bool {
 // afterSuspect answers a request whose run on conn, a session of pool,
 // failed with first, an error suspect gives. The transaction rolled back,
 // so nothing it wrote stays. When a statement of the request prepared on
-// conn has come to mean something else (staleStatements), a migration has
+// conn has come to mean something else (staleStatements), or PostgreSQL
+// refused one whose result changed (planChanged), a migration has
 // changed the catalog under the pool: its sessions are retired and the
-// request is run again (rerun). An internal error its statements do not
-// explain goes to afterStale; any other error is the request's own.
+// request is run again (rerun). The statement failed while PostgreSQL
+// planned it again, before it ran, so running a write again does not
+// repeat it. An internal error its statements do not explain goes to
+// afterStale; any other error is the request's own.
 func (e *Executor) afterSuspect(ctx context.Context, pool *pgxpool.Pool, conn *pgxpool.Conn, tx *Tx, steps []Step, first error) error {
 	stale, err := staleStatements(ctx, conn.Conn().PgConn(), tx, steps)
 	switch {
@@ -68,8 +76,8 @@ func (e *Executor) afterSuspect(ctx context.Context, pool *pgxpool.Pool, conn *p
 		// stands, and the session goes.
 		discardPooled(conn)
 		return answer(ctx, tx, first, nil)
-	case stale:
-		e.retireStale(pool, first)
+	case stale || planChanged(first):
+		e.retireStale(ctx, pool, conn, first)
 		return e.rerun(ctx, pool, conn, tx, steps, first)
 	case staleCatalog(first):
 		return e.afterStale(ctx, pool, conn, tx, steps, first)
@@ -80,48 +88,52 @@ func (e *Executor) afterSuspect(ctx context.Context, pool *pgxpool.Pool, conn *p
 
 // afterStale answers a request whose run on conn failed with first, which
 // staleCatalog suspects and the request's statements do not explain: an
-// extension's per-session cache, a relation or function gone by id.
+// extension's per-session cache, a relation or function gone by id, or
+// the request's own error (an extension refusing a value, a function or
+// trigger raising XX000).
 //
 //   - When the pool retired its sessions since conn was opened (a reload
-//     while the request ran), the request runs again from the pool
-//     (rerun), whose sessions are all newer.
-//   - Otherwise it runs again on a session of its own, opened now: one
-//     such run at a time per pool, so requests failing together open one
-//     extra connection, and the others, once the first has proved the
-//     pool stale and retired it, run again from the pool. Should the new
-//     session fail the same way, the error is genuine (a session's age
-//     has nothing to do with it), conn is kept and the error answered; if
-//     not, conn was stale, and so may be every session of the pool opened
-//     before now: they are retired.
+//     or another request found the catalog changed while this one ran),
+//     conn was stale.
+//   - Otherwise conn is stale only if the catalog's signature differs
+//     from the one the pool's sessions were opened with (catalogChanged),
+//     which then retires them. If it does not, the error is the
+//     request's own: answered as such, conn kept.
 //
-// A request that may have acted outside its transaction, or ran on a
-// replica, is not run again here (see rerun).
+// A request on a stale session that only read is run again from the pool
+// (rerun); one that wrote, may have acted outside its transaction, or ran
+// on a replica gets SVC004: its statements ran, and whatever they did
+// before failing (a trigger's nextval, a message sent) must not happen
+// twice.
 func (e *Executor) afterStale(ctx context.Context, pool *pgxpool.Pool, conn *pgxpool.Conn, tx *Tx, steps []Step, first error) error {
-	ps := sessionsOf(pool)
-	if !ps.retiredSince(conn.Conn().PgConn()) && !tx.OutsideEffects && tx.Replica == nil {
-		if !ps.enterProbe(ctx, e.AcquireTimeout) {
+	pc := conn.Conn().PgConn()
+	if !sessionsOf(pool).retiredSince(pc) && !e.catalogChanged(ctx, pool, conn) {
+		if ctx.Err() != nil {
 			discardPooled(conn)
-			if ctx.Err() != nil {
-				return ErrClientGone
-			}
-			return apierr.StaleCatalog(first)
+			return ErrClientGone
 		}
-		defer ps.leaveProbe()
-		if !ps.retiredSince(conn.Conn().PgConn()) {
-			return e.probeFresh(ctx, pool, conn, tx, steps, first)
+		if pc.IsClosed() || pc.TxStatus() != 'I' {
+			discardPooled(conn)
+		} else {
+			releaseAndYield(conn)
 		}
+		return answer(ctx, tx, first, nil)
+	}
+	if !tx.ReadOnly {
+		discardPooled(conn)
+		return apierr.StaleCatalog(first)
 	}
 	return e.rerun(ctx, pool, conn, tx, steps, first)
 }
 
 // rerun runs the request again on a session from pool, once conn, where
-// it failed with first, is known to be one the pool has retired, or is
-// suspected stale. conn is closed. A request that may have acted outside
-// its transaction (a VOLATILE call) is not run twice, and one on a
-// replica is run again by the caller on the primary: both get SVC004.
-// A new session that still meets a stale catalog (another migration
-// meanwhile) gets SVC004 as well: what staleCatalog suspects is answered
-// 503, never 500, unless a new session gave the same error.
+// it failed with first, is known to be one the pool has retired. conn is
+// closed. A request that may have acted outside its transaction (a
+// VOLATILE call) is not run twice, and one on a replica is run again by
+// the caller on the primary: both get SVC004. A new session that still
+// meets a stale catalog (another migration meanwhile) gets SVC004 as
+// well: what staleCatalog suspects on a session known stale is answered
+// 503, never 500, unless the new session gave the same error.
 func (e *Executor) rerun(ctx context.Context, pool *pgxpool.Pool, conn *pgxpool.Conn, tx *Tx, steps []Step, first error) error {
 	discardPooled(conn)
 	if tx.Replica != nil || tx.OutsideEffects || !rewind(tx) {
@@ -140,48 +152,75 @@ func (e *Executor) rerun(ctx context.Context, pool *pgxpool.Pool, conn *pgxpool.
 	return answer(ctx, tx, dbErr, checkErr)
 }
 
-// probeFresh runs the request again on a session opened for it, and
-// decides from the outcome whether conn, where it failed with first, was
-// stale (see afterStale).
-func (e *Executor) probeFresh(ctx context.Context, pool *pgxpool.Pool, conn *pgxpool.Conn, tx *Tx, steps []Step, first error) error {
-	fresh, err := openSession(ctx, pool, e.AcquireTimeout)
-	if err != nil {
-		discardPooled(conn)
-		if ctx.Err() != nil {
-			return ErrClientGone
+// catalogChanged reports whether the catalog's signature differs from the
+// one pool's sessions were opened with, and if so retires them, so that
+// conn, which met an internal error, was stale. The signature is taken on
+// conn, idle again, so the check opens no session; one taken less than
+// catalogCheckInterval ago is used instead, so however many requests fail,
+// a pool takes at most one a second and retires its sessions at most once
+// per change. A pool whose sessions' signature is unknown (never set by a
+// reload) falls back on its primary's, for a replica, and otherwise
+// cannot prove anything: false.
+func (e *Executor) catalogChanged(ctx context.Context, pool *pgxpool.Pool, conn *pgxpool.Conn) bool {
+	ps := sessionsOf(pool)
+	knownNow := func() *Signature {
+		if k := ps.known.Load(); k != nil || e.Pool == nil || pool == e.Pool {
+			return k
 		}
-		return apierr.StaleCatalog(first)
+		return sessionsOf(e.Pool).known.Load()
 	}
-	if !rewind(tx) {
-		fresh.Close(context.WithoutCancel(ctx))
-		discardPooled(conn)
-		return apierr.StaleCatalog(first)
+	if knownNow() == nil || !ps.enterProbe(ctx, e.AcquireTimeout) {
+		return false
 	}
-	// The session is closed after one request, so preparing its
-	// statements would only cost a Describe each.
-	dbErr, checkErr := e.runTx(ctx, fresh, tx, steps, false)
-	fresh.Close(context.WithoutCancel(ctx))
-	if dbErr != nil && sameError(dbErr, first) {
-		releaseAndYield(conn)
-		return answer(ctx, tx, dbErr, checkErr)
+	defer ps.leaveProbe()
+	pc := conn.Conn().PgConn()
+	if ps.retiredSince(pc) {
+		return true // proven by a request that checked meanwhile
 	}
-	discardPooled(conn)
-	e.retireStale(pool, first)
-	if dbErr != nil && ctx.Err() == nil && staleCatalog(dbErr) {
-		return apierr.StaleCatalog(dbErr)
+	known := knownNow()
+	now := time.Now()
+	sum, recent := ps.check.recent(now)
+	if !recent {
+		sig, err := SignCatalog(ctx, conn.Conn(), known.Schemas)
+		if err != nil {
+			if e.Log != nil && ctx.Err() == nil {
+				e.Log.Warn("the catalog's signature could not be taken after a request's internal error", "error", err)
+			}
+			return false
+		}
+		ps.check.record(now, sig.Sum)
+		sum = sig.Sum
 	}
-	return answer(ctx, tx, dbErr, checkErr)
+	if sum == known.Sum {
+		return false
+	}
+	RetireFor(pool, Signature{Schemas: known.Schemas, Sum: sum})
+	if e.Log != nil {
+		e.Log.Warn("a request met a database session opened before a migration that replaced objects by the same names; " +
+			"the pool's sessions are retired. Reload the schema snapshot after each migration")
+	}
+	return true
 }
 
 // rewind readies tx's steps to run again (Tx.Rewind), and reports
 // whether they may.
 func rewind(tx *Tx) bool { return tx.Rewind == nil || tx.Rewind() }
 
-// retireStale retires pool's sessions, one of which was found to know a
-// catalog a migration has replaced (what it answered: err), and says so:
-// the reload that would have retired them has not come.
-func (e *Executor) retireStale(pool *pgxpool.Pool, err error) {
-	RetireSessions(pool)
+// retireStale retires pool's sessions, one of which, conn, was found to
+// know a catalog a migration has replaced (what it answered: err), and
+// says so: the reload that would have retired them has not come. The
+// catalog's signature is taken on conn first, so that a later internal
+// error is not taken for the same change again.
+func (e *Executor) retireStale(ctx context.Context, pool *pgxpool.Pool, conn *pgxpool.Conn, err error) {
+	if known := sessionsOf(pool).known.Load(); known != nil {
+		sig, serr := SignCatalog(ctx, conn.Conn(), known.Schemas)
+		if serr != nil {
+			sig.Sum = ""
+		}
+		RetireFor(pool, sig)
+	} else {
+		RetireSessions(pool)
+	}
 	if e.Log != nil {
 		e.Log.Warn("a request met a database session that knew objects a migration has replaced; "+
 			"the pool's sessions are retired and the request runs again. Reload the schema snapshot after each migration",
@@ -189,8 +228,8 @@ func (e *Executor) retireStale(pool *pgxpool.Pool, err error) {
 	}
 }
 
-// enterProbe waits, up to limit, for the pool's one run on a session of
-// its own; leaveProbe ends it.
+// enterProbe waits, up to limit, for the pool's one check of the
+// catalog's signature (catalogChanged); leaveProbe ends it.
 func (ps *poolSessions) enterProbe(ctx context.Context, limit time.Duration) bool {
 	select {
 	case ps.probe <- struct{}{}:
@@ -209,22 +248,6 @@ func (ps *poolSessions) enterProbe(ctx context.Context, limit time.Duration) boo
 }
 
 func (ps *poolSessions) leaveProbe() { <-ps.probe }
-
-// openSession opens a session as pool opens its own, outside the pool,
-// within limit.
-func openSession(ctx context.Context, pool *pgxpool.Pool, limit time.Duration) (*pgx.Conn, error) {
-	ctx, cancel := context.WithTimeout(ctx, limit)
-	defer cancel()
-	conn, err := pgx.ConnectConfig(ctx, pool.Config().ConnConfig)
-	if err != nil {
-		return nil, err
-	}
-	if err := setUpSession(ctx, conn); err != nil {
-		conn.Close(context.WithoutCancel(ctx))
-		return nil, err
-	}
-	return conn, nil
-}
 
 // discardPooled closes conn's session and gives conn back to its pool,
 // which drops it: the session is not used again.

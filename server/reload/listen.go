@@ -51,7 +51,7 @@ func (l *Listener) Run(ctx context.Context) {
 	}
 	q := l.Queue
 	if q == nil {
-		q = NewQueue(func(ctx context.Context) { l.Snapshots.Reload(ctx) }, l.OnConfigReload)
+		q = NewQueue(l.Snapshots.Refresh, l.OnConfigReload)
 		go q.Run(ctx)
 	}
 	first := true

@@ -7,13 +7,23 @@ import (
 )
 
 // ReloadSpacing is the least time between the starts of two reloads a
-// Queue runs. Every schema reload retires the pooled database sessions,
-// and each request after it pays for a new one (a backend started, its
-// statements prepared again); a burst of notifications (a migration tool
-// notifying after every statement, an event trigger on each DDL command)
-// would otherwise keep the pool empty. The first request after a quiet
+// Queue runs. A schema reload that finds the catalog changed retires the
+// pooled database sessions, and each request after it pays for a new one
+// (a backend started, its statements prepared again); a burst of
+// notifications during a migration (a migration tool notifying after
+// every statement, an event trigger on each DDL command) would otherwise
+// keep the pool empty. The first request after a quiet
 // spell runs at once, so a lone migration is followed without delay.
 const ReloadSpacing = 250 * time.Millisecond
+
+// IdleSpacing is the most the spacing grows to while schema reloads find
+// nothing changed: it doubles after each such reload, from ReloadSpacing,
+// and is ReloadSpacing again after one that changed something. Any role
+// that can connect may NOTIFY, and a reload that changes nothing still
+// reads its source again (with live introspection, introspects again):
+// a storm of notifications then costs one reload per IdleSpacing, and a
+// migration's own notification during it waits that long at most.
+const IdleSpacing = 2 * time.Second
 
 // Queue runs the reloads asked of a server (by notification or signal)
 // one at a time, in the background: a request made while a reload runs,
@@ -28,12 +38,13 @@ const ReloadSpacing = 250 * time.Millisecond
 // is tried again after the next schema reload: exposing a schema takes a
 // snapshot published and both notifications, in whichever order they come.
 type Queue struct {
-	schema func(ctx context.Context)
+	schema func(ctx context.Context) bool
 	config func(ctx context.Context) error
-	// spacing is ReloadSpacing but in tests.
-	spacing time.Duration
-	wake    chan struct{}
-	mu      sync.Mutex
+	// spacing and idleSpacing are ReloadSpacing and IdleSpacing but in
+	// tests.
+	spacing, idleSpacing time.Duration
+	wake                 chan struct{}
+	mu                   sync.Mutex
 	// wantSchema and wantConfig are the kinds asked for since the last
 	// reload began.
 	wantSchema, wantConfig bool
@@ -41,12 +52,13 @@ type Queue struct {
 	configFailed bool
 }
 
-// NewQueue returns a Queue that reloads the schema with schema and the
-// configuration with config (nil when that is not available), which
+// NewQueue returns a Queue that reloads the schema with schema, which
+// reports whether the reload changed anything (Snapshots.Refresh), and
+// the configuration with config (nil when that is not available), which
 // reports whether the new configuration was put in force. Start it with
 // Run.
-func NewQueue(schema func(ctx context.Context), config func(ctx context.Context) error) *Queue {
-	return &Queue{schema: schema, config: config, spacing: ReloadSpacing, wake: make(chan struct{}, 1)}
+func NewQueue(schema func(ctx context.Context) bool, config func(ctx context.Context) error) *Queue {
+	return &Queue{schema: schema, config: config, spacing: ReloadSpacing, idleSpacing: IdleSpacing, wake: make(chan struct{}, 1)}
 }
 
 // Schema asks for a schema reload; it does not wait for it.
@@ -71,13 +83,14 @@ func (q *Queue) ask(want *bool) {
 // Run reloads what is asked for until ctx ends.
 func (q *Queue) Run(ctx context.Context) {
 	var last time.Time
+	spacing := q.spacing
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-q.wake:
 		}
-		if wait := q.spacing - time.Since(last); !last.IsZero() && wait > 0 {
+		if wait := spacing - time.Since(last); !last.IsZero() && wait > 0 {
 			select {
 			case <-ctx.Done():
 				return
@@ -93,10 +106,19 @@ func (q *Queue) Run(ctx context.Context) {
 		}
 		last = time.Now()
 		if schema {
-			q.schema(ctx)
+			spacing = nextSpacing(spacing, q.spacing, q.idleSpacing, q.schema(ctx))
 		}
 		if q.config != nil && (config || schema && q.configFailed) {
 			q.configFailed = q.config(ctx) != nil
 		}
 	}
+}
+
+// nextSpacing is the spacing after a schema reload that changed something
+// or not, from cur: base after a change, otherwise doubled up to idle.
+func nextSpacing(cur, base, idle time.Duration, changed bool) time.Duration {
+	if changed {
+		return base
+	}
+	return max(base, min(2*cur, idle))
 }

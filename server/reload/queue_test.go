@@ -37,6 +37,16 @@ func (r *recorder) run(kind string) func(context.Context) {
 	}
 }
 
+// schema is run as a schema reload, reporting that it changed something,
+// as a reload after a migration does.
+func (r *recorder) schema() func(context.Context) bool {
+	run := r.run("schema")
+	return func(ctx context.Context) bool {
+		run(ctx)
+		return true
+	}
+}
+
 // config is run as a configuration reload, failing while fail is set.
 func (r *recorder) config(fail *atomic.Bool) func(context.Context) error {
 	run := r.run("config")
@@ -55,7 +65,7 @@ func (r *recorder) config(fail *atomic.Bool) func(context.Context) error {
 // the spacing.
 func TestQueueCoalesces(t *testing.T) {
 	r := newRecorder()
-	q := NewQueue(r.run("schema"), r.config(new(atomic.Bool)))
+	q := NewQueue(r.schema(), r.config(new(atomic.Bool)))
 	q.spacing = 50 * time.Millisecond
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -95,7 +105,7 @@ func TestQueueCoalesces(t *testing.T) {
 func TestQueueSchemaFirst(t *testing.T) {
 	r := newRecorder()
 	var fail atomic.Bool
-	q := NewQueue(r.run("schema"), r.config(&fail))
+	q := NewQueue(r.schema(), r.config(&fail))
 	q.spacing = time.Millisecond
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -132,5 +142,56 @@ func TestQueueSchemaFirst(t *testing.T) {
 	case kind := <-r.started:
 		t.Fatalf("a %s reload nothing asked for", kind)
 	case <-time.After(100 * time.Millisecond):
+	}
+}
+
+// TestQueueBacksOffWhileNothingChanges: while schema reloads find nothing
+// changed, as in a storm of notifications anyone may send, each waits
+// twice as long as the one before after the last one's start, up to the
+// idle spacing.
+func TestQueueBacksOffWhileNothingChanges(t *testing.T) {
+	r := newRecorder()
+	run := r.run("schema")
+	q := NewQueue(func(ctx context.Context) bool { run(ctx); return false }, nil)
+	q.spacing, q.idleSpacing = 10*time.Millisecond, 40*time.Millisecond
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go q.Run(ctx)
+	const reloads = 5
+	for range reloads {
+		q.Schema()
+		<-r.started
+		r.release <- struct{}{}
+		q.Schema() // asked for while the reload ran: served by the next
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	want := []time.Duration{10, 20, 40, 40}
+	for i, w := range want {
+		if gap := r.starts[i+1].Sub(r.starts[i]); gap < w*time.Millisecond {
+			t.Errorf("reload %d started %s after the one before, want at least %s", i+2, gap, w*time.Millisecond)
+		}
+	}
+}
+
+// TestNextSpacing: the spacing doubles, from the base up to the idle
+// spacing, after reloads that changed nothing, and is the base again
+// after one that changed something.
+func TestNextSpacing(t *testing.T) {
+	const base, idle = 250 * time.Millisecond, 2 * time.Second
+	for _, c := range []struct {
+		cur     time.Duration
+		changed bool
+		want    time.Duration
+	}{
+		{base, false, 500 * time.Millisecond},
+		{time.Second, false, idle},
+		{idle, false, idle},
+		{idle, true, base},
+		{base, true, base},
+	} {
+		if got := nextSpacing(c.cur, base, idle, c.changed); got != c.want {
+			t.Errorf("nextSpacing(%s, changed %v) = %s, want %s", c.cur, c.changed, got, c.want)
+		}
 	}
 }

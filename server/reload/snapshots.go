@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/svc-dev/svc/server/dbexec"
 	"github.com/svc-dev/svc/server/logging"
 	"github.com/svc-dev/svc/server/suggest"
@@ -99,11 +100,20 @@ type Snapshots struct {
 	// in (Require).
 	check func(*snapshot.Snapshot) error
 	// gate, when set, runs between loading a snapshot and putting it in
-	// force (Gate).
-	gate func(ctx context.Context)
-	// retire, when set, runs on every reload before its snapshot is put
-	// in force (RetireWith).
-	retire func()
+	// force, and on a reload that found nothing changed (Gate).
+	gate func(ctx context.Context, changed bool)
+	// pool, when set, is the request pool whose sessions a reload retires
+	// when the catalog changed (Sessions); signature is the catalog's
+	// signature taken with the snapshot in force.
+	pool      *pgxpool.Pool
+	signature dbexec.Signature
+	// loadedFrom describes the source of the snapshot in force: one
+	// loaded from another (a configuration reload that names another) is
+	// put in force and logged even when nothing else changed.
+	loadedFrom string
+	// quietUntil is when a reload that changes nothing is next logged at
+	// notice level rather than info (unchangedNotice).
+	quietUntil time.Time
 	// swapped are told of each snapshot put in force (OnSwap), by the
 	// number OnSwap gave them.
 	swapMu   sync.Mutex
@@ -112,25 +122,35 @@ type Snapshots struct {
 }
 
 // Gate has fn run after each snapshot is loaded and before it is put in
-// force, under the reload lock: replicas are given the time to replay
-// the schema it describes (AwaitReplicas). Set it before the first Reload.
-func (s *Snapshots) Gate(fn func(ctx context.Context)) {
+// force, with changed set, under the reload lock: replicas are given the
+// time to replay the schema it describes (AwaitReplicas). A reload that
+// finds nothing changed runs it too, with changed unset: the migration it
+// may follow can have changed what no snapshot holds (a policy), which
+// the replicas must replay all the same. Set it before the first Reload.
+func (s *Snapshots) Gate(fn func(ctx context.Context, changed bool)) {
 	s.reloading.Lock()
 	defer s.reloading.Unlock()
 	s.gate = fn
 }
 
-// RetireWith has fn run on every later Reload, once the snapshot is
-// loaded and before it is put in force, and on a Reload that fails too:
-// fn retires what knows the catalog as it was before the migration the
-// reload may follow, the pooled database sessions (dbexec.RetireSessions).
-// A migration may drop and create objects under the same names, which
-// leaves the fingerprint as it was, so every reload retires them. Set it
-// before the first Reload; fn runs under the reload lock.
-func (s *Snapshots) RetireWith(fn func()) {
+// Sessions has every later Reload take the catalog's signature
+// (dbexec.SignPool: the ids and names of what the exposed schemas hold and
+// use, one query on a session of pool) and compare it, and the
+// fingerprint, with those of the snapshot in force. Both equal, and the
+// source the same, the reload changes nothing: it swaps nothing in and
+// retires nothing, so that a notification anyone who can connect may send
+// costs a snapshot read and one query. Another fingerprint, or a
+// signature pool's sessions were not opened with, retires them before the
+// new snapshot is put in force (dbexec.RetireFor): a migration may drop
+// and create objects under the same names, which leaves the fingerprint
+// as it was and the ids they cached pointing at nothing. A reload that
+// fails retires them only if the signature changed or cannot be taken:
+// the source may be what failed while the database did change. Set it
+// before the first Reload.
+func (s *Snapshots) Sessions(pool *pgxpool.Pool) {
 	s.reloading.Lock()
 	defer s.reloading.Unlock()
-	s.retire = fn
+	s.pool = pool
 }
 
 // OnReload has fn told of every later Reload: the snapshot swapped in
@@ -208,7 +228,18 @@ func (s *Snapshots) Current() *snapshot.Snapshot { return s.current.Load() }
 
 // Reload builds a new snapshot beside the current one and swaps it in. On
 // failure the current snapshot stays in force and the error says why.
-func (s *Snapshots) Reload(ctx context.Context) error { return s.reload(ctx, true) }
+func (s *Snapshots) Reload(ctx context.Context) error {
+	_, err := s.reload(ctx, true)
+	return err
+}
+
+// Refresh is Reload for a Queue: it reports whether the reload changed
+// anything, false when it found nothing changed or failed (and logged
+// why), so that a storm of notifications is spaced out further.
+func (s *Snapshots) Refresh(ctx context.Context) bool {
+	changed, _ := s.reload(ctx, true)
+	return changed
+}
 
 // Start loads the first snapshot. A failure only an operator can mend (a
 // snapshot file that cannot be read, nothing published in the database)
@@ -217,7 +248,7 @@ func (s *Snapshots) Reload(ctx context.Context) error { return s.reload(ctx, tru
 // logged, and retried in the background until a snapshot loads or ctx
 // ends (LoadRetrying), requests being answered 503 meanwhile.
 func (s *Snapshots) Start(ctx context.Context, maxBackoff time.Duration) error {
-	err := s.reload(ctx, false)
+	_, err := s.reload(ctx, false)
 	if err == nil {
 		return nil
 	}
@@ -230,8 +261,9 @@ func (s *Snapshots) Start(ctx context.Context, maxBackoff time.Duration) error {
 	return nil
 }
 
-// reload is Reload, logging a failure only when logFailure is set.
-func (s *Snapshots) reload(ctx context.Context, logFailure bool) error {
+// reload is Reload, logging a failure only when logFailure is set, and
+// reporting whether it put a snapshot in force.
+func (s *Snapshots) reload(ctx context.Context, logFailure bool) (changed bool, err error) {
 	s.reloading.Lock()
 	defer s.reloading.Unlock()
 	start := time.Now()
@@ -241,12 +273,14 @@ func (s *Snapshots) reload(ctx context.Context, logFailure bool) error {
 			snap = nil
 		}
 	}
-	if s.onReload != nil {
-		s.onReload(snap, time.Since(start), err)
-	}
 	if err != nil {
+		if s.onReload != nil {
+			s.onReload(nil, time.Since(start), err)
+		}
 		// The source may be what failed while the database did change.
-		s.retireSessions()
+		if old := s.current.Load(); old != nil {
+			s.retireChanged(s.sign(ctx, old.Header.Schemas))
+		}
 		if logFailure {
 			msg := "schema snapshot reload failed; keeping the current snapshot"
 			if s.current.Load() == nil {
@@ -254,30 +288,92 @@ func (s *Snapshots) reload(ctx context.Context, logFailure bool) error {
 			}
 			s.log.Error(msg, "source", s.source.Describe(), "error", err)
 		}
-		return fmt.Errorf("reload from %s: %w", s.source.Describe(), err)
+		return false, fmt.Errorf("reload from %s: %w", s.source.Describe(), err)
+	}
+	sig := s.sign(ctx, snap.Header.Schemas)
+	old := s.current.Load()
+	sameShape := old != nil && old.Header.Fingerprint == snap.Header.Fingerprint
+	if sameShape && s.pool != nil && sig.Equal(s.signature) && dbexec.Knows(s.pool, sig) && s.source.Describe() == s.loadedFrom {
+		if s.gate != nil {
+			s.gate(ctx, false)
+		}
+		if s.onReload != nil {
+			s.onReload(old, time.Since(start), nil)
+		}
+		level := slog.LevelInfo
+		if now := time.Now(); now.After(s.quietUntil) {
+			level, s.quietUntil = logging.LevelNotice, now.Add(unchangedNotice)
+		}
+		s.log.Log(ctx, level, fmt.Sprintf("schema snapshot loaded in %d ms", time.Since(start).Milliseconds()),
+			"source", s.source.Describe(), "fingerprint", short(snap.Header.Fingerprint),
+			"changed", "nothing: the snapshot in force stays, no database session is retired")
+		return false, nil
+	}
+	if s.onReload != nil {
+		s.onReload(snap, time.Since(start), nil)
 	}
 	if s.gate != nil {
-		s.gate(ctx)
+		s.gate(ctx, true)
 	}
 	// Before the swap: no request planned on the new snapshot may run on
-	// a session that knew the old catalog.
-	s.retireSessions()
-	old := s.current.Swap(snap)
+	// a session that knew the old catalog. A new shape retires them too:
+	// what they prepared was planned for the old one.
+	if sameShape {
+		s.retireChanged(sig)
+	} else if s.pool != nil {
+		dbexec.RetireFor(s.pool, sig)
+	}
+	idsChanged := !sig.Equal(s.signature)
+	s.signature, s.loadedFrom, s.quietUntil = sig, s.source.Describe(), time.Time{}
+	s.current.Swap(snap)
 	s.tellSwapped(snap)
 	h := snap.Header
 	attrs := []any{"source", s.source.Describe(), "fingerprint", short(h.Fingerprint),
 		"dumped", h.CreatedAt.Format(time.RFC3339), "schemas", strings.Join(h.Schemas, ","),
 		"relations", len(snap.Content.Relations), "functions", len(snap.Content.Functions)}
-	if old != nil && old.Header.Fingerprint == h.Fingerprint {
+	switch {
+	case sameShape && s.pool != nil && idsChanged:
+		attrs = append(attrs, "changed", "object ids only")
+	case sameShape && s.pool != nil:
+		attrs = append(attrs, "changed", "the source only")
+	case sameShape:
 		attrs = append(attrs, "changed", false)
 	}
 	s.log.Log(ctx, logging.LevelNotice, fmt.Sprintf("schema snapshot loaded in %d ms", time.Since(start).Milliseconds()), attrs...)
-	return nil
+	return true, nil
 }
 
-func (s *Snapshots) retireSessions() {
-	if s.retire != nil {
-		s.retire()
+// sign takes the catalog's signature for schemas, Sum "" when it cannot
+// be taken (or no pool is set), which nothing equals.
+func (s *Snapshots) sign(ctx context.Context, schemas []string) dbexec.Signature {
+	if s.pool == nil {
+		return dbexec.Signature{Schemas: schemas}
+	}
+	ctx, cancel := context.WithTimeout(ctx, signTimeout)
+	defer cancel()
+	sig, err := dbexec.SignPool(ctx, s.pool, schemas)
+	if err != nil {
+		s.log.Warn("the catalog's signature could not be taken; the pooled database sessions are retired", "error", err)
+		sig.Sum = ""
+	}
+	return sig
+}
+
+// unchangedNotice is how often at most a reload that changes nothing is
+// logged at notice level, which every log-level shows, so that an
+// operator sees a notification acted on; the others, such as a storm of
+// notifications any role may send, are logged at info level.
+const unchangedNotice = time.Minute
+
+// signTimeout bounds the wait for a pooled session to take a signature
+// on: a reload must not hang on a pool that requests hold.
+const signTimeout = 10 * time.Second
+
+// retireChanged retires the pool's sessions unless they already know the
+// catalog sig describes.
+func (s *Snapshots) retireChanged(sig dbexec.Signature) {
+	if s.pool != nil && !dbexec.Knows(s.pool, sig) {
+		dbexec.RetireFor(s.pool, sig)
 	}
 }
 

@@ -49,16 +49,33 @@ func (s *Set) Required() LSN { return LSN(s.required.Load()) }
 // replica would have served with the old snapshot go to the primary while
 // the replicas replay, usually a moment.
 func (s *Set) AwaitSnapshot(ctx context.Context) (pos LSN, behind []string, err error) {
+	return s.await(ctx, true)
+}
+
+// AwaitPosition is AwaitSnapshot without retiring the replicas' sessions,
+// for a reload that found the catalog as the sessions know it (the same
+// snapshot, the same object ids). The migration it may follow changed
+// only what sessions do not cache (a policy, a function's body, a grant),
+// which reads must still see once the reload is done: the position is
+// required all the same. It costs the primary a transaction id, like
+// AwaitSnapshot, and the replicas nothing.
+func (s *Set) AwaitPosition(ctx context.Context) (pos LSN, behind []string, err error) {
+	return s.await(ctx, false)
+}
+
+func (s *Set) await(ctx context.Context, retire bool) (pos LSN, behind []string, err error) {
 	ctx, cancel := context.WithTimeout(ctx, s.maxLag)
 	defer cancel()
 	pos, err = s.snapshotPosition(ctx)
 	if err == nil {
 		s.Require(pos)
 	}
-	// Without a position the sessions are retired all the same: the
-	// reload says the catalog may have changed.
-	for _, r := range s.replicas {
-		r.Pool.Reset()
+	if retire {
+		// Without a position too: the reload says the catalog may have
+		// changed.
+		for _, r := range s.replicas {
+			r.Pool.Reset()
+		}
 	}
 	if err != nil {
 		return 0, nil, err

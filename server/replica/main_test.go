@@ -148,6 +148,7 @@ func startServerChecking(t testing.TB, interval time.Duration, cfg *config.Confi
 		source = reload.LiveSource{URI: cfg.DBURI, Options: catalog.Options{Schemas: cfg.DBSchemas}}
 	}
 	ts.Snaps = reload.NewSnapshots(source, log)
+	ts.Snaps.Sessions(pool)
 	metrics := admin.NewMetrics(pool, ts.Snaps)
 	for _, i := range standbys {
 		cfg.DBReplicaURIs = append(cfg.DBReplicaURIs, fixture.replicas[i])
