@@ -147,22 +147,19 @@ func streamedRange(offset int64, total *int64) string {
 func (s *Server) streamRows(x *exchange, pr request.Preferences, rep *rowsReply) dbexec.RowFunc {
 	k := &x.sink
 	*k = rowSink{x: x, res: &x.res, frame: rep.frame, limit: s.cfg.ServerResponseBufferBytes, budget: s.bodies,
-		sendTimeout: s.cfg.ServerStreamSendTimeout}
+		sendTimeout: s.cfg.ServerStreamSendTimeout, streams: s.streams}
 	if x.tx.Check == nil {
 		k.begin = func() error {
-			if err := s.takeStream(k); err != nil {
-				return err
-			}
 			status, err := rowsHeader(x, pr, rep, &x.res, x.explain, x.applied, true)
 			if err != nil {
 				return err
 			}
-			k.rc = http.NewResponseController(x.w)
 			x.w.Header().Del("Content-Length")
 			x.w.WriteHeader(status)
 			if len(rep.head) > 0 {
 				x.w.Write(rep.head)
 			}
+			k.sw = startWriter(x.w, k.sendTimeout)
 			return nil
 		}
 		x.tx.Rewind = k.rewind

@@ -68,8 +68,9 @@ type Server struct {
 	// bodies bounds the bodies of rows held at once (stream.go), shared
 	// by every Server of the process.
 	bodies *bodyBudget
-	// streams holds a token for each answer streaming: half of db-pool,
-	// so that slow clients cannot hold every session (stream.go).
+	// streams holds a token for each streamed answer whose client lags
+	// behind: half of db-pool, so that slow clients cannot hold every
+	// session (streamwriter.go).
 	streams chan struct{}
 }
 

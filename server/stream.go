@@ -2,13 +2,11 @@ package server
 
 import (
 	"errors"
-	"net"
 	"net/http"
 	"strconv"
 	"sync/atomic"
 	"time"
 
-	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/dbexec"
 	"github.com/svc-dev/svc/server/query"
 )
@@ -43,17 +41,16 @@ type rowSink struct {
 	held   int
 	// first is set once a row has arrived; started once the header left.
 	first, started bool
-	// err is the first write that failed: the client is gone, or did
-	// not take a chunk within sendTimeout (slow).
-	err  error
+	// slow is set when the client lagged behind past what it may, or a
+	// write ran out of time (streamwriter.go).
 	slow bool
-	// sendTimeout is server-stream-send-timeout, each chunk's deadline
-	// through rc once the answer streams.
+	// sendTimeout is server-stream-send-timeout; sw writes the chunks
+	// once the answer streams.
 	sendTimeout time.Duration
-	rc          *http.ResponseController
-	// slot is the share of the pool streams may hold (Server.streams),
-	// taken while the answer streams.
-	slot chan struct{}
+	sw          *streamWriter
+	// streams are the sessions slow clients may hold (Server.streams),
+	// and slot the one this answer's holds, once its client lags.
+	streams, slot chan struct{}
 }
 
 // row takes one row of the statement: the count, the flag of a row of
@@ -122,23 +119,50 @@ func (k *rowSink) grown() error {
 	return k.flush()
 }
 
-// flush writes the body held so far, within the send timeout.
+// flush hands the body held so far to the writer.
 func (k *rowSink) flush() error {
-	k.rc.SetWriteDeadline(time.Now().Add(k.sendTimeout))
-	if _, err := k.x.w.Write(k.res.Body); err != nil {
-		k.err = err
-		var ne net.Error
-		k.slow = errors.As(err, &ne) && ne.Timeout()
-		// dbexec has PostgreSQL stop the statement.
-		return dbexec.ErrClientGone
+	sw := k.sw
+	if sw.failed.Load() {
+		k.slow = sw.slow.Load()
+		return dbexec.ErrClientGone // dbexec has PostgreSQL stop the statement
+	}
+	// In chunks of streamChunk, so that the writer's buffers stay that
+	// small whatever the body held when it started to stream.
+	for body := k.res.Body; len(body) > 0; {
+		n := min(len(body), streamChunk)
+		chunk := append(sw.buffer(), body[:n]...)
+		body = body[n:]
+		if err := sw.send(chunk, k.lagging); err != nil {
+			k.slow = true
+			return dbexec.ErrClientGone
+		}
 	}
 	k.res.ResetBody()
 	return nil
 }
 
-// release gives back what the sink took: its share of the budget and
-// its slot among the streams.
+// lagging has the answer hold one of the sessions slow clients may hold,
+// and reports whether it does.
+func (k *rowSink) lagging() bool {
+	if k.slot != nil {
+		return true
+	}
+	select {
+	case k.streams <- struct{}{}:
+		k.slot = k.streams
+		return true
+	default:
+		return false
+	}
+}
+
+// release gives back what the sink took: its writer, stopped, its share
+// of the budget and its slot among the slow clients'.
 func (k *rowSink) release() {
+	if k.sw != nil {
+		k.sw.close()
+		k.sw = nil
+	}
 	k.budget.give(k)
 	if k.slot != nil {
 		<-k.slot
@@ -160,7 +184,16 @@ func (k *rowSink) end() error {
 	if !k.started {
 		return nil
 	}
-	return k.flush()
+	if err := k.flush(); err != nil {
+		return err
+	}
+	sw := k.sw
+	k.sw = nil
+	if !sw.close() {
+		k.slow = sw.slow.Load()
+		return dbexec.ErrClientGone
+	}
+	return nil
 }
 
 // rewind drops what the rows handed over before the request runs again
@@ -260,9 +293,10 @@ func (b *bodyBudget) give(k *rowSink) {
 func (s *Server) cutStream(x *exchange, err error) {
 	switch {
 	case x.sink.slow:
-		s.log.Info("a streamed answer's client did not take 64 KiB within server-stream-send-timeout; "+
-			"the response is cut, so that it holds no database session", "method", x.r.Method, "path", x.r.URL.Path,
-			"timeout", x.sink.sendTimeout.String())
+		s.log.Info("a streamed answer's client read too slowly: it did not take a chunk within server-stream-send-timeout, "+
+			"or lagged behind while every session slow clients may hold (half of db-pool) was taken; the response is cut, "+
+			"so that it holds no database session", "method", x.r.Method, "path", x.r.URL.Path,
+			"timeout", x.sink.sendTimeout.String(), "slow sessions", cap(x.sink.streams))
 	case errors.Is(err, dbexec.ErrClientGone):
 		s.log.Debug("a streamed answer's client left before its end")
 	default:
@@ -272,22 +306,4 @@ func (s *Server) cutStream(x *exchange, err error) {
 	x.sink.release()
 	x.res.Release()
 	panic(http.ErrAbortHandler)
-}
-
-// takeStream takes one of the sessions streams may hold. It does not
-// wait: a request waiting here would hold its own session, and waiting
-// answers past the share would hold the rest of the pool. One that finds
-// the share taken is refused 504 (SVC003), as a request that finds no
-// session is, and the log names the fix.
-func (s *Server) takeStream(k *rowSink) error {
-	select {
-	case s.streams <- struct{}{}:
-		k.slot = s.streams
-		return nil
-	default:
-	}
-	s.log.Warn("an answer outgrew server-response-buffer-bytes while every session streams may hold (half of db-pool) "+
-		"was streaming to other clients; it is answered 504. Raise db-pool, or lower server-stream-send-timeout "+
-		"so that slow clients let go sooner", "streams", cap(s.streams))
-	return apierr.PoolTimeout()
 }

@@ -266,18 +266,19 @@ func TestStreamCutOnFailure(t *testing.T) {
 
 // Slow clients at twice the pool's size, each reading a large answer a
 // kilobyte at a time, hold no more than half of the pool's sessions (the
-// share answers may stream on): small reads meanwhile are all answered,
-// none waiting out db-pool-acquisition-timeout, and the slow answers past
-// the share are refused 504 rather than wait holding a session.
+// share slow clients may hold) past the half second they may lag: small
+// reads meanwhile are all answered, none waiting out
+// db-pool-acquisition-timeout, two slow answers go on and the others are
+// cut.
 func TestSlowReadersLeaveThePoolServing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("eight slow clients")
 	}
 	url, out, _ := streamServer(t, map[string]string{"db-pool": "4", "server-stream-send-timeout": "60",
-		"db-pool-acquisition-timeout": "2", "log-level": "warn"})
+		"db-pool-acquisition-timeout": "5", "log-level": "info"})
 	addr := strings.TrimPrefix(url, "http://")
 	const slow = 8
-	var started, refused atomic.Int32
+	var started, cut atomic.Int32
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	for range slow {
@@ -299,16 +300,11 @@ func TestSlowReadersLeaveThePoolServing(t *testing.T) {
 				t.Error(err)
 				return
 			}
-			switch status := string(buf[9:12]); status {
-			case "200":
-				started.Add(1)
-			case "504":
-				refused.Add(1)
-				return
-			default:
+			if status := string(buf[9:12]); status != "200" {
 				t.Errorf("a slow client got %s: %q", status, buf[:n])
 				return
 			}
+			started.Add(1)
 			for {
 				select {
 				case <-stop:
@@ -316,13 +312,19 @@ func TestSlowReadersLeaveThePoolServing(t *testing.T) {
 				case <-time.After(100 * time.Millisecond):
 				}
 				if _, err := conn.Read(buf); err != nil {
+					cut.Add(1)
 					return
 				}
 			}
 		})
 	}
 	deadline := time.Now().Add(30 * time.Second)
-	for started.Load()+refused.Load() < slow && time.Now().Before(deadline) {
+	for started.Load() < slow && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	// The cut answers end where their clients' socket buffers do: wait
+	// for the server to have cut them all.
+	for strings.Count(out.String(), "read too slowly") < slow-2 && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	for i := range 40 {
@@ -337,19 +339,18 @@ func TestSlowReadersLeaveThePoolServing(t *testing.T) {
 	}
 	close(stop)
 	wg.Wait()
-	t.Logf("%d slow answers streamed, %d refused", started.Load(), refused.Load())
-	if started.Load() != 2 || refused.Load() != slow-2 {
-		t.Errorf("%d slow answers streamed and %d refused, want 2 (half the pool of 4) and %d", started.Load(), refused.Load(), slow-2)
-	}
-	if !strings.Contains(out.String(), "Raise db-pool") {
-		t.Errorf("the refusals' log does not name the fix:\n%s", out.String())
+	n := strings.Count(out.String(), "read too slowly")
+	t.Logf("%d slow answers started, %d cut", started.Load(), n)
+	if started.Load() != slow || n != slow-2 {
+		t.Errorf("%d slow answers started and %d cut, want %d and %d (all but half the pool of 4)", started.Load(), n, slow, slow-2)
 	}
 }
 
 // A client that stops reading a streamed answer has it cut once a chunk
-// waits server-stream-send-timeout (the body, 19 MB, is larger than what
-// the sockets' buffers take), and its session goes back to the pool: the
-// next large read streams.
+// waits server-stream-send-timeout, when it holds the one session slow
+// clients may hold (the body, 19 MB, is larger than what the sockets'
+// buffers take), and its session goes back to the pool: the next large
+// read streams.
 func TestStalledReaderIsCut(t *testing.T) {
 	url, out, _ := streamServer(t, map[string]string{"db-pool": "2", "server-stream-send-timeout": "1", "log-level": "info"})
 	conn, err := net.Dial("tcp", strings.TrimPrefix(url, "http://"))
@@ -361,10 +362,10 @@ func TestStalledReaderIsCut(t *testing.T) {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(30 * time.Second)
-	for !strings.Contains(out.String(), "did not take 64 KiB within server-stream-send-timeout") && time.Now().Before(deadline) {
+	for !strings.Contains(out.String(), "read too slowly") && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)
 	}
-	if !strings.Contains(out.String(), "did not take 64 KiB within server-stream-send-timeout") {
+	if !strings.Contains(out.String(), "read too slowly") {
 		t.Fatalf("a stalled reader's answer was not cut:\n%s", out.String())
 	}
 	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)

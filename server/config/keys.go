@@ -166,7 +166,7 @@ var keys = []key{
 		doc: "seconds to answer a request, from the end of its headers; 0 for none (statement_timeout bounds the database's part)",
 		set: seconds(0, func(c *Config) *time.Duration { return &c.ServerWriteTimeout })},
 	{name: "server-stream-send-timeout", def: "10", svc: true,
-		doc: "seconds a streamed answer (one past server-response-buffer-bytes) waits for its client to take each 64 KiB; a client slower than that has its answer cut, so that it cannot hold a database session; at most half of db-pool sessions (at least one) stream at once, and a further answer that outgrows its buffer then is answered 504",
+		doc: "seconds a streamed answer (one past server-response-buffer-bytes) waits for its client to take each chunk; a client that lags half a second behind PostgreSQL holds one of the sessions slow clients may hold (half of db-pool, at least one), and has its answer cut when none is free or a chunk waits the whole time, so that slow clients cannot hold the pool",
 		set: seconds(1, func(c *Config) *time.Duration { return &c.ServerStreamSendTimeout })},
 	{name: "server-idle-timeout", def: "120", svc: true, atStart: true, notInDB: true,
 		doc: "seconds an idle keep-alive connection is kept open",
