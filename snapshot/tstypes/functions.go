@@ -1,0 +1,219 @@
+package tstypes
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/svc-dev/svc/snapshot"
+)
+
+// inputs are the arguments a caller passes: in, inout and variadic.
+func inputs(f *snapshot.Function) []snapshot.Argument {
+	var out []snapshot.Argument
+	for _, a := range f.Arguments {
+		if a.Mode == snapshot.ArgIn || a.Mode == snapshot.ArgInOut || a.Mode == snapshot.ArgVariadic {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// bodyTypes are the types of the one unnamed argument a call may pass the
+// whole body as.
+var bodyTypes = map[string]bool{"json": true, "jsonb": true, "text": true}
+
+// callable reports whether rpc() can call f by its arguments' names, the
+// functions Supabase's generator writes: no arguments, all named, unnamed
+// ones only where they have a default and are of a body type, or one
+// unnamed argument of a body type or of a relation's row type (a computed
+// field or relationship).
+func (g *generator) callable(f *snapshot.Function) bool {
+	in := inputs(f)
+	named, unnamedDefaults := true, true
+	for _, a := range in {
+		if a.Name == "" {
+			named = false
+			if !a.HasDefault || !bodyTypes[a.Type] {
+				unnamedDefaults = false
+			}
+		}
+	}
+	if named || unnamedDefaults {
+		return true
+	}
+	if len(in) != 1 {
+		return false
+	}
+	if bodyTypes[in[0].Type] {
+		return true
+	}
+	q, ok := parseQualified(in[0].Type)
+	return ok && g.snap.Relation(q) != nil
+}
+
+// collectFunctions picks the written schemas' functions rpc() can call
+// and, under a role, it may execute.
+func (g *generator) collectFunctions() {
+	g.functions = map[string][]*snapshot.Function{}
+	for i := range g.snap.Content.Functions {
+		f := &g.snap.Content.Functions[i]
+		if !g.schemas[f.Schema] || !g.callable(f) || (g.access != nil && !g.access.Execute(f)) {
+			continue
+		}
+		g.functions[f.Schema] = append(g.functions[f.Schema], f)
+	}
+}
+
+// signature is one overload as written: its Args, Returns and, for a
+// function returning rows of a relation, SetofOptions.
+type signature struct{ args, returns, setof string }
+
+// writeFunctions writes schema s's Functions: an object type per
+// function, a union of them for overloads, ordered by their Args.
+func (g *generator) writeFunctions(w *writer, s string) {
+	w.open("Functions: {")
+	byName := map[string][]signature{}
+	for _, f := range g.functions[s] {
+		byName[f.Name] = append(byName[f.Name], g.signature(f))
+	}
+	if len(byName) == 0 {
+		w.line("[_ in never]: never")
+	}
+	for _, name := range slices.Sorted(func(yield func(string) bool) {
+		for n := range byName {
+			if !yield(n) {
+				return
+			}
+		}
+	}) {
+		sigs := byName[name]
+		slices.SortFunc(sigs, func(a, b signature) int {
+			if c := strings.Compare(a.args, b.args); c != 0 {
+				return c
+			}
+			return strings.Compare(a.returns, b.returns)
+		})
+		if len(sigs) == 1 {
+			w.open(key(name) + ": {")
+			writeSignature(w, sigs[0])
+			w.close("}")
+			continue
+		}
+		w.open(key(name) + ":")
+		for _, sig := range sigs {
+			w.open("| {")
+			writeSignature(w, sig)
+			w.close("}")
+		}
+		w.depth--
+	}
+	w.close("}")
+}
+
+func writeSignature(w *writer, sig signature) {
+	w.line("Args: " + sig.args)
+	w.line("Returns: " + sig.returns)
+	if sig.setof != "" {
+		w.line("SetofOptions: " + sig.setof)
+	}
+}
+
+// signature types f's arguments and result. Arguments are by name
+// (sorted), a default making one optional; none is
+// Record<PropertyKey, never>, which rpc() takes without arguments.
+func (g *generator) signature(f *snapshot.Function) signature {
+	in := inputs(f)
+	args := "Record<PropertyKey, never>"
+	if len(in) > 0 {
+		slices.SortStableFunc(in, func(a, b snapshot.Argument) int { return strings.Compare(a.Name, b.Name) })
+		parts := make([]string, len(in))
+		for i, a := range in {
+			k := key(a.Name)
+			if a.HasDefault {
+				k += "?"
+			}
+			parts[i] = k + ": " + g.tsType(a.Type)
+		}
+		args = "{ " + strings.Join(parts, "; ") + " }"
+	}
+	returns := g.returnType(f)
+	set := f.Returns == snapshot.ReturnsSetOfComposite || f.Returns == snapshot.ReturnsSetOfScalar
+	target := g.returnsRelation(f)
+	many := f.Rows > 1
+	// A set estimated at one row (ROWS 1) and of a relation's rows is
+	// one row to postgrest-js, which then reads SetofOptions.
+	if set && (many || target == nil) {
+		returns = arrayOf(returns)
+	}
+	sig := signature{args: args, returns: returns}
+	if target != nil {
+		from := "*"
+		// A function of one row of a relation (its only argument) is a
+		// computed relationship or field, embedded from that relation.
+		if len(f.Arguments) == 1 {
+			if q, ok := parseQualified(f.Arguments[0].Type); ok && g.snap.Relation(q) != nil {
+				from = q.Name
+			}
+		}
+		sig.setof = "{ from: " + jsString(from) + "; to: " + jsString(target.Name) +
+			"; isOneToOne: " + boolString(!many) + "; isSetofReturn: " + boolString(set) + " }"
+	}
+	return sig
+}
+
+func boolString(b bool) string {
+	if b {
+		return "true"
+	}
+	return "false"
+}
+
+// returnsRelation returns the written relation whose rows f returns, or
+// nil.
+func (g *generator) returnsRelation(f *snapshot.Function) *outRelation {
+	if f.Returns != snapshot.ReturnsComposite && f.Returns != snapshot.ReturnsSetOfComposite {
+		return nil
+	}
+	if r := g.snap.Relation(f.ReturnType); r != nil {
+		return g.relation(r)
+	}
+	return nil
+}
+
+// returnType is what one call of f gives (one row of a set): its TABLE,
+// OUT or INOUT columns as an object, a relation's row inline, else its
+// return type. A set is made an array by the caller.
+func (g *generator) returnType(f *snapshot.Function) string {
+	if f.Returns == snapshot.ReturnsVoid {
+		return "undefined"
+	}
+	var cols []snapshot.Argument
+	for _, a := range f.Arguments {
+		if a.Mode == snapshot.ArgTable || a.Mode == snapshot.ArgOut || a.Mode == snapshot.ArgInOut {
+			cols = append(cols, a)
+		}
+	}
+	if len(cols) > 0 && (f.Returns == snapshot.ReturnsComposite || f.Returns == snapshot.ReturnsSetOfComposite) {
+		slices.SortStableFunc(cols, func(a, b snapshot.Argument) int { return strings.Compare(a.Name, b.Name) })
+		parts := make([]string, len(cols))
+		for i, a := range cols {
+			parts[i] = key(a.Name) + ": " + g.tsType(a.Type)
+		}
+		return "{ " + strings.Join(parts, "; ") + " }"
+	}
+	if o := g.returnsRelation(f); o != nil {
+		var parts []string
+		for _, c := range columns(o.Relation) {
+			if g.may(o.Relation, c, snapshot.PrivSelect) {
+				parts = append(parts, key(c.Name)+": "+withNull(g.tsType(columnType(c)), g.holdsNull(o.Relation, c)))
+			}
+		}
+		return "{ " + strings.Join(parts, "; ") + " }"
+	}
+	if f.ReturnsRecord || f.Returns == snapshot.ReturnsComposite || f.Returns == snapshot.ReturnsSetOfComposite {
+		// A record, or a composite type whose attributes the snapshot
+		// does not keep.
+		return "Record<string, unknown>"
+	}
+	return g.catalogType(f.ReturnType)
+}
