@@ -5,8 +5,8 @@
 -- many-to-one, one-to-one, one-to-many and many-to-many relationships,
 -- and functions with named, unnamed, defaulted and variadic arguments,
 -- overloads, SETOF, scalar, composite and TABLE returns, computed fields
--- and relationships. Roles kinds_reader (read only) and kinds_writer are
--- created by the tests.
+-- and relationships; then a few rows. The tests grant what their roles
+-- may do.
 create extension if not exists citext;
 create extension if not exists hstore;
 create schema kinds;
@@ -92,3 +92,10 @@ create function kinds.written(kinds.authors) returns setof kinds.books stable la
   $$ select * from kinds.books where author_id = $1.id $$;
 create function kinds.count_tags(tag_ids integer[]) returns integer immutable language sql as
   $$ select cardinality(tag_ids) $$;
+insert into kinds.authors (name, email, mood) values
+  ('Frank Herbert', 'frank@example.com', 'happy'), ('Ursula K. Le Guin', 'ursula@example.com', 'ok');
+insert into kinds.books (author_id, editor_id, title, pages) values
+  (1, 2, 'Dune', 412), (1, null, 'Children of Dune', null), (2, null, 'The Dispossessed', 387);
+insert into kinds.covers values (1, 'dune.png');
+insert into kinds.tags values (1, 'sf');
+insert into kinds.book_tags values (1, 1), (3, 1);
