@@ -137,6 +137,14 @@ func (g *generator) signature(f *snapshot.Function) signature {
 		args = "{ " + strings.Join(parts, "; ") + " }"
 	}
 	returns := g.returnType(f)
+	if rel, ok := rowArgument(g.snap, in); ok && g.returnsRelation(f) == nil {
+		// A computed field: svc-serve selects it as a column of rel, and
+		// rpc() cannot pass it an unnamed row, so a call is made a type
+		// error that says so, as Supabase's generator does.
+		returns = "{ error: true } & " + jsString(f.QualifiedName.String()+" takes an unnamed row of "+rel.String()+
+			": select it as a column of "+rel.Name+", rpc() cannot call it")
+		return signature{args: args, returns: returns}
+	}
 	set := f.Returns == snapshot.ReturnsSetOfComposite || f.Returns == snapshot.ReturnsSetOfScalar
 	target := g.returnsRelation(f)
 	many := f.Rows > 1
@@ -159,6 +167,16 @@ func (g *generator) signature(f *snapshot.Function) signature {
 			"; isOneToOne: " + boolString(!many) + "; isSetofReturn: " + boolString(set) + " }"
 	}
 	return sig
+}
+
+// rowArgument reports whether in is a single unnamed argument of a
+// relation's row type, and names the relation.
+func rowArgument(snap *snapshot.Snapshot, in []snapshot.Argument) (snapshot.QualifiedName, bool) {
+	if len(in) != 1 || in[0].Name != "" {
+		return snapshot.QualifiedName{}, false
+	}
+	q, ok := parseQualified(in[0].Type)
+	return q, ok && snap.Relation(q) != nil
 }
 
 func boolString(b bool) string {

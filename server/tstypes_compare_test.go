@@ -1,0 +1,202 @@
+package server_test
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/svc-dev/svc/snapshot"
+	"github.com/svc-dev/svc/snapshot/tstypes"
+)
+
+// supabaseTypes runs Supabase's generator (postgres-meta, one shot, as
+// the Supabase CLI runs it) on the fixture's database for schemas, with
+// one-to-one detection on, and returns the module it prints.
+func supabaseTypes(t *testing.T, node, schemas string) []byte {
+	t.Helper()
+	server := filepath.Join("node_modules", "@supabase", "postgres-meta", "dist", "server", "server.js")
+	cmd := exec.CommandContext(t.Context(), node, server)
+	cmd.Dir = tsTypesDir
+	cmd.Env = append(os.Environ(), "PG_META_DB_URL="+fixture.superURI, "PG_META_GENERATE_TYPES=typescript",
+		"PG_META_GENERATE_TYPES_INCLUDED_SCHEMAS="+schemas, "PG_META_GENERATE_TYPES_DETECT_ONE_TO_ONE_RELATIONSHIPS=true")
+	out, err := cmd.Output()
+	if err != nil {
+		var stderr []byte
+		if e, ok := err.(*exec.ExitError); ok {
+			stderr = e.Stderr
+		}
+		t.Fatalf("postgres-meta: %v\n%s\n%s", err, out, stderr)
+	}
+	return out
+}
+
+// supabaseDifferences are the parts of the types that differ from what
+// Supabase's generator writes for schemas js and kinds, each with the
+// words docs/typescript.md explains it with. Any other difference fails
+// the comparison, and so does one of these that no longer differs.
+var supabaseDifferences = map[string]string{
+	// A function returning a set of a relation's rows is a computed
+	// relationship, embedded with parentheses; svc-serve does not select
+	// it as a column, so Row does not list it.
+	"kinds.Tables.authors.Row": "set-returning functions of a row",
+	// Which makes the Args of the functions taking that Row differ too.
+	"kinds.Functions.initials.Args": "set-returning functions of a row",
+	"kinds.Functions.written.Args":  "set-returning functions of a row",
+	// rpc() cannot call a function whose only argument is an unnamed row;
+	// both generators make its Returns a type error, each in its words.
+	"kinds.Functions.initials.Returns": "only argument is an unnamed row",
+	// Domains of functions' arguments and results are their base types.
+	"kinds.Functions.scored.Args":    "domains of function arguments",
+	"kinds.Functions.scored.Returns": "domains of function arguments",
+	// SetofOptions.from names the relation as postgrest-js names it,
+	// without its schema.
+	"kinds.Functions.written.SetofOptions": "`SetofOptions.from`",
+}
+
+// TestTypesMatchSupabase compares the types svc-introspect writes for
+// schemas js (the postgrest-js suite's) and kinds with those of Supabase's
+// generator for the same database, structurally, with tsc: per schema the
+// names of tables, views, functions and enums; per relation Row, Insert,
+// Update and the set of Relationships; per function Args, Returns and
+// SetofOptions; per enum its labels. Only supabaseDifferences may differ.
+func TestTypesMatchSupabase(t *testing.T) {
+	node := requireNodePackage(t, tsTypesDir, "@supabase/postgres-meta")
+	requireNodePackage(t, tsTypesDir, "typescript")
+	_, snap := typesServer(t)
+	theirs := supabaseTypes(t, node, "js,kinds")
+	ours, err := tstypes.Generate(snap, tstypes.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	checks, names := comparisons(snap, []string{"js", "kinds"})
+	tsconfig := `{"compilerOptions": {"strict": true, "noEmit": true, "target": "es2022", "module": "esnext",
+		"moduleResolution": "bundler", "types": [], "skipLibCheck": true},
+		"files": ["ours.ts", "supabase.ts", "compare.ts"]}`
+	for name, data := range map[string][]byte{"ours.ts": ours, "supabase.ts": theirs, "compare.ts": []byte(checks), "tsconfig.json": []byte(tsconfig)} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	modules, err := filepath.Abs(filepath.Join(tsTypesDir, "node_modules"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(modules, filepath.Join(dir, "node_modules")); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(t.Context(), node, filepath.Join("node_modules", "typescript", "bin", "tsc"), "-p", ".")
+	cmd.Dir = dir
+	out, _ := cmd.CombinedOutput()
+	differ := map[string]bool{}
+	for _, m := range regexp.MustCompile(`(?m)^(\S+)\((\d+),\d+\): error`).FindAllStringSubmatch(string(out), -1) {
+		line, _ := strconv.Atoi(m[2])
+		if m[1] != "compare.ts" || names[line] == "" {
+			t.Fatalf("tsc: an error outside the comparisons:\n%s", out)
+		}
+		differ[names[line]] = true
+	}
+	for name := range differ {
+		if _, known := supabaseDifferences[name]; !known {
+			t.Errorf("%s differs from Supabase's generator", name)
+		}
+	}
+	page, err := os.ReadFile("../docs/typescript.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, words := range supabaseDifferences {
+		if !differ[name] {
+			t.Errorf("%s no longer differs from Supabase's generator: take it out of supabaseDifferences and docs/typescript.md", name)
+		}
+		if !strings.Contains(string(page), words) {
+			t.Errorf("docs/typescript.md does not explain why %s differs (%q)", name, words)
+		}
+	}
+	if t.Failed() {
+		t.Logf("tsc:\n%s\n-- ours.ts:\n%s\n-- supabase.ts:\n%s", out, ours, theirs)
+	}
+}
+
+// comparisons writes compare.ts, one check a line, and returns it with
+// the name of what each line compares.
+func comparisons(snap *snapshot.Snapshot, schemas []string) (string, map[int]string) {
+	var b strings.Builder
+	names := map[int]string{}
+	line := 1
+	emit := func(s string) {
+		b.WriteString(s + "\n")
+		line++
+	}
+	check := func(name, ours, theirs string) {
+		names[line] = name
+		emit(fmt.Sprintf("same<%s, %s>(true)", ours, theirs))
+	}
+	emit(`import type { Database as O } from './ours'`)
+	emit(`import type { Database as S } from './supabase'`)
+	// Equal is TypeScript's identity of types: optional, null and never
+	// all count.
+	emit(`type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ? 1 : 2) ? true : false`)
+	emit(`declare function same<A, B>(ok: Equal<A, B>): void`)
+	emit(`type Setof<F> = F extends { SetofOptions: infer O } ? O : undefined`)
+	emit(`type Part<R, K extends string> = R extends { [k in K]: infer P } ? P : undefined`)
+	for _, s := range schemas {
+		q := strconv.Quote(s)
+		for _, section := range []string{"Tables", "Views", "Functions", "Enums"} {
+			check(s+"."+section, fmt.Sprintf("keyof O[%s][%q]", q, section), fmt.Sprintf("keyof S[%s][%q]", q, section))
+		}
+		for _, r := range snap.Content.Relations {
+			if r.Schema != s {
+				continue
+			}
+			section := "Tables"
+			if r.Kind == snapshot.KindView || r.Kind == snapshot.KindMaterializedView {
+				section = "Views"
+			}
+			path := fmt.Sprintf("[%s][%q][%s]", q, section, strconv.Quote(r.Name))
+			for _, part := range []string{"Row", "Insert", "Update"} {
+				check(s+"."+section+"."+r.Name+"."+part, fmt.Sprintf("Part<O%s, %q>", path, part), fmt.Sprintf("Part<S%s, %q>", path, part))
+			}
+			check(s+"."+section+"."+r.Name+".Relationships",
+				fmt.Sprintf("O%s[\"Relationships\"][number]", path), fmt.Sprintf("S%s[\"Relationships\"][number]", path))
+		}
+		var fns []string
+		for _, f := range snap.Content.Functions {
+			if f.Schema == s && !slices.Contains(fns, f.Name) {
+				fns = append(fns, f.Name)
+			}
+		}
+		for _, f := range fns {
+			path := fmt.Sprintf("[%s][\"Functions\"][%s]", q, strconv.Quote(f))
+			check(s+".Functions."+f+".Args", "O"+path+`["Args"]`, "S"+path+`["Args"]`)
+			check(s+".Functions."+f+".Returns", "O"+path+`["Returns"]`, "S"+path+`["Returns"]`)
+			check(s+".Functions."+f+".SetofOptions", "Setof<O"+path+">", "Setof<S"+path+">")
+		}
+		for _, e := range enumNames(snap, s) {
+			check(s+".Enums."+e, fmt.Sprintf("O[%s][\"Enums\"][%s]", q, strconv.Quote(e)), fmt.Sprintf("S[%s][\"Enums\"][%s]", q, strconv.Quote(e)))
+		}
+	}
+	return b.String(), names
+}
+
+// enumNames are the enums of schema s the snapshot's columns show.
+func enumNames(snap *snapshot.Snapshot, s string) []string {
+	var out []string
+	for _, r := range snap.Content.Relations {
+		for _, c := range r.Columns {
+			if c.EnumValues != nil && c.TypeSchema == s {
+				name := c.Type[strings.LastIndexByte(c.Type, '.')+1:]
+				if !slices.Contains(out, name) {
+					out = append(out, name)
+				}
+			}
+		}
+	}
+	return out
+}
