@@ -41,16 +41,13 @@ func supabaseTypes(t *testing.T, node, schemas string) []byte {
 // words docs/typescript.md explains it with. Any other difference fails
 // the comparison, and so does one of these that no longer differs.
 var supabaseDifferences = map[string]string{
-	// A function returning a set of a relation's rows is a computed
+	// A function of a row returning a relation's rows is a computed
 	// relationship, embedded with parentheses; svc-serve does not select
 	// it as a column, so Row does not list it.
-	"kinds.Tables.authors.Row": "set-returning functions of a row",
+	"kinds.Tables.authors.Row": "functions of a row that return a relation's rows",
 	// Which makes the Args of the functions taking that Row differ too.
-	"kinds.Functions.initials.Args": "set-returning functions of a row",
-	"kinds.Functions.written.Args":  "set-returning functions of a row",
-	// rpc() cannot call a function whose only argument is an unnamed row;
-	// both generators make its Returns a type error, each in its words.
-	"kinds.Functions.initials.Returns": "only argument is an unnamed row",
+	"kinds.Functions.initials.Args": "functions of a row that return a relation's rows",
+	"kinds.Functions.written.Args":  "functions of a row that return a relation's rows",
 	// Domains of functions' arguments and results are their base types.
 	"kinds.Functions.scored.Args":    "domains of function arguments",
 	"kinds.Functions.scored.Returns": "domains of function arguments",
@@ -69,39 +66,7 @@ func TestTypesMatchSupabase(t *testing.T) {
 	node := requireNodePackage(t, tsTypesDir, "@supabase/postgres-meta")
 	requireNodePackage(t, tsTypesDir, "typescript")
 	_, snap := typesServer(t)
-	theirs := supabaseTypes(t, node, "js,kinds")
-	ours, err := tstypes.Generate(snap, tstypes.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	checks, names := comparisons(snap, []string{"js", "kinds"})
-	tsconfig := `{"compilerOptions": {"strict": true, "noEmit": true, "target": "es2022", "module": "esnext",
-		"moduleResolution": "bundler", "types": [], "skipLibCheck": true},
-		"files": ["ours.ts", "supabase.ts", "compare.ts"]}`
-	for name, data := range map[string][]byte{"ours.ts": ours, "supabase.ts": theirs, "compare.ts": []byte(checks), "tsconfig.json": []byte(tsconfig)} {
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	modules, err := filepath.Abs(filepath.Join(tsTypesDir, "node_modules"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(modules, filepath.Join(dir, "node_modules")); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.CommandContext(t.Context(), node, filepath.Join("node_modules", "typescript", "bin", "tsc"), "-p", ".")
-	cmd.Dir = dir
-	out, _ := cmd.CombinedOutput()
-	differ := map[string]bool{}
-	for _, m := range regexp.MustCompile(`(?m)^(\S+)\((\d+),\d+\): error`).FindAllStringSubmatch(string(out), -1) {
-		line, _ := strconv.Atoi(m[2])
-		if m[1] != "compare.ts" || names[line] == "" {
-			t.Fatalf("tsc: an error outside the comparisons:\n%s", out)
-		}
-		differ[names[line]] = true
-	}
+	differ, report := supabaseDiff(t, node, snap, []string{"js", "kinds"})
 	for name := range differ {
 		if _, known := supabaseDifferences[name]; !known {
 			t.Errorf("%s differs from Supabase's generator", name)
@@ -120,8 +85,51 @@ func TestTypesMatchSupabase(t *testing.T) {
 		}
 	}
 	if t.Failed() {
-		t.Logf("tsc:\n%s\n-- ours.ts:\n%s\n-- supabase.ts:\n%s", out, ours, theirs)
+		t.Log(report)
 	}
+}
+
+// supabaseDiff writes the types of snap's schemas and Supabase's for the
+// fixture's database, compares them with tsc, and returns the names of
+// the parts that differ (see comparisons), with tsc's messages and both
+// modules for a failing test to show.
+func supabaseDiff(t *testing.T, node string, snap *snapshot.Snapshot, schemas []string) (map[string]bool, string) {
+	t.Helper()
+	theirs := supabaseTypes(t, node, strings.Join(schemas, ","))
+	ours, err := tstypes.Generate(snap, tstypes.Options{Schemas: schemas})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	checks, names := comparisons(snap, schemas)
+	tsconfig := `{"compilerOptions": {"strict": true, "noEmit": true, "target": "es2022", "module": "esnext",
+		"moduleResolution": "bundler", "types": [], "skipLibCheck": true},
+		"files": ["ours.ts", "supabase.ts", "compare.ts"]}`
+	for name, data := range map[string][]byte{"ours.ts": ours, "supabase.ts": theirs, "compare.ts": []byte(checks), "tsconfig.json": []byte(tsconfig)} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	modules, err := filepath.Abs(filepath.Join(tsTypesDir, "node_modules"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(modules, filepath.Join(dir, "node_modules")); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(t.Context(), node, filepath.Join("node_modules", "typescript", "bin", "tsc"), "-p", ".")
+	cmd.Dir = dir
+	out, _ := cmd.CombinedOutput()
+	report := fmt.Sprintf("tsc:\n%s\n-- ours.ts:\n%s\n-- supabase.ts:\n%s", out, ours, theirs)
+	differ := map[string]bool{}
+	for _, m := range regexp.MustCompile(`(?m)^(\S+)\((\d+),\d+\): error`).FindAllStringSubmatch(string(out), -1) {
+		line, _ := strconv.Atoi(m[2])
+		if m[1] != "compare.ts" || names[line] == "" {
+			t.Fatalf("tsc: an error outside the comparisons:\n%s", report)
+		}
+		differ[names[line]] = true
+	}
+	return differ, report
 }
 
 // comparisons writes compare.ts, one check a line, and returns it with
@@ -146,6 +154,10 @@ func comparisons(snap *snapshot.Snapshot, schemas []string) (string, map[int]str
 	emit(`declare function same<A, B>(ok: Equal<A, B>): void`)
 	emit(`type Setof<F> = F extends { SetofOptions: infer O } ? O : undefined`)
 	emit(`type Part<R, K extends string> = R extends { [k in K]: infer P } ? P : undefined`)
+	// A call rpc() cannot make returns an error type, each generator's
+	// message its own: the error is compared, not its words.
+	emit(`type Ret<R> = R extends { error: true } ? { error: true } : R`)
+	emit(`type Fn<S, F extends string> = S extends { Functions: infer Fs } ? F extends keyof Fs ? Fs[F] : "absent" : never`)
 	for _, s := range schemas {
 		q := strconv.Quote(s)
 		for _, section := range []string{"Tables", "Views", "Functions", "Enums"} {
@@ -173,10 +185,12 @@ func comparisons(snap *snapshot.Snapshot, schemas []string) (string, map[int]str
 			}
 		}
 		for _, f := range fns {
-			path := fmt.Sprintf("[%s][\"Functions\"][%s]", q, strconv.Quote(f))
-			check(s+".Functions."+f+".Args", "O"+path+`["Args"]`, "S"+path+`["Args"]`)
-			check(s+".Functions."+f+".Returns", "O"+path+`["Returns"]`, "S"+path+`["Returns"]`)
-			check(s+".Functions."+f+".SetofOptions", "Setof<O"+path+">", "Setof<S"+path+">")
+			// A function neither writes (rpc() cannot call it) is absent
+			// from both; the names of Functions compare which are written.
+			fn := func(db string) string { return fmt.Sprintf("Fn<%s[%s], %s>", db, q, strconv.Quote(f)) }
+			check(s+".Functions."+f+".Args", "Part<"+fn("O")+`, "Args">`, "Part<"+fn("S")+`, "Args">`)
+			check(s+".Functions."+f+".Returns", "Ret<Part<"+fn("O")+`, "Returns">>`, "Ret<Part<"+fn("S")+`, "Returns">>`)
+			check(s+".Functions."+f+".SetofOptions", "Setof<"+fn("O")+">", "Setof<"+fn("S")+">")
 		}
 		for _, e := range enumNames(snap, s) {
 			check(s+".Enums."+e, fmt.Sprintf("O[%s][\"Enums\"][%s]", q, strconv.Quote(e)), fmt.Sprintf("S[%s][\"Enums\"][%s]", q, strconv.Quote(e)))

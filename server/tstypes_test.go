@@ -194,3 +194,46 @@ const programResults = `{
     "shared": [{"name": "work"}]
   }
 }`
+
+// TestTypeScriptFixtureSchemas writes the types of every schema of the
+// end-to-end fixture (test and other, with media handlers, domains,
+// partitions, composite types, ...) and of js, as web_anon may use them,
+// and compiles a use of each with postgrest-js: each schema must type
+// its queries (a schema postgrest-js does not recognise types them as
+// any), and an insert into a table web_anon may only read must not
+// compile.
+func TestTypeScriptFixtureSchemas(t *testing.T) {
+	node := requireNodePackage(t, tsTypesDir, "@supabase/postgrest-js")
+	requireNodePackage(t, tsTypesDir, "typescript")
+	runFixtureScript(t, "postgrest_js_reset.sql")
+	_, snaps := serverWithSnapshots(t, map[string]string{"db-schemas": "test,other,js"})
+	dir := tsProject(t, snaps.Current())
+	check := `import { PostgrestClient } from '@supabase/postgrest-js'
+import type { Database } from './database.types'
+
+type IsAny<T> = 0 extends 1 & T ? true : false
+declare const db: PostgrestClient<Database>
+
+const test = db.schema('test').from('books').select('title, year')
+const other = db.schema('other').from('books').select('*')
+const js = db.schema('js').from('todos').select('title, list:lists(name)')
+export const typed: [IsAny<Awaited<typeof test>['data']>, IsAny<Awaited<typeof other>['data']>, IsAny<Awaited<typeof js>['data']>] =
+  [false, false, false]
+export async function titles(): Promise<string[]> {
+  const { data } = await test
+  return (data ?? []).map((b) => b.title)
+}
+// @ts-expect-error web_anon may read test.books, not insert into it
+db.schema('test').from('books').insert({ id: 1, title: 'x' })
+`
+	if err := os.WriteFile(filepath.Join(dir, "check.ts"), []byte(check), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tsconfig := `{"compilerOptions": {"strict": true, "noEmit": true, "target": "es2022", "module": "esnext",
+		"moduleResolution": "bundler", "lib": ["es2022", "dom"], "types": [], "skipLibCheck": true},
+		"files": ["database.types.ts", "check.ts"]}`
+	if err := os.WriteFile(filepath.Join(dir, "tsconfig.json"), []byte(tsconfig), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tsc(t, node, dir)
+}

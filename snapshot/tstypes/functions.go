@@ -72,9 +72,19 @@ type signature struct{ args, returns, setof string }
 // function, a union of them for overloads, ordered by their Args.
 func (g *generator) writeFunctions(w *writer, s string) {
 	w.open("Functions: {")
-	byName := map[string][]signature{}
+	overloads := map[string][]*snapshot.Function{}
 	for _, f := range g.functions[s] {
-		byName[f.Name] = append(byName[f.Name], g.signature(f))
+		overloads[f.Name] = append(overloads[f.Name], f)
+	}
+	byName := map[string][]signature{}
+	for name, fs := range overloads {
+		for _, f := range fs {
+			sig := g.signature(f)
+			if why := ambiguous(f, fs); why != "" {
+				sig.returns, sig.setof = "{ error: true } & "+jsString(why), ""
+			}
+			byName[name] = append(byName[name], sig)
+		}
 	}
 	if len(byName) == 0 {
 		w.line("[_ in never]: never")
@@ -169,6 +179,44 @@ func (g *generator) signature(f *snapshot.Function) signature {
 	return sig
 }
 
+// ambiguous says why no call of f can be told from one of another of
+// its overloads, or "": svc-serve, as PostgREST, chooses an overload by
+// the names of the arguments a call gives, so overloads taking the same
+// names with the same defaults (clash(x integer), clash(x text)), or one
+// taking none beside one taking a single unnamed argument with a
+// default, are refused when called. Supabase's generator makes such
+// calls type errors; so do these types, in their own words. Overloads
+// that some call tells apart (add(a, b = 1) and add(a, b): a call giving
+// only a) are kept, though a call giving both is refused.
+func ambiguous(f *snapshot.Function, overloads []*snapshot.Function) string {
+	names := func(g *snapshot.Function) (all, required []string) {
+		for _, a := range inputs(g) {
+			all = append(all, a.Name)
+			if !a.HasDefault {
+				required = append(required, a.Name)
+			}
+		}
+		slices.Sort(all)
+		slices.Sort(required)
+		return all, required
+	}
+	mine, mineRequired := names(f)
+	for _, o := range overloads {
+		if o == f {
+			continue
+		}
+		theirs, theirsRequired := names(o)
+		in := inputs(o)
+		same := len(mine) > 0 && !slices.Contains(mine, "") && slices.Equal(mine, theirs) && slices.Equal(mineRequired, theirsRequired)
+		emptyArg := len(mine) == 0 && len(in) == 1 && in[0].Name == "" && in[0].HasDefault
+		if same || emptyArg {
+			return "svc-serve cannot choose between the overloads of " + f.QualifiedName.String() +
+				" taking arguments (" + strings.Join(mine, ", ") + "): rename the arguments or the functions"
+		}
+	}
+	return ""
+}
+
 // rowArgument reports whether in is a single unnamed argument of a
 // relation's row type, and names the relation.
 func rowArgument(snap *snapshot.Snapshot, in []snapshot.Argument) (snapshot.QualifiedName, bool) {
@@ -204,6 +252,10 @@ func (g *generator) returnsRelation(f *snapshot.Function) *outRelation {
 func (g *generator) returnType(f *snapshot.Function) string {
 	if f.Returns == snapshot.ReturnsVoid {
 		return "undefined"
+	}
+	if f.Media != nil {
+		// Its value is a body in its media type, not JSON.
+		return "unknown"
 	}
 	var cols []snapshot.Argument
 	for _, a := range f.Arguments {

@@ -76,6 +76,12 @@ func shop(t *testing.T) *snapshot.Snapshot {
 			{QualifiedName: q("positional"), ReturnType: snapshot.QualifiedName{Schema: "pg_catalog", Name: "int4"}, Returns: snapshot.ReturnsScalar,
 				Arguments: []snapshot.Argument{{Type: "integer", Mode: snapshot.ArgIn}}},
 			{QualifiedName: q("nothing"), ReturnType: snapshot.QualifiedName{Schema: "pg_catalog", Name: "void"}, Returns: snapshot.ReturnsVoid},
+			{QualifiedName: q("pick"), ReturnType: snapshot.QualifiedName{Schema: "pg_catalog", Name: "text"}, Returns: snapshot.ReturnsScalar,
+				Arguments: []snapshot.Argument{{Name: "x", Type: "integer", Mode: snapshot.ArgIn}}},
+			{QualifiedName: q("pick"), ReturnType: snapshot.QualifiedName{Schema: "pg_catalog", Name: "text"}, Returns: snapshot.ReturnsScalar,
+				Arguments: []snapshot.Argument{{Name: "x", Type: "text", Mode: snapshot.ArgIn}}},
+			{QualifiedName: q("page"), ReturnType: q("text/html"), Returns: snapshot.ReturnsScalar,
+				Media: &snapshot.MediaDomain{Type: "text/html"}},
 		},
 		Roles:   []snapshot.Role{{Name: "reader", Inherit: true}},
 		Domains: []snapshot.Domain{{QualifiedName: q("posint"), Type: "shop.posint", BaseType: "integer"}},
@@ -182,7 +188,8 @@ func TestRelationships(t *testing.T) {
 // TestFunctions checks arguments (named, defaulted, variadic, overloads,
 // an unnamed one left out as rpc() cannot name it) and returns (a
 // relation's rows with SetofOptions, a set of an enum, TABLE columns,
-// void).
+// void, a media type's body, a type error for overloads a call cannot
+// choose between).
 func TestFunctions(t *testing.T) {
 	got := section(t, generate(t, shop(t), Options{}), "Functions: {")
 	want := []string{
@@ -192,6 +199,10 @@ func TestFunctions(t *testing.T) {
 		`SetofOptions: { from: "*"; to: "items"; isOneToOne: false; isSetofReturn: true }`,
 		"}",
 		"nothing: {", "Args: Record<PropertyKey, never>", "Returns: undefined", "}",
+		"page: {", "Args: Record<PropertyKey, never>", "Returns: unknown", "}",
+		"pick:",
+		"| {", "Args: { x: number }", `Returns: { error: true } & "svc-serve cannot choose between the overloads of shop.pick taking arguments (x): rename the arguments or the functions"`, "}",
+		"| {", "Args: { x: string }", `Returns: { error: true } & "svc-serve cannot choose between the overloads of shop.pick taking arguments (x): rename the arguments or the functions"`, "}",
 		"report: {", "Args: { day: string }", "Returns: { n: number; what: string }[]", "}",
 		"states: {", "Args: Record<PropertyKey, never>", `Returns: Database["shop"]["Enums"]["state"][]`, "}",
 		"total:",

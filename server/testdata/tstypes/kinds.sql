@@ -90,6 +90,8 @@ create function kinds.initials(kinds.authors) returns text stable language sql a
   $$ select left($1.name, 1) $$;
 create function kinds.written(kinds.authors) returns setof kinds.books stable language sql as
   $$ select * from kinds.books where author_id = $1.id $$;
+create function kinds.clash(x integer) returns text immutable language sql as $$ select 'integer' $$;
+create function kinds.clash(x text) returns text immutable language sql as $$ select 'text' $$;
 create function kinds.count_tags(tag_ids integer[]) returns integer immutable language sql as
   $$ select cardinality(tag_ids) $$;
 insert into kinds.authors (name, email, mood) values
