@@ -14,8 +14,8 @@ import (
 )
 
 // tsTypesDir holds what the TypeScript types are tested with: TypeScript,
-// the published postgrest-js and Supabase's generator (postgres-meta) as
-// npm packages, schema kinds (kinds.sql), and a program of typed queries
+// the published postgrest-js and supabase-js, and Supabase's generator
+// (postgres-meta) as npm packages, schema kinds (kinds.sql), and a program of typed queries
 // (program.ts).
 const tsTypesDir = "testdata/tstypes"
 
@@ -125,14 +125,15 @@ func tsc(t *testing.T, node, dir string) {
 }
 
 // TestTypeScriptClient compiles program.ts, typed queries of the
-// published postgrest-js, and the example of docs/typescript.md against
+// published postgrest-js, the same through supabase-js
+// (supabase-client.ts), and the example of docs/typescript.md against
 // the types of schemas kinds and js with tsc --strict, then runs the
 // program against svc-serve and compares the rows it got.
 func TestTypeScriptClient(t *testing.T) {
 	node := requireNodePackage(t, tsTypesDir, "@supabase/postgrest-js")
 	requireNodePackage(t, tsTypesDir, "typescript")
 	url, snap := typesServer(t)
-	dir := tsProject(t, snap, "program.ts", "tsconfig.json")
+	dir := tsProject(t, snap, "program.ts", "supabase-client.ts", "tsconfig.json")
 	tsc(t, node, dir)
 
 	cmd := exec.CommandContext(t.Context(), node, filepath.Join("out", "program.js"))
