@@ -52,7 +52,7 @@ func typesServer(t *testing.T) (string, *snapshot.Snapshot) {
 
 // tsProject writes a TypeScript project in a new directory: the types of
 // snap for web_anon, the files of tsTypesDir named, and the worked example
-// of docs/typescript.md, with tsTypesDir's packages reachable.
+// of docs/typescript.md. linkModules gives it its npm packages.
 func tsProject(t *testing.T, snap *snapshot.Snapshot, files ...string) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -76,14 +76,32 @@ func tsProject(t *testing.T, snap *snapshot.Snapshot, files ...string) string {
 		}
 		write(f, data)
 	}
-	modules, err := filepath.Abs(filepath.Join(tsTypesDir, "node_modules"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(modules, filepath.Join(dir, "node_modules")); err != nil {
-		t.Fatal(err)
-	}
 	return dir
+}
+
+// linkModules makes dir's node_modules tsTypesDir's, or, given packages
+// (name to installed directory), a directory of links to those.
+func linkModules(t *testing.T, dir string, packages map[string]string) {
+	t.Helper()
+	link := func(target, name string) {
+		t.Helper()
+		abs, err := filepath.Abs(target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(abs, name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if packages == nil {
+		link(filepath.Join(tsTypesDir, "node_modules"), filepath.Join(dir, "node_modules"))
+	}
+	for name, target := range packages {
+		link(target, filepath.Join(dir, "node_modules", filepath.FromSlash(name)))
+	}
 }
 
 // docExample is the worked example of docs/typescript.md: the code block
@@ -125,17 +143,48 @@ func tsc(t *testing.T, node, dir string) {
 }
 
 // TestTypeScriptClient compiles program.ts, typed queries of the
-// published postgrest-js, the same through supabase-js
+// published postgrest-js (2.x, and the 1.x of the postgrest-js suite),
+// the same through supabase-js
 // (supabase-client.ts), and the example of docs/typescript.md against
 // the types of schemas kinds and js with tsc --strict, then runs the
 // program against svc-serve and compares the rows it got.
 func TestTypeScriptClient(t *testing.T) {
 	node := requireNodePackage(t, tsTypesDir, "@supabase/postgrest-js")
 	requireNodePackage(t, tsTypesDir, "typescript")
-	url, snap := typesServer(t)
-	dir := tsProject(t, snap, "program.ts", "supabase-client.ts", "tsconfig.json")
-	tsc(t, node, dir)
+	t.Run("postgrest-js 2", func(t *testing.T) {
+		url, snap := typesServer(t)
+		dir := tsProject(t, snap, "program.ts", "supabase-client.ts", "tsconfig.json")
+		linkModules(t, dir, nil)
+		tsc(t, node, dir)
+		runProgram(t, node, dir, url)
+	})
+	// The 1.x client of the postgrest-js suite (its own npm directory):
+	// the same program, without supabase-js, which takes 2.x.
+	t.Run("postgrest-js 1", func(t *testing.T) {
+		requireJSClient(t)
+		url, snap := typesServer(t)
+		dir := tsProject(t, snap, "program.ts")
+		linkModules(t, dir, map[string]string{
+			"typescript":             filepath.Join(tsTypesDir, "node_modules", "typescript"),
+			"@supabase/postgrest-js": filepath.Join(jsClientDir, "node_modules", "@supabase", "postgrest-js"),
+		})
+		tsconfig, err := os.ReadFile(filepath.Join(tsTypesDir, "tsconfig.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		v1 := strings.Replace(string(tsconfig), `, "supabase-client.ts"`, "", 1)
+		if err := os.WriteFile(filepath.Join(dir, "tsconfig.json"), []byte(v1), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		tsc(t, node, dir)
+		runProgram(t, node, dir, url)
+	})
+}
 
+// runProgram runs the compiled program.ts in dir against the server at
+// url and compares what it prints with programResults.
+func runProgram(t *testing.T, node, dir, url string) {
+	t.Helper()
 	cmd := exec.CommandContext(t.Context(), node, filepath.Join("out", "program.js"))
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "SVC_URL="+url, "NO_COLOR=1")
@@ -209,6 +258,7 @@ func TestTypeScriptFixtureSchemas(t *testing.T) {
 	runFixtureScript(t, "postgrest_js_reset.sql")
 	_, snaps := serverWithSnapshots(t, map[string]string{"db-schemas": "test,other,js"})
 	dir := tsProject(t, snaps.Current())
+	linkModules(t, dir, nil)
 	check := `import { PostgrestClient } from '@supabase/postgrest-js'
 import type { Database } from './database.types'
 
