@@ -45,7 +45,9 @@ var supabaseDifferences = map[string]string{
 	// relationship, embedded with parentheses; svc-serve does not select
 	// it as a column, so Row does not list it.
 	"kinds.Tables.authors.Row": "functions of a row that return a relation's rows",
-	// Which makes the Args of the functions taking that Row differ too.
+	// Which makes the Args of the functions taking that Row differ too,
+	// and the helper type naming it.
+	"kinds.Tables<authors>":         "functions of a row that return a relation's rows",
 	"kinds.Functions.initials.Args": "functions of a row that return a relation's rows",
 	"kinds.Functions.written.Args":  "functions of a row that return a relation's rows",
 	// Domains of functions' arguments and results are their base types.
@@ -60,8 +62,10 @@ var supabaseDifferences = map[string]string{
 // schemas js (the postgrest-js suite's) and kinds with those of Supabase's
 // generator for the same database, structurally, with tsc: per schema the
 // names of tables, views, functions and enums; per relation Row, Insert,
-// Update and the set of Relationships; per function Args, Returns and
-// SetofOptions; per enum its labels. Only supabaseDifferences may differ.
+// Update, the set of Relationships and the helper types (Tables<>,
+// TablesInsert<>, TablesUpdate<>); per function Args, Returns and
+// SetofOptions; per enum its labels, and Enums<>. Only
+// supabaseDifferences may differ.
 func TestTypesMatchSupabase(t *testing.T) {
 	node := requireNodePackage(t, tsTypesDir, "@supabase/postgres-meta")
 	requireNodePackage(t, tsTypesDir, "typescript")
@@ -146,8 +150,8 @@ func comparisons(snap *snapshot.Snapshot, schemas []string) (string, map[int]str
 		names[line] = name
 		emit(fmt.Sprintf("same<%s, %s>(true)", ours, theirs))
 	}
-	emit(`import type { Database as O } from './ours'`)
-	emit(`import type { Database as S } from './supabase'`)
+	emit(`import type { Database as O, Tables as OT, TablesInsert as OI, TablesUpdate as OU, Enums as OE } from './ours'`)
+	emit(`import type { Database as S, Tables as ST, TablesInsert as SI, TablesUpdate as SU, Enums as SE } from './supabase'`)
 	// Equal is TypeScript's identity of types: optional, null and never
 	// all count.
 	emit(`type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ? 1 : 2) ? true : false`)
@@ -175,6 +179,14 @@ func comparisons(snap *snapshot.Snapshot, schemas []string) (string, map[int]str
 			for _, part := range []string{"Row", "Insert", "Update"} {
 				check(s+"."+section+"."+r.Name+"."+part, fmt.Sprintf("Part<O%s, %q>", path, part), fmt.Sprintf("Part<S%s, %q>", path, part))
 			}
+			// The helper types, by schema (Supabase's default schema is
+			// public, which these have none of).
+			opt := fmt.Sprintf("{ schema: %s }, %s", q, strconv.Quote(r.Name))
+			check(s+".Tables<"+r.Name+">", "OT<"+opt+">", "ST<"+opt+">")
+			if section == "Tables" {
+				check(s+".TablesInsert<"+r.Name+">", "OI<"+opt+">", "SI<"+opt+">")
+				check(s+".TablesUpdate<"+r.Name+">", "OU<"+opt+">", "SU<"+opt+">")
+			}
 			check(s+"."+section+"."+r.Name+".Relationships",
 				fmt.Sprintf("O%s[\"Relationships\"][number]", path), fmt.Sprintf("S%s[\"Relationships\"][number]", path))
 		}
@@ -194,6 +206,8 @@ func comparisons(snap *snapshot.Snapshot, schemas []string) (string, map[int]str
 		}
 		for _, e := range enumNames(snap, s) {
 			check(s+".Enums."+e, fmt.Sprintf("O[%s][\"Enums\"][%s]", q, strconv.Quote(e)), fmt.Sprintf("S[%s][\"Enums\"][%s]", q, strconv.Quote(e)))
+			opt := fmt.Sprintf("{ schema: %s }, %s", q, strconv.Quote(e))
+			check(s+".Enums<"+e+">", "OE<"+opt+">", "SE<"+opt+">")
 		}
 	}
 	return b.String(), names

@@ -29,7 +29,7 @@ func typesCommand() *cli.Command {
 		Subcommands: []*cli.Command{{
 			Name:  "typescript",
 			Usage: "write the Database type postgrest-js and supabase-js type queries with",
-			Description: "Writes a TypeScript module (Json, Database, Constants) whose first line names the\n" +
+			Description: "Writes a TypeScript module (Json, Database, helper types, Constants) whose first line names the\n" +
 				"snapshot's fingerprint. Exit status: 0; with --check, 1 when the file differs; 2 on errors.",
 			Flags: []cli.Flag{
 				&cli.StringFlag{Name: "snapshot", Usage: "snapshot file to describe", DefaultText: "the configuration's snapshot file"},

@@ -25,13 +25,17 @@ type Options struct {
 }
 
 // Generate returns the TypeScript module for snap: a header line naming
-// the snapshot's fingerprint, the Json type, Database, and Constants (the
-// enums' labels as values).
+// the snapshot's fingerprint, the Json type, Database, the helper types
+// (Tables<>, TablesInsert<>, TablesUpdate<>, Enums<>, CompositeTypes<>),
+// and Constants (the enums' labels as values).
 func Generate(snap *snapshot.Snapshot, opts Options) ([]byte, error) {
 	g := &generator{snap: snap, schemas: map[string]bool{}, enums: map[snapshot.QualifiedName][]string{}}
 	names := opts.Schemas
 	if len(names) == 0 {
 		names = snap.Header.Schemas
+	}
+	if len(names) == 0 {
+		return nil, fmt.Errorf("the snapshot holds no schema")
 	}
 	for _, s := range names {
 		if !slices.Contains(snap.Header.Schemas, s) {
@@ -76,6 +80,9 @@ func Generate(snap *snapshot.Snapshot, opts Options) ([]byte, error) {
 		w.close("}")
 	}
 	w.close("}")
+	w.line("")
+	w.line("type DefaultSchema = " + jsString(names[0]))
+	w.buf.WriteString(helpers)
 	w.line("")
 	g.writeConstants(&w)
 	return w.buf.Bytes(), nil

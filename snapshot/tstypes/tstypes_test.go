@@ -289,3 +289,28 @@ func TestParseQualified(t *testing.T) {
 		}
 	}
 }
+
+// TestDefaultSchema checks that the helper types' bare names look in the
+// first schema written, svc-serve's default, while Database lists the
+// schemas sorted.
+func TestDefaultSchema(t *testing.T) {
+	snap, err := snapshot.New(snapshot.Header{Schemas: []string{"shop", "audit"}}, shop(t).Content)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		schemas []string
+		want    string
+	}{
+		{nil, `type DefaultSchema = "shop"`},
+		{[]string{"audit", "shop"}, `type DefaultSchema = "audit"`},
+	} {
+		out := generate(t, snap, Options{Schemas: c.schemas})
+		if !strings.Contains(out, "\n"+c.want+"\n") {
+			t.Errorf("schemas %v: no %q", c.schemas, c.want)
+		}
+		if a, s := strings.Index(out, "\n  audit: {"), strings.Index(out, "\n  shop: {"); a < 0 || s < a {
+			t.Errorf("schemas %v: Database lists audit at %d, shop at %d; want both, sorted", c.schemas, a, s)
+		}
+	}
+}

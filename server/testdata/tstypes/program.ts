@@ -6,7 +6,7 @@
 // assignment fails the compilation if the types say otherwise; each
 // line expecting an error fails it if the call stops being an error.
 import { PostgrestClient } from '@supabase/postgrest-js'
-import type { Database } from './database.types'
+import type { Database, Enums, Tables, TablesInsert, TablesUpdate } from './database.types'
 
 declare const process: { env: Record<string, string | undefined> }
 
@@ -106,6 +106,20 @@ const kind: 'personal' | 'shared' | undefined = todos[0].list?.kind
 const shared = must(await js.rpc('lists_of_kind', { kind: 'shared' }).select('name'))
 const sharedName: string = shared[0].name
 out.js = { todos, shared }
+
+// The helper types, named as in Supabase's module; a bare name is in the
+// default schema, kinds (the first of db-schemas).
+const helperRow: Tables<'books'> = { id: 1, author_id: 1, editor_id: null, title: 'Dune', pages: null }
+const helperSlug: Tables<{ schema: 'js' }, 'todos'>['slug'] = 'milk'
+const helperInsert: TablesInsert<'authors'> = { name: 'Nobody', email: 'nobody@example.com' }
+// @ts-expect-error an insert into authors needs a name
+const helperBadInsert: TablesInsert<'authors'> = { email: 'nobody@example.com' }
+const helperUpdate: TablesUpdate<{ schema: 'js' }, 'todos'> = { done: true }
+const helperMood: Enums<'mood'> = 'happy'
+// @ts-expect-error shared is a list_kind, not a mood
+const helperBadMood: Enums<'mood'> = 'shared'
+const helperKind: Enums<{ schema: 'js' }, 'list_kind'> = 'shared'
+void [helperRow, helperSlug, helperInsert, helperBadInsert, helperUpdate, helperMood, helperBadMood, helperKind]
 
 void [title, pages, author, mood, cover, written, initials, tags, bio, byTitle, pos, kind, sharedName]
 console.log(JSON.stringify(out))
