@@ -111,9 +111,13 @@ func (g *generator) writeFunctions(w *writer, s string) {
 		}
 		w.open(key(name) + ":")
 		for _, sig := range sigs {
-			w.open("| {")
+			// A member's fields line up past its "| {".
+			w.line("| {")
+			w.depth += 2
 			writeSignature(w, sig)
-			w.close("}")
+			w.depth--
+			w.line("}")
+			w.depth--
 		}
 		w.depth--
 	}
