@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/svc-dev/svc/server/config"
 	"github.com/svc-dev/svc/snapshot"
@@ -15,11 +16,35 @@ import (
 
 // staleError is returned by types --check when the file differs from
 // what the snapshot gives; it exits with exitBreaking (1), as diff(1)
-// exits when files differ.
-type staleError struct{ path string }
+// exits when files differ. It names the first line that differs, so a
+// CI log says what changed without the file at hand.
+type staleError struct {
+	path      string
+	line      int
+	old, want string
+}
 
 func (e staleError) Error() string {
-	return e.path + " differs from the types of the snapshot; write it again with -o " + e.path
+	return fmt.Sprintf("%s differs from the types of the snapshot from line %d:\n-%s\n+%s\nwrite it again with -o %s",
+		e.path, e.line, e.old, e.want, e.path)
+}
+
+// firstDifference returns the first line (from 1) where old and want
+// differ, and that line of each ("" past the end).
+func firstDifference(old, want []byte) (int, string, string) {
+	a, b := strings.Split(string(old), "\n"), strings.Split(string(want), "\n")
+	for i := 0; ; i++ {
+		var x, y string
+		if i < len(a) {
+			x = a[i]
+		}
+		if i < len(b) {
+			y = b[i]
+		}
+		if x != y || i >= len(a) || i >= len(b) {
+			return i + 1, x, y
+		}
+	}
 }
 
 func typesCommand() *cli.Command {
@@ -54,7 +79,8 @@ func typesCommand() *cli.Command {
 						return err
 					}
 					if !bytes.Equal(old, module) {
-						return staleError{c.String("check")}
+						line, was, want := firstDifference(old, module)
+						return staleError{c.String("check"), line, was, want}
 					}
 					return nil
 				case c.IsSet("output"):
