@@ -30,10 +30,20 @@ func (e staleError) Error() string {
 }
 
 // firstDifference returns the first line (from 1) where old and want
-// differ, and that line of each ("" past the end).
+// differ, and that line of each ("" past the end). The header line names
+// the snapshot, which every migration changes, so a difference below it
+// comes first: that is what changed in the types.
 func firstDifference(old, want []byte) (int, string, string) {
 	a, b := strings.Split(string(old), "\n"), strings.Split(string(want), "\n")
-	for i := 0; ; i++ {
+	if line, x, y := firstFrom(a, b, 1); x != y {
+		return line, x, y
+	}
+	return firstFrom(a, b, 0)
+}
+
+// firstFrom is firstDifference's search from line i+1.
+func firstFrom(a, b []string, i int) (int, string, string) {
+	for ; ; i++ {
 		var x, y string
 		if i < len(a) {
 			x = a[i]
