@@ -1,6 +1,7 @@
 package tstypes
 
 import (
+	"maps"
 	"slices"
 	"strings"
 
@@ -89,13 +90,7 @@ func (g *generator) writeFunctions(w *writer, s string) {
 	if len(byName) == 0 {
 		w.line("[_ in never]: never")
 	}
-	for _, name := range slices.Sorted(func(yield func(string) bool) {
-		for n := range byName {
-			if !yield(n) {
-				return
-			}
-		}
-	}) {
+	for _, name := range slices.Sorted(maps.Keys(byName)) {
 		sigs := byName[name]
 		slices.SortFunc(sigs, func(a, b signature) int {
 			if c := strings.Compare(a.args, b.args); c != 0 {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -43,13 +44,7 @@ func Generate(snap *snapshot.Snapshot, opts Options) ([]byte, error) {
 		}
 		g.schemas[s] = true
 	}
-	g.order = slices.Sorted(func(yield func(string) bool) {
-		for s := range g.schemas {
-			if !yield(s) {
-				return
-			}
-		}
-	})
+	g.order = slices.Sorted(maps.Keys(g.schemas))
 	if opts.Role != "" {
 		if snap.Role(opts.Role) == nil {
 			return nil, fmt.Errorf("role %q: the snapshot knows no such role", opts.Role)
