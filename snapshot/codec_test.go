@@ -59,6 +59,11 @@ func sampleContent() Content {
 				Checks: []DomainCheck{{Name: "posint_check", Expr: "(VALUE > 0)", Validated: true}}},
 			{QualifiedName: QualifiedName{Schema: "api", Name: "small"}, Type: "api.small", BaseType: "api.posint", NotNull: true},
 		},
+		Types: []UserType{
+			{QualifiedName: QualifiedName{Schema: "api", Name: "mood"}, Labels: []string{"sad", "happy"}},
+			{QualifiedName: QualifiedName{Schema: "api", Name: "point"},
+				Attributes: []Attribute{{Name: "x", Type: "integer"}, {Name: "y", Type: "api.posint"}}},
+		},
 	}
 }
 
@@ -120,6 +125,8 @@ func TestFingerprintFollowsContent(t *testing.T) {
 		"function media": func(c *Content) { c.Functions[1].Media.Type = "image/jpeg" },
 		"domain check":   func(c *Content) { c.Domains[0].Checks[0].Expr = "(VALUE > 1)" },
 		"domain null":    func(c *Content) { c.Domains[1].NotNull = false },
+		"enum label":     func(c *Content) { c.Types[0].Labels[1] = "glad" },
+		"attribute":      func(c *Content) { c.Types[1].Attributes[1].Type = "integer" },
 	}
 	for name, change := range changes {
 		c := sampleContent()

@@ -19,7 +19,7 @@ import (
 func decodeContent(body []byte) (Content, error) {
 	var c Content
 	r := &reader{buf: body, dict: make([]string, 0, 4096)}
-	if r.fields("content", 7) {
+	if r.fields("content", 8) {
 		c.Relations = decodeSlice(r, (*Relation).decode)
 		c.Relationships = decodeSlice(r, (*Relationship).decode)
 		c.Functions = decodeSlice(r, (*Function).decode)
@@ -27,6 +27,7 @@ func decodeContent(body []byte) (Content, error) {
 		c.Roles = decodeSlice(r, (*Role).decode)
 		c.MediaHandlers = decodeSlice(r, (*MediaHandler).decode)
 		c.Domains = decodeSlice(r, (*Domain).decode)
+		c.Types = decodeSlice(r, (*UserType).decode)
 	}
 	if r.err == nil && r.pos != len(r.buf) {
 		r.fail("%d bytes left over after the content", len(r.buf)-r.pos)
@@ -449,5 +450,19 @@ func (x *DomainCheck) decode(r *reader) {
 	if r.fields("domain check", 3) {
 		x.Name, x.Expr = r.str(), r.str()
 		x.Validated = r.boolean()
+	}
+}
+
+func (x *UserType) decode(r *reader) {
+	if r.fields("type", 4) {
+		x.Schema, x.Name = r.str(), r.str()
+		x.Labels = r.strs()
+		x.Attributes = decodeSlice(r, (*Attribute).decode)
+	}
+}
+
+func (x *Attribute) decode(r *reader) {
+	if r.fields("attribute", 2) {
+		x.Name, x.Type = r.str(), r.str()
 	}
 }

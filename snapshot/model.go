@@ -27,6 +27,10 @@ type Content struct {
 	// functions' arguments and results are of (their elements', for
 	// arrays), and the domains those stand on, by name.
 	Domains []Domain `msgpack:"domains" json:"domains"`
+	// Types are the enums and composite types (not relations' row types)
+	// of the exposed schemas, by name, which typed clients name values
+	// by (svc-introspect types); serving does not read them.
+	Types []UserType `msgpack:"types" json:"types"`
 }
 
 // RelationKind says what sort of relation a route is backed by.
@@ -357,4 +361,26 @@ type DomainCheck struct {
 	// Validated is false for a constraint added NOT VALID: values stored
 	// before it may break it, though new ones may not.
 	Validated bool `msgpack:"validated" json:"validated"`
+}
+
+// UserType is an enum or a composite type of an exposed schema: an enum
+// has its labels, a composite type its attributes.
+type UserType struct {
+	_msgpack      struct{} `msgpack:",as_array"`
+	QualifiedName `msgpack:",inline" json:",inline"`
+	// Labels are an enum's labels in their sort order; nil for a
+	// composite type.
+	Labels []string `msgpack:"labels,omitempty" json:"labels,omitempty"`
+	// Attributes are a composite type's attributes in order; nil for an
+	// enum.
+	Attributes []Attribute `msgpack:"attributes,omitempty" json:"attributes,omitempty"`
+}
+
+// Attribute is one attribute of a composite type.
+type Attribute struct {
+	_msgpack struct{} `msgpack:",as_array"`
+	Name     string   `msgpack:"name" json:"name"`
+	// Type is the attribute's type as format_type prints it, as a
+	// column's Type.
+	Type string `msgpack:"type" json:"type"`
 }
