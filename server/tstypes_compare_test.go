@@ -64,8 +64,8 @@ var supabaseDifferences = map[string]string{
 // names of tables, views, functions and enums; per relation Row, Insert,
 // Update, the set of Relationships and the helper types (Tables<>,
 // TablesInsert<>, TablesUpdate<>); per function Args, Returns and
-// SetofOptions; per enum its labels, and Enums<>. Only
-// supabaseDifferences may differ.
+// SetofOptions; per enum its labels, and Enums<>; per composite type its
+// attributes, and CompositeTypes<>. Only supabaseDifferences may differ.
 func TestTypesMatchSupabase(t *testing.T) {
 	node := requireNodePackage(t, tsTypesDir, "@supabase/postgres-meta")
 	requireNodePackage(t, tsTypesDir, "typescript")
@@ -150,8 +150,8 @@ func comparisons(snap *snapshot.Snapshot, schemas []string) (string, map[int]str
 		names[line] = name
 		emit(fmt.Sprintf("same<%s, %s>(true)", ours, theirs))
 	}
-	emit(`import type { Database as O, Tables as OT, TablesInsert as OI, TablesUpdate as OU, Enums as OE } from './ours'`)
-	emit(`import type { Database as S, Tables as ST, TablesInsert as SI, TablesUpdate as SU, Enums as SE } from './supabase'`)
+	emit(`import type { Database as O, Tables as OT, TablesInsert as OI, TablesUpdate as OU, Enums as OE, CompositeTypes as OC } from './ours'`)
+	emit(`import type { Database as S, Tables as ST, TablesInsert as SI, TablesUpdate as SU, Enums as SE, CompositeTypes as SC } from './supabase'`)
 	// Equal is TypeScript's identity of types: optional, null and never
 	// all count.
 	emit(`type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ? 1 : 2) ? true : false`)
@@ -164,7 +164,7 @@ func comparisons(snap *snapshot.Snapshot, schemas []string) (string, map[int]str
 	emit(`type Fn<S, F extends string> = S extends { Functions: infer Fs } ? F extends keyof Fs ? Fs[F] : "absent" : never`)
 	for _, s := range schemas {
 		q := strconv.Quote(s)
-		for _, section := range []string{"Tables", "Views", "Functions", "Enums"} {
+		for _, section := range []string{"Tables", "Views", "Functions", "Enums", "CompositeTypes"} {
 			check(s+"."+section, fmt.Sprintf("keyof O[%s][%q]", q, section), fmt.Sprintf("keyof S[%s][%q]", q, section))
 		}
 		for _, r := range snap.Content.Relations {
@@ -209,13 +209,28 @@ func comparisons(snap *snapshot.Snapshot, schemas []string) (string, map[int]str
 			opt := fmt.Sprintf("{ schema: %s }, %s", q, strconv.Quote(e))
 			check(s+".Enums<"+e+">", "OE<"+opt+">", "SE<"+opt+">")
 		}
+		for _, ty := range snap.Content.Types {
+			if ty.Schema != s || ty.Attributes == nil {
+				continue
+			}
+			n := strconv.Quote(ty.Name)
+			check(s+".CompositeTypes."+ty.Name, fmt.Sprintf("O[%s][\"CompositeTypes\"][%s]", q, n), fmt.Sprintf("S[%s][\"CompositeTypes\"][%s]", q, n))
+			opt := fmt.Sprintf("{ schema: %s }, %s", q, n)
+			check(s+".CompositeTypes<"+ty.Name+">", "OC<"+opt+">", "SC<"+opt+">")
+		}
 	}
 	return b.String(), names
 }
 
-// enumNames are the enums of schema s the snapshot's columns show.
+// enumNames are the enums of schema s: those the snapshot keeps as types,
+// and those its columns show.
 func enumNames(snap *snapshot.Snapshot, s string) []string {
 	var out []string
+	for _, ty := range snap.Content.Types {
+		if ty.Schema == s && ty.Attributes == nil && !slices.Contains(out, ty.Name) {
+			out = append(out, ty.Name)
+		}
+	}
 	for _, r := range snap.Content.Relations {
 		for _, c := range r.Columns {
 			if c.EnumValues != nil && c.TypeSchema == s {

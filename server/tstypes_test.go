@@ -233,7 +233,9 @@ const programResults = `{
     "pong": "pong", "sum": 6, "added": 2,
     "byAuthor": [{"title": "Dune"}, {"title": "Dune Messiah"}],
     "ranked": [{"pos": 1, "title": "Dune"}, {"pos": 2, "title": "Dune Messiah"}],
-    "moods": ["sad", "ok", "happy"]
+    "moods": ["sad", "ok", "happy"],
+    "origin": {"x": 0, "y": 0, "label": "origin"},
+    "louder": "high"
   },
   "js": {
     "todos": [

@@ -7,9 +7,9 @@
 //
 // The mapping of PostgreSQL types follows Supabase's generator so that a
 // frontend can switch between the two; where the snapshot knows more (a
-// domain over a domain, a column default a domain gives) or less (the
-// attributes of composite types that are not relations), docs/typescript.md
-// lists the difference and its reason.
+// domain over a domain, a column default a domain gives) or less (which
+// columns of a view take writes), docs/typescript.md lists the
+// difference and its reason.
 //
 // Output is a pure function of the snapshot and the options: everything is
 // sorted by name in byte order, so two dumps of one schema give the same

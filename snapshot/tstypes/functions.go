@@ -155,15 +155,15 @@ func (g *generator) signature(f *snapshot.Function) signature {
 		return signature{args: args, returns: returns}
 	}
 	set := f.Returns == snapshot.ReturnsSetOfComposite || f.Returns == snapshot.ReturnsSetOfScalar
-	target := g.returnsRelation(f)
+	target := g.returnsRows(f)
 	many := f.Rows > 1
 	// A set estimated at one row (ROWS 1) and of a relation's rows is
 	// one row to postgrest-js, which then reads SetofOptions.
-	if set && (many || target == nil) {
+	if set && (many || target == "") {
 		returns = arrayOf(returns)
 	}
 	sig := signature{args: args, returns: returns}
-	if target != nil {
+	if target != "" {
 		from := "*"
 		// A function of one row of a relation (its only argument) is a
 		// computed relationship or field, embedded from that relation.
@@ -172,7 +172,7 @@ func (g *generator) signature(f *snapshot.Function) signature {
 				from = q.Name
 			}
 		}
-		sig.setof = "{ from: " + jsString(from) + "; to: " + jsString(target.Name) +
+		sig.setof = "{ from: " + jsString(from) + "; to: " + jsString(target) +
 			"; isOneToOne: " + boolString(!many) + "; isSetofReturn: " + boolString(set) + " }"
 	}
 	return sig
@@ -233,6 +233,21 @@ func boolString(b bool) string {
 	return "false"
 }
 
+// returnsRows names what f returns rows of, for SetofOptions: a written
+// relation, or a composite type of a schema written, as Supabase's
+// generator names it; "" for anything else.
+func (g *generator) returnsRows(f *snapshot.Function) string {
+	if o := g.returnsRelation(f); o != nil {
+		return o.Name
+	}
+	if f.Returns == snapshot.ReturnsComposite || f.Returns == snapshot.ReturnsSetOfComposite {
+		if t := g.composites[f.ReturnType]; t != nil && g.schemas[t.Schema] {
+			return t.Name
+		}
+	}
+	return ""
+}
+
 // returnsRelation returns the written relation whose rows f returns, or
 // nil.
 func (g *generator) returnsRelation(f *snapshot.Function) *outRelation {
@@ -280,8 +295,10 @@ func (g *generator) returnType(f *snapshot.Function) string {
 		return "{ " + strings.Join(parts, "; ") + " }"
 	}
 	if f.ReturnsRecord || f.Returns == snapshot.ReturnsComposite || f.Returns == snapshot.ReturnsSetOfComposite {
-		// A record, or a composite type whose attributes the snapshot
-		// does not keep.
+		if t := g.composites[f.ReturnType]; t != nil && g.schemas[t.Schema] {
+			return g.userType(f.ReturnType)
+		}
+		// A record, or a composite type of a schema not written.
 		return "Record<string, unknown>"
 	}
 	return g.catalogType(f.ReturnType)

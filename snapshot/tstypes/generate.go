@@ -52,7 +52,7 @@ func Generate(snap *snapshot.Snapshot, opts Options) ([]byte, error) {
 		a := snap.AccessOf(opts.Role)
 		g.access = &a
 	}
-	g.collectEnums()
+	g.collectTypes()
 	g.collectRelations()
 	g.collectFunctions()
 	var w writer
@@ -67,11 +67,7 @@ func Generate(snap *snapshot.Snapshot, opts Options) ([]byte, error) {
 		g.writeRelations(&w, s, "Views")
 		g.writeFunctions(&w, s)
 		g.writeEnums(&w, s)
-		w.open("CompositeTypes: {")
-		// The snapshot keeps no composite type but relations' rows; a
-		// function returning one is typed Record<string, unknown>.
-		w.line("[_ in never]: never")
-		w.close("}")
+		g.writeComposites(&w, s)
 		w.close("}")
 	}
 	w.close("}")
@@ -93,15 +89,19 @@ type generator struct {
 	access *snapshot.Access
 	// enums are the labels of the enums the snapshot shows, by name.
 	enums map[snapshot.QualifiedName][]string
+	// composites are the composite types of the exposed schemas.
+	composites map[snapshot.QualifiedName]*snapshot.UserType
 	// relations are the relations written, by name.
 	relations map[snapshot.QualifiedName]*outRelation
 	// functions are the functions written, by schema, sorted by name.
 	functions map[string][]*snapshot.Function
 }
 
-// collectEnums finds the enums and their labels: the snapshot holds them
-// with the columns (and domains' columns) of that type.
-func (g *generator) collectEnums() {
+// collectTypes finds the enums with their labels and the composite
+// types: those of the exposed schemas the snapshot keeps as types, and
+// enums elsewhere by the columns (and domains' columns) of that type.
+func (g *generator) collectTypes() {
+	g.composites = map[snapshot.QualifiedName]*snapshot.UserType{}
 	for i := range g.snap.Content.Relations {
 		for _, c := range g.snap.Content.Relations[i].Columns {
 			if c.EnumValues == nil {
@@ -116,6 +116,38 @@ func (g *generator) collectEnums() {
 			}
 		}
 	}
+	for i := range g.snap.Content.Types {
+		t := &g.snap.Content.Types[i]
+		if t.Attributes != nil {
+			g.composites[t.QualifiedName] = t
+		} else {
+			g.enums[t.QualifiedName] = t.Labels
+		}
+	}
+}
+
+// writeComposites writes the CompositeTypes of schema s: each attribute
+// may be null, as a composite value's attributes all may.
+func (g *generator) writeComposites(w *writer, s string) {
+	w.open("CompositeTypes: {")
+	var names []string
+	for q := range g.composites {
+		if q.Schema == s {
+			names = append(names, q.Name)
+		}
+	}
+	slices.Sort(names)
+	if len(names) == 0 {
+		w.line("[_ in never]: never")
+	}
+	for _, n := range names {
+		w.open(key(n) + ": {")
+		for _, a := range g.composites[snapshot.QualifiedName{Schema: s, Name: n}].Attributes {
+			w.line(key(a.Name) + ": " + withNull(g.tsType(a.Type), true))
+		}
+		w.close("}")
+	}
+	w.close("}")
 }
 
 // writeEnums writes the Enums of schema s: string unions of labels.

@@ -76,6 +76,9 @@ func shop(t *testing.T) *snapshot.Snapshot {
 			{QualifiedName: q("positional"), ReturnType: snapshot.QualifiedName{Schema: "pg_catalog", Name: "int4"}, Returns: snapshot.ReturnsScalar,
 				Arguments: []snapshot.Argument{{Type: "integer", Mode: snapshot.ArgIn}}},
 			{QualifiedName: q("nothing"), ReturnType: snapshot.QualifiedName{Schema: "pg_catalog", Name: "void"}, Returns: snapshot.ReturnsVoid},
+			{QualifiedName: q("box"), ReturnType: q("dims"), Returns: snapshot.ReturnsComposite},
+			{QualifiedName: q("sized"), ReturnType: snapshot.QualifiedName{Schema: "pg_catalog", Name: "text"}, Returns: snapshot.ReturnsScalar,
+				Arguments: []snapshot.Argument{{Name: "sz", Type: "shop.size", Mode: snapshot.ArgIn}}},
 			{QualifiedName: q("pick"), ReturnType: snapshot.QualifiedName{Schema: "pg_catalog", Name: "text"}, Returns: snapshot.ReturnsScalar,
 				Arguments: []snapshot.Argument{{Name: "x", Type: "integer", Mode: snapshot.ArgIn}}},
 			{QualifiedName: q("pick"), ReturnType: snapshot.QualifiedName{Schema: "pg_catalog", Name: "text"}, Returns: snapshot.ReturnsScalar,
@@ -85,6 +88,10 @@ func shop(t *testing.T) *snapshot.Snapshot {
 		},
 		Roles:   []snapshot.Role{{Name: "reader", Inherit: true}},
 		Domains: []snapshot.Domain{{QualifiedName: q("posint"), Type: "shop.posint", BaseType: "integer"}},
+		Types: []snapshot.UserType{
+			{QualifiedName: q("dims"), Attributes: []snapshot.Attribute{{Name: "w", Type: "integer"}, {Name: "h", Type: "shop.posint"}}},
+			{QualifiedName: q("size"), Labels: []string{"s", "m", "l"}},
+		},
 	}
 	snap, err := snapshot.New(snapshot.Header{Schemas: []string{"shop"}}, c)
 	if err != nil {
@@ -154,8 +161,13 @@ func TestColumns(t *testing.T) {
 			t.Errorf("items %s\n got %q\nwant %q", c.section, got, c.want)
 		}
 	}
-	if got, want := section(t, out, "Enums: {"), []string{`state: "new" | "old"`}; !slices.Equal(got, want) {
+	// An enum no column uses is known as a type of the schema.
+	if got, want := section(t, out, "Enums: {"), []string{`size: "s" | "m" | "l"`, `state: "new" | "old"`}; !slices.Equal(got, want) {
 		t.Errorf("Enums: %q, want %q", got, want)
+	}
+	// A composite type's attributes, in order, each nullable.
+	if got, want := section(t, out, "CompositeTypes: {"), []string{"dims: {", "w: number | null", "h: number | null", "}"}; !slices.Equal(got, want) {
+		t.Errorf("CompositeTypes: %q, want %q", got, want)
 	}
 	// A view that takes no writes has no Insert or Update.
 	if got, want := section(t, out, "totals: {"), []string{"Row: {", "item_id: number | null", "n: number | null", "}", "Relationships: []"}; !slices.Equal(got, want) {
@@ -187,12 +199,14 @@ func TestRelationships(t *testing.T) {
 
 // TestFunctions checks arguments (named, defaulted, variadic, overloads,
 // an unnamed one left out as rpc() cannot name it) and returns (a
-// relation's rows with SetofOptions, a set of an enum, TABLE columns,
-// void, a media type's body, a type error for overloads a call cannot
-// choose between).
+// relation's rows with SetofOptions, a composite type, a set of an enum,
+// TABLE columns, void, a media type's body, a type error for overloads a
+// call cannot choose between).
 func TestFunctions(t *testing.T) {
 	got := section(t, generate(t, shop(t), Options{}), "Functions: {")
 	want := []string{
+		"box: {", "Args: Record<PropertyKey, never>", `Returns: Database["shop"]["CompositeTypes"]["dims"]`,
+		`SetofOptions: { from: "*"; to: "dims"; isOneToOne: true; isSetofReturn: false }`, "}",
 		"cheapest: {",
 		"Args: { n?: number }",
 		`Returns: ({ "Odd name": string | null; attrs: NonNullable<Json>; id: number; name: string; note: string | null; price: number; qty: number | null; state: Database["shop"]["Enums"]["state"] | null; tags: string[] | null; valid: unknown })[]`,
@@ -204,6 +218,7 @@ func TestFunctions(t *testing.T) {
 		"| {", "Args: { x: number }", `Returns: { error: true } & "svc-serve cannot choose between the overloads of shop.pick taking arguments (x): rename the arguments or the functions"`, "}",
 		"| {", "Args: { x: string }", `Returns: { error: true } & "svc-serve cannot choose between the overloads of shop.pick taking arguments (x): rename the arguments or the functions"`, "}",
 		"report: {", "Args: { day: string }", "Returns: { n: number; what: string }[]", "}",
+		"sized: {", `Args: { sz: Database["shop"]["Enums"]["size"] }`, "Returns: string", "}",
 		"states: {", "Args: Record<PropertyKey, never>", `Returns: Database["shop"]["Enums"]["state"][]`, "}",
 		"total:",
 		"| {", "Args: { ids: number[] }", "Returns: number", "}",

@@ -92,14 +92,17 @@ func (g *generator) catalogType(q snapshot.QualifiedName) string {
 }
 
 // userType maps a type of a user's schema (or an extension's): an enum
-// whose labels the snapshot holds, a relation's row, an extension type
-// Supabase knows, else unknown.
+// whose labels the snapshot holds, a composite type of a schema written,
+// a relation's row, an extension type Supabase knows, else unknown.
 func (g *generator) userType(q snapshot.QualifiedName) string {
 	if labels, ok := g.enums[q]; ok {
 		if g.schemas[q.Schema] {
 			return "Database[" + jsString(q.Schema) + "][\"Enums\"][" + jsString(q.Name) + "]"
 		}
 		return labelUnion(labels)
+	}
+	if t := g.composites[q]; t != nil && g.schemas[q.Schema] {
+		return "Database[" + jsString(q.Schema) + "][\"CompositeTypes\"][" + jsString(q.Name) + "]"
 	}
 	if r := g.snap.Relation(q); r != nil {
 		if o := g.relation(r); o != nil {

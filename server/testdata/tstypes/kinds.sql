@@ -1,7 +1,8 @@
 -- Schema kinds: one of every kind the TypeScript types are written for
 -- (server/tstypes_test.go, cmd/svc-introspect/types_test.go): tables,
 -- updatable and read-only views, identity, generated and defaulted
--- columns, enums, domains, arrays, json, ranges and extension types,
+-- columns, enums, composite types, domains, arrays, json, ranges and
+-- extension types,
 -- many-to-one, one-to-one, one-to-many and many-to-many relationships,
 -- and functions with named, unnamed, defaulted and variadic arguments,
 -- overloads, SETOF, scalar, composite and TABLE returns, computed fields
@@ -14,6 +15,9 @@ create type kinds.mood as enum ('sad', 'ok', 'happy');
 create domain kinds.posint as integer check (value > 0);
 create domain kinds.email as citext not null;
 create domain kinds.score as kinds.posint check (value < 100);
+create type kinds.point as (x integer, y integer, label text);
+-- An enum no column uses: only a function names it.
+create type kinds.tone as enum ('low', 'high');
 create table kinds.authors (
   id bigint generated always as identity primary key,
   name text not null,
@@ -42,6 +46,7 @@ create table kinds.authors (
   raw bytea,
   age kinds.posint,
   props hstore,
+  home kinds.point,
   name_len integer generated always as (length(name)) stored
 );
 create table kinds.books (
@@ -92,6 +97,8 @@ create function kinds.written(kinds.authors) returns setof kinds.books stable la
   $$ select * from kinds.books where author_id = $1.id $$;
 create function kinds.clash(x integer) returns text immutable language sql as $$ select 'integer' $$;
 create function kinds.clash(x text) returns text immutable language sql as $$ select 'text' $$;
+create function kinds.origin() returns kinds.point immutable language sql as $$ select (0, 0, 'origin')::kinds.point $$;
+create function kinds.louder(t kinds.tone) returns kinds.tone immutable language sql as $$ select 'high'::kinds.tone $$;
 create function kinds.count_tags(tag_ids integer[]) returns integer immutable language sql as
   $$ select cardinality(tag_ids) $$;
 insert into kinds.authors (name, email, mood) values

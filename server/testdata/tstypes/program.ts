@@ -97,7 +97,13 @@ const pos: number = ranked[0].pos
 const moods: Database['kinds']['Enums']['mood'][] = must(await kinds.rpc('moods'))
 // @ts-expect-error nums must be numbers
 kinds.rpc('sum_all', { nums: ['1'] })
-out.rpc = { pong, sum, added, byAuthor, ranked, moods }
+// A composite type's value, and an enum no column uses.
+const origin = must(await kinds.rpc('origin'))
+const originX: number | null = origin.x
+const louder: Database['kinds']['Enums']['tone'] = must(await kinds.rpc('louder', { t: 'low' }))
+// @ts-expect-error medium is not a tone
+kinds.rpc('louder', { t: 'medium' })
+out.rpc = { pong, sum, added, byAuthor, ranked, moods, origin, louder }
 
 // Schema js: an embed along a nullable key is an object or null; an enum
 // argument.
@@ -121,5 +127,5 @@ const helperBadMood: Enums<'mood'> = 'shared'
 const helperKind: Enums<{ schema: 'js' }, 'list_kind'> = 'shared'
 void [helperRow, helperSlug, helperInsert, helperBadInsert, helperUpdate, helperMood, helperBadMood, helperKind]
 
-void [title, pages, author, mood, cover, written, initials, tags, bio, byTitle, pos, kind, sharedName]
+void [originX, title, pages, author, mood, cover, written, initials, tags, bio, byTitle, pos, kind, sharedName]
 console.log(JSON.stringify(out))
