@@ -30,7 +30,8 @@ import (
 // Version 5: the domains the API shows, with their base type, NOT NULL
 // and CHECK constraints.
 // Version 6: the enums and composite types of the exposed schemas, which
-// the TypeScript types of typed clients name.
+// the TypeScript types of typed clients name, and which direction of a
+// relationship holds the foreign key.
 const FormatVersion = 6
 
 // magic opens every snapshot file so that a wrong file is named as such

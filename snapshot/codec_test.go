@@ -34,7 +34,7 @@ func sampleContent() Content {
 		},
 		Relationships: []Relationship{
 			{Table: books, ForeignTable: authors, Cardinality: ManyToOne, Constraint: "books_author_id_fkey",
-				Columns: []ColumnPair{{Column: "author_id", ForeignColumn: "id"}}},
+				Columns: []ColumnPair{{Column: "author_id", ForeignColumn: "id"}}, Referencing: true},
 			{Table: authors, ForeignTable: books, Cardinality: OneToMany, Constraint: "books_author_id_fkey",
 				Columns: []ColumnPair{{Column: "id", ForeignColumn: "author_id"}}},
 		},
@@ -126,6 +126,7 @@ func TestFingerprintFollowsContent(t *testing.T) {
 		"domain check":   func(c *Content) { c.Domains[0].Checks[0].Expr = "(VALUE > 1)" },
 		"domain null":    func(c *Content) { c.Domains[1].NotNull = false },
 		"enum label":     func(c *Content) { c.Types[0].Labels[1] = "glad" },
+		"key side":       func(c *Content) { c.Relationships[0].Referencing = false },
 		"attribute":      func(c *Content) { c.Types[1].Attributes[1].Type = "integer" },
 	}
 	for name, change := range changes {

@@ -344,7 +344,7 @@ func (x *ColumnPair) decode(r *reader) {
 }
 
 func (x *Relationship) decode(r *reader) {
-	if !r.fields("relationship", 8) {
+	if !r.fields("relationship", 9) {
 		return
 	}
 	x.Table.decode(r)
@@ -361,6 +361,7 @@ func (x *Relationship) decode(r *reader) {
 		x.Function.decode(r)
 	}
 	x.IsSelf = r.boolean()
+	x.Referencing = r.boolean()
 }
 
 func (x *Junction) decode(r *reader) {

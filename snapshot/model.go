@@ -178,6 +178,11 @@ type Relationship struct {
 	// Table and returning SETOF ForeignTable.
 	Function *QualifiedName `msgpack:"function,omitempty" json:"function,omitempty"`
 	IsSelf   bool           `msgpack:"is_self,omitempty" json:"is_self,omitempty"`
+	// Referencing is true when Table holds the foreign key: every
+	// many-to-one relationship, and of a one-to-one one's two directions
+	// the one from the referencing side, which Cardinality does not tell
+	// apart. Typed clients list a key on that side only.
+	Referencing bool `msgpack:"referencing,omitempty" json:"referencing,omitempty"`
 }
 
 // Computed reports whether the relationship comes from a function rather
