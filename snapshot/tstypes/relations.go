@@ -215,7 +215,7 @@ func (g *generator) writeRelationships(w *writer, o *outRelation) {
 	var out []relationship
 	for _, rel := range g.snap.RelationshipsFrom(o.QualifiedName) {
 		if rel.Computed() || rel.Junction != nil || rel.ForeignTable.Schema != o.Schema ||
-			g.relations[rel.ForeignTable] == nil || !g.holdsKey(rel) {
+			g.relations[rel.ForeignTable] == nil || !holdsKey(rel) {
 			continue
 		}
 		e := relationship{name: rel.Constraint, referenced: rel.ForeignTable.Name, oneToOne: rel.Cardinality == snapshot.OneToOne}
@@ -263,50 +263,9 @@ func stringTuple(names []string) string {
 	return "[" + strings.Join(quoted, ", ") + "]"
 }
 
-// holdsKey reports whether rel's Table holds the foreign key: the
-// many-to-one side. A one-to-one relationship comes in two directions
-// the snapshot does not tell apart, so the side holding the key is
-// guessed: the side whose columns are not its primary key when the
-// other's are (profiles.user_id references users.id); else the side
-// PostgreSQL's default constraint name begins with (<table>_<columns>_fkey);
-// else the side whose name sorts first. docs/typescript.md says so.
-func (g *generator) holdsKey(rel *snapshot.Relationship) bool {
-	switch rel.Cardinality {
-	case snapshot.ManyToOne:
-		return true
-	case snapshot.OneToOne:
-	default:
-		return false
-	}
-	from, to := g.snap.Relation(rel.Table), g.snap.Relation(rel.ForeignTable)
-	var cols, fcols []string
-	for _, p := range rel.Columns {
-		cols, fcols = append(cols, p.Column), append(fcols, p.ForeignColumn)
-	}
-	fromPK, toPK := from != nil && sameSet(cols, from.PrimaryKey), to != nil && sameSet(fcols, to.PrimaryKey)
-	if fromPK != toPK {
-		return toPK
-	}
-	fromName := strings.HasPrefix(rel.Constraint, rel.Table.Name+"_")
-	toName := strings.HasPrefix(rel.Constraint, rel.ForeignTable.Name+"_")
-	if fromName != toName {
-		return fromName
-	}
-	if rel.Table != rel.ForeignTable {
-		return rel.Table.Name < rel.ForeignTable.Name
-	}
-	return slices.Compare(cols, fcols) > 0
-}
-
-// sameSet reports whether a and b hold the same names.
-func sameSet(a, b []string) bool {
-	if len(a) != len(b) || len(a) == 0 {
-		return false
-	}
-	for _, x := range a {
-		if !slices.Contains(b, x) {
-			return false
-		}
-	}
-	return true
+// holdsKey reports whether rel's Table holds the foreign key: its
+// many-to-one side, or the referencing side of a one-to-one
+// relationship, the directions Supabase's generator lists.
+func holdsKey(rel *snapshot.Relationship) bool {
+	return rel.Referencing && !rel.Computed() && rel.Junction == nil
 }

@@ -55,11 +55,11 @@ func shop(t *testing.T) *snapshot.Snapshot {
 		}},
 		Relationships: []snapshot.Relationship{
 			{Table: q("lines"), ForeignTable: q("items"), Cardinality: snapshot.ManyToOne, Constraint: "lines_item_id_fkey",
-				Columns: []snapshot.ColumnPair{{Column: "item_id", ForeignColumn: "id"}}},
+				Columns: []snapshot.ColumnPair{{Column: "item_id", ForeignColumn: "id"}}, Referencing: true},
 			{Table: q("items"), ForeignTable: q("lines"), Cardinality: snapshot.OneToMany, Constraint: "lines_item_id_fkey",
 				Columns: []snapshot.ColumnPair{{Column: "id", ForeignColumn: "item_id"}}},
 			{Table: q("labels"), ForeignTable: q("items"), Cardinality: snapshot.OneToOne, Constraint: "labels_item_fk",
-				Columns: []snapshot.ColumnPair{{Column: "item_id", ForeignColumn: "id"}}},
+				Columns: []snapshot.ColumnPair{{Column: "item_id", ForeignColumn: "id"}}, Referencing: true},
 			{Table: q("items"), ForeignTable: q("labels"), Cardinality: snapshot.OneToOne, Constraint: "labels_item_fk",
 				Columns: []snapshot.ColumnPair{{Column: "id", ForeignColumn: "item_id"}}},
 		},
