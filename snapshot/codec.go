@@ -30,8 +30,9 @@ import (
 // Version 5: the domains the API shows, with their base type, NOT NULL
 // and CHECK constraints.
 // Version 6: the enums and composite types of the exposed schemas, which
-// the TypeScript types of typed clients name, and which direction of a
-// relationship holds the foreign key.
+// the TypeScript types of typed clients name, which direction of a
+// relationship holds the foreign key, and which columns of a view take
+// no write.
 const FormatVersion = 6
 
 // magic opens every snapshot file so that a wrong file is named as such

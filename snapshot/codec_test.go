@@ -127,6 +127,7 @@ func TestFingerprintFollowsContent(t *testing.T) {
 		"domain null":    func(c *Content) { c.Domains[1].NotNull = false },
 		"enum label":     func(c *Content) { c.Types[0].Labels[1] = "glad" },
 		"key side":       func(c *Content) { c.Relationships[0].Referencing = false },
+		"read-only":      func(c *Content) { c.Relations[0].Columns[0].ReadOnly = true },
 		"attribute":      func(c *Content) { c.Types[1].Attributes[1].Type = "integer" },
 	}
 	for name, change := range changes {

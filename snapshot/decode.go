@@ -315,7 +315,7 @@ func (x *UniqueKey) decode(r *reader) {
 }
 
 func (x *Column) decode(r *reader) {
-	if !r.fields("column", 11) {
+	if !r.fields("column", 12) {
 		return
 	}
 	x.Name, x.Type, x.BaseType, x.TypeSchema = r.str(), r.str(), r.str(), r.str()
@@ -328,6 +328,7 @@ func (x *Column) decode(r *reader) {
 	x.EnumValues = r.strs()
 	x.Description = r.str()
 	x.Generated = r.boolean()
+	x.ReadOnly = r.boolean()
 	x.Grants = decodeSlice(r, (*Grant).decode)
 }
 

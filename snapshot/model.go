@@ -116,8 +116,13 @@ type Column struct {
 	Description string   `msgpack:"description,omitempty" json:"description,omitempty"`
 	// Generated is true for identity-always and generated columns, which
 	// cannot take a value on insert.
-	Generated bool    `msgpack:"generated,omitempty" json:"generated,omitempty"`
-	Grants    []Grant `msgpack:"grants,omitempty" json:"grants,omitempty"`
+	Generated bool `msgpack:"generated,omitempty" json:"generated,omitempty"`
+	// ReadOnly is true for a column no write reaches of a view that
+	// takes inserts or updates (an expression of an auto-updatable view
+	// with no INSTEAD OF trigger or rule): PostgreSQL refuses a value for
+	// it, and typed clients type it so.
+	ReadOnly bool    `msgpack:"read_only,omitempty" json:"read_only,omitempty"`
+	Grants   []Grant `msgpack:"grants,omitempty" json:"grants,omitempty"`
 }
 
 // Privilege names as PostgreSQL's aclexplode reports them.
