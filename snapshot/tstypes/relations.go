@@ -174,7 +174,8 @@ func (g *generator) holdsNull(r *snapshot.Relation, c *snapshot.Column) bool {
 // writeWrite writes a table's or view's Insert or Update. Where the
 // relation does not take the write (or the role may not make it), it is
 // never, so the compiler refuses the call. Otherwise every column is
-// there: one the role may not write, or a generated one, as `?: never`;
+// there: one the role may not write, a generated one, or a view's no
+// write reaches, as `?: never`;
 // on Insert into a table, a column without null, default or generation
 // required; on a view every column optional and nullable, as the view's
 // base table decides.
@@ -187,7 +188,7 @@ func (g *generator) writeWrite(w *writer, o *outRelation, name string, allowed b
 	view := o.section() == "Views"
 	for _, c := range columns(o.Relation) {
 		k := key(c.Name)
-		if c.Generated || !g.may(o.Relation, c, priv) {
+		if c.Generated || c.ReadOnly || !g.may(o.Relation, c, priv) {
 			w.line(k + "?: never")
 			continue
 		}

@@ -50,6 +50,9 @@ func shop(t *testing.T) *snapshot.Snapshot {
 				{Name: "item_id", Type: "bigint"},
 			},
 		}, {
+			QualifiedName: q("shouted"), Kind: snapshot.KindView, Insertable: true, Updatable: true,
+			Columns: []snapshot.Column{{Name: "id", Type: "bigint", Nullable: true}, {Name: "loud", Type: "text", Nullable: true, ReadOnly: true}},
+		}, {
 			QualifiedName: q("totals"), Kind: snapshot.KindView,
 			Columns: []snapshot.Column{{Name: "item_id", Type: "bigint", Nullable: true}, {Name: "n", Type: "bigint", Nullable: true}},
 		}},
@@ -168,6 +171,12 @@ func TestColumns(t *testing.T) {
 	// A composite type's attributes, in order, each nullable.
 	if got, want := section(t, out, "CompositeTypes: {"), []string{"dims: {", "w: number | null", "h: number | null", "}"}; !slices.Equal(got, want) {
 		t.Errorf("CompositeTypes: %q, want %q", got, want)
+	}
+	// A view's column no write reaches is never written.
+	if got, want := section(t, out, "shouted: {"), []string{"Row: {", "id: number | null", "loud: string | null", "}",
+		"Insert: {", "id?: number | null", "loud?: never", "}", "Update: {", "id?: number | null", "loud?: never", "}",
+		"Relationships: []"}; !slices.Equal(got, want) {
+		t.Errorf("shouted: %q, want %q", got, want)
 	}
 	// A view that takes no writes has no Insert or Update.
 	if got, want := section(t, out, "totals: {"), []string{"Row: {", "item_id: number | null", "n: number | null", "}", "Relationships: []"}; !slices.Equal(got, want) {

@@ -72,6 +72,7 @@ create table kinds.book_tags (
   primary key (book_id, tag_id)
 );
 create view kinds.book_titles as select id, title, author_id from kinds.books;
+create view kinds.shouted_titles as select id, upper(title) as loud, author_id from kinds.books;
 create view kinds.author_stats as
   select a.id, a.name, count(b.id) as books from kinds.authors a left join kinds.books b on b.author_id = a.id group by a.id;
 create function kinds.ping() returns text language sql immutable as $$ select 'pong' $$;
