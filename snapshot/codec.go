@@ -29,7 +29,11 @@ import (
 // media type, and the media type of functions returning one.
 // Version 5: the domains the API shows, with their base type, NOT NULL
 // and CHECK constraints.
-const FormatVersion = 5
+// Version 6: the enums and composite types of the exposed schemas, which
+// the TypeScript types of typed clients name, which direction of a
+// relationship holds the foreign key, and which columns of a view take
+// no write.
+const FormatVersion = 6
 
 // magic opens every snapshot file so that a wrong file is named as such
 // before any msgpack decoding is tried. A big-endian uint16 format version

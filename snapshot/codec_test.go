@@ -34,7 +34,7 @@ func sampleContent() Content {
 		},
 		Relationships: []Relationship{
 			{Table: books, ForeignTable: authors, Cardinality: ManyToOne, Constraint: "books_author_id_fkey",
-				Columns: []ColumnPair{{Column: "author_id", ForeignColumn: "id"}}},
+				Columns: []ColumnPair{{Column: "author_id", ForeignColumn: "id"}}, Referencing: true},
 			{Table: authors, ForeignTable: books, Cardinality: OneToMany, Constraint: "books_author_id_fkey",
 				Columns: []ColumnPair{{Column: "id", ForeignColumn: "author_id"}}},
 		},
@@ -58,6 +58,11 @@ func sampleContent() Content {
 			{QualifiedName: QualifiedName{Schema: "api", Name: "posint"}, Type: "api.posint", BaseType: "integer",
 				Checks: []DomainCheck{{Name: "posint_check", Expr: "(VALUE > 0)", Validated: true}}},
 			{QualifiedName: QualifiedName{Schema: "api", Name: "small"}, Type: "api.small", BaseType: "api.posint", NotNull: true},
+		},
+		Types: []UserType{
+			{QualifiedName: QualifiedName{Schema: "api", Name: "mood"}, Labels: []string{"sad", "happy"}},
+			{QualifiedName: QualifiedName{Schema: "api", Name: "point"},
+				Attributes: []Attribute{{Name: "x", Type: "integer"}, {Name: "y", Type: "api.posint"}}},
 		},
 	}
 }
@@ -120,6 +125,10 @@ func TestFingerprintFollowsContent(t *testing.T) {
 		"function media": func(c *Content) { c.Functions[1].Media.Type = "image/jpeg" },
 		"domain check":   func(c *Content) { c.Domains[0].Checks[0].Expr = "(VALUE > 1)" },
 		"domain null":    func(c *Content) { c.Domains[1].NotNull = false },
+		"enum label":     func(c *Content) { c.Types[0].Labels[1] = "glad" },
+		"key side":       func(c *Content) { c.Relationships[0].Referencing = false },
+		"read-only":      func(c *Content) { c.Relations[0].Columns[0].ReadOnly = true },
+		"attribute":      func(c *Content) { c.Types[1].Attributes[1].Type = "integer" },
 	}
 	for name, change := range changes {
 		c := sampleContent()

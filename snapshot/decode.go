@@ -19,7 +19,7 @@ import (
 func decodeContent(body []byte) (Content, error) {
 	var c Content
 	r := &reader{buf: body, dict: make([]string, 0, 4096)}
-	if r.fields("content", 7) {
+	if r.fields("content", 8) {
 		c.Relations = decodeSlice(r, (*Relation).decode)
 		c.Relationships = decodeSlice(r, (*Relationship).decode)
 		c.Functions = decodeSlice(r, (*Function).decode)
@@ -27,6 +27,7 @@ func decodeContent(body []byte) (Content, error) {
 		c.Roles = decodeSlice(r, (*Role).decode)
 		c.MediaHandlers = decodeSlice(r, (*MediaHandler).decode)
 		c.Domains = decodeSlice(r, (*Domain).decode)
+		c.Types = decodeSlice(r, (*UserType).decode)
 	}
 	if r.err == nil && r.pos != len(r.buf) {
 		r.fail("%d bytes left over after the content", len(r.buf)-r.pos)
@@ -314,7 +315,7 @@ func (x *UniqueKey) decode(r *reader) {
 }
 
 func (x *Column) decode(r *reader) {
-	if !r.fields("column", 11) {
+	if !r.fields("column", 12) {
 		return
 	}
 	x.Name, x.Type, x.BaseType, x.TypeSchema = r.str(), r.str(), r.str(), r.str()
@@ -327,6 +328,7 @@ func (x *Column) decode(r *reader) {
 	x.EnumValues = r.strs()
 	x.Description = r.str()
 	x.Generated = r.boolean()
+	x.ReadOnly = r.boolean()
 	x.Grants = decodeSlice(r, (*Grant).decode)
 }
 
@@ -343,7 +345,7 @@ func (x *ColumnPair) decode(r *reader) {
 }
 
 func (x *Relationship) decode(r *reader) {
-	if !r.fields("relationship", 8) {
+	if !r.fields("relationship", 9) {
 		return
 	}
 	x.Table.decode(r)
@@ -360,6 +362,7 @@ func (x *Relationship) decode(r *reader) {
 		x.Function.decode(r)
 	}
 	x.IsSelf = r.boolean()
+	x.Referencing = r.boolean()
 }
 
 func (x *Junction) decode(r *reader) {
@@ -449,5 +452,19 @@ func (x *DomainCheck) decode(r *reader) {
 	if r.fields("domain check", 3) {
 		x.Name, x.Expr = r.str(), r.str()
 		x.Validated = r.boolean()
+	}
+}
+
+func (x *UserType) decode(r *reader) {
+	if r.fields("type", 4) {
+		x.Schema, x.Name = r.str(), r.str()
+		x.Labels = r.strs()
+		x.Attributes = decodeSlice(r, (*Attribute).decode)
+	}
+}
+
+func (x *Attribute) decode(r *reader) {
+	if r.fields("attribute", 2) {
+		x.Name, x.Type = r.str(), r.str()
 	}
 }

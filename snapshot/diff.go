@@ -100,6 +100,7 @@ func AnyBreaking(changes []Change) bool {
 // must now supply it), a relationship that makes an embed by table name
 // ambiguous, a cast, which changes how values already in use read, and a
 // domain's new CHECK or NOT NULL, which may refuse values written before.
+// An enum's labels and a composite type's attributes are compared too.
 // Removals, retypes, a NOT NULL or lost
 // default that inserts must now satisfy, revoked privileges and changed
 // function signatures are breaking; a function gaining an argument with a
@@ -117,6 +118,7 @@ func Diff(old, new *Snapshot) []Change {
 	d.casts(old.Content.Casts, new.Content.Casts)
 	d.mediaHandlers(old.Content.MediaHandlers, new.Content.MediaHandlers)
 	d.domains(old.Content.Domains, new.Content.Domains)
+	d.types(old.Content.Types, new.Content.Types)
 	slices.SortStableFunc(d.out, func(a, b Change) int {
 		return cmp.Or(cmp.Compare(a.Object, b.Object), cmp.Compare(a.Kind, b.Kind),
 			cmp.Compare(a.Role, b.Role), cmp.Compare(a.Privilege, b.Privilege))

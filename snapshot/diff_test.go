@@ -207,6 +207,20 @@ func TestDiff(t *testing.T) {
 			"! api.posint: domain nullability changed from nullable to not null; writes of null to it are refused",
 			"  api.posint posint_check: domain check removed (was (VALUE > 0))",
 		}},
+		{"enum label and attribute added", func(c *Content) {
+			c.Types[0].Labels = append(c.Types[0].Labels, "ok")
+			c.Types[1].Attributes = append(c.Types[1].Attributes, Attribute{Name: "z", Type: "integer"})
+		}, []string{
+			"  api.mood: enum labels changed from sad, happy to sad, happy, ok",
+			"  api.point: type attributes changed from x integer, y api.posint to x integer, y api.posint, z integer",
+		}},
+		{"enum label removed, attribute retyped", func(c *Content) {
+			c.Types[0].Labels = []string{"sad"}
+			c.Types[1].Attributes[1].Type = "text"
+		}, []string{
+			"! api.mood: enum labels changed from sad, happy to sad; values with a removed label are refused",
+			"! api.point: type attributes changed from x integer, y api.posint to x integer, y text; values clients read lose or retype an attribute",
+		}},
 		{"roles and comments are not API changes", func(c *Content) {
 			c.Roles = nil
 			c.Relations[books].Description = "Books."

@@ -1,6 +1,7 @@
 // Package snapshot holds SVC's schema model: every relation, relationship,
-// function, cast and role grant the server needs, as written by
-// svc-introspect and read by svc-serve.
+// function, cast and role grant the server needs, and the enums and
+// composite types typed clients name, as written by svc-introspect and
+// read by svc-serve.
 //
 // A snapshot file is an 8-byte magic, a msgpack Header, then the msgpack
 // Content. The header carries the format version (a reader refuses versions

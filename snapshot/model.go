@@ -27,6 +27,10 @@ type Content struct {
 	// functions' arguments and results are of (their elements', for
 	// arrays), and the domains those stand on, by name.
 	Domains []Domain `msgpack:"domains" json:"domains"`
+	// Types are the enums and composite types (not relations' row types)
+	// of the exposed schemas, by name, which typed clients name values
+	// by (svc-introspect types); serving does not read them.
+	Types []UserType `msgpack:"types" json:"types"`
 }
 
 // RelationKind says what sort of relation a route is backed by.
@@ -112,8 +116,13 @@ type Column struct {
 	Description string   `msgpack:"description,omitempty" json:"description,omitempty"`
 	// Generated is true for identity-always and generated columns, which
 	// cannot take a value on insert.
-	Generated bool    `msgpack:"generated,omitempty" json:"generated,omitempty"`
-	Grants    []Grant `msgpack:"grants,omitempty" json:"grants,omitempty"`
+	Generated bool `msgpack:"generated,omitempty" json:"generated,omitempty"`
+	// ReadOnly is true for a column no write reaches of a view that
+	// takes inserts or updates (an expression of an auto-updatable view
+	// with no INSTEAD OF trigger or rule): PostgreSQL refuses a value for
+	// it, and typed clients type it so.
+	ReadOnly bool    `msgpack:"read_only,omitempty" json:"read_only,omitempty"`
+	Grants   []Grant `msgpack:"grants,omitempty" json:"grants,omitempty"`
 }
 
 // Privilege names as PostgreSQL's aclexplode reports them.
@@ -174,6 +183,11 @@ type Relationship struct {
 	// Table and returning SETOF ForeignTable.
 	Function *QualifiedName `msgpack:"function,omitempty" json:"function,omitempty"`
 	IsSelf   bool           `msgpack:"is_self,omitempty" json:"is_self,omitempty"`
+	// Referencing is true when Table holds the foreign key: every
+	// many-to-one relationship, and of a one-to-one one's two directions
+	// the one from the referencing side, which Cardinality does not tell
+	// apart. Typed clients list a key on that side only.
+	Referencing bool `msgpack:"referencing,omitempty" json:"referencing,omitempty"`
 }
 
 // Computed reports whether the relationship comes from a function rather
@@ -357,4 +371,26 @@ type DomainCheck struct {
 	// Validated is false for a constraint added NOT VALID: values stored
 	// before it may break it, though new ones may not.
 	Validated bool `msgpack:"validated" json:"validated"`
+}
+
+// UserType is an enum or a composite type of an exposed schema: an enum
+// has its labels, a composite type its attributes.
+type UserType struct {
+	_msgpack      struct{} `msgpack:",as_array"`
+	QualifiedName `msgpack:",inline" json:",inline"`
+	// Labels are an enum's labels in their sort order; nil for a
+	// composite type.
+	Labels []string `msgpack:"labels,omitempty" json:"labels,omitempty"`
+	// Attributes are a composite type's attributes in order; nil for an
+	// enum.
+	Attributes []Attribute `msgpack:"attributes,omitempty" json:"attributes,omitempty"`
+}
+
+// Attribute is one attribute of a composite type.
+type Attribute struct {
+	_msgpack struct{} `msgpack:",as_array"`
+	Name     string   `msgpack:"name" json:"name"`
+	// Type is the attribute's type as format_type prints it, as a
+	// column's Type.
+	Type string `msgpack:"type" json:"type"`
 }

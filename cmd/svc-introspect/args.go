@@ -13,7 +13,8 @@ import (
 // definitions, so a flag's value is never mistaken for a file; an unknown
 // flag moves too and is refused by the library as usual. After "--" every
 // argument is positional, and "--" goes before all of them. args[0] is the
-// program and args[1] the command; anything else is returned as it is.
+// program and args[1] the command (with a subcommand, args[2]); anything
+// else is returned as it is.
 func flagsFirst(commands []*cli.Command, args []string) []string {
 	if len(args) < 3 {
 		return args
@@ -26,6 +27,10 @@ func flagsFirst(commands []*cli.Command, args []string) []string {
 	}
 	if cmd == nil {
 		return args
+	}
+	if len(cmd.Subcommands) > 0 {
+		// "types typescript FLAGS": the subcommand's flags are its own.
+		return append([]string{args[0]}, flagsFirst(cmd.Subcommands, args[1:])...)
 	}
 	var flags, positional []string
 	rest, dashes := args[2:], false

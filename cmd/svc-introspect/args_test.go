@@ -13,7 +13,7 @@ import (
 // flags.
 func TestFlagsFirst(t *testing.T) {
 	t.Parallel()
-	commands := []*cli.Command{inspectCommand(), diffCommand(), dumpCommand()}
+	commands := []*cli.Command{inspectCommand(), diffCommand(), dumpCommand(), typesCommand()}
 	cases := []struct{ in, want string }{
 		{"inspect FILE --json", "inspect --json FILE"},
 		{"inspect --json FILE", "inspect --json FILE"},
@@ -26,6 +26,9 @@ func TestFlagsFirst(t *testing.T) {
 		{"inspect - --json", "inspect --json -"},
 		{"unknown FILE --json", "unknown FILE --json"},
 		{"inspect", "inspect"},
+		// A subcommand's flags are its own, values kept with them.
+		{"types typescript --snapshot s.msgpack -o t.ts", "types typescript --snapshot s.msgpack -o t.ts"},
+		{"types typescript EXTRA --role r", "types typescript --role r EXTRA"},
 	}
 	for _, c := range cases {
 		in := append([]string{"svc-introspect"}, strings.Fields(c.in)...)

@@ -2,11 +2,14 @@
 // file (dump), describes snapshot files (inspect), lists the API changes
 // between two of them (diff) and stores one where a fleet of servers reads
 // it (publish). It is the only SVC program that runs catalog queries on
-// purpose: CI runs it, servers load what it writes.
+// purpose: CI runs it, servers load what it writes. It also writes, from a
+// snapshot alone, the OpenAPI description (openapi) and the TypeScript
+// types of typed clients (types typescript).
 //
 // Exit status: 0 on success, 1 when diff or publish --fail-on-breaking
-// finds a breaking change, 2 for any error (usage, unreadable file,
-// database), so CI can tell a refused change from a broken step.
+// finds a breaking change or types --check finds its file out of date,
+// 2 for any error (usage, unreadable file, database), so CI can tell a
+// refused change from a broken step.
 package main
 
 import (
@@ -56,6 +59,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			diffCommand(),
 			publishCommand(),
 			openAPICommand(),
+			typesCommand(),
 		},
 	}
 	err := app.Run(flagsFirst(app.Commands, args))
@@ -63,7 +67,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	fmt.Fprintln(stderr, "svc-introspect:", err)
-	if errors.As(err, new(breakingError)) {
+	if errors.As(err, new(breakingError)) || errors.As(err, new(staleError)) {
 		return exitBreaking
 	}
 	return exitError

@@ -48,6 +48,7 @@ func (b *builder) document31() *document31 {
 	for _, r := range b.relations() {
 		key := componentName(r.Name)
 		d.Components.Schemas[key] = b.rowSchema(r.Relation)
+		d.Components.Schemas[fullRowKey(key)] = b.fullRowSchema(r.Relation, key)
 		for i := range r.Columns {
 			c := &r.Columns[i]
 			if b.filterable(r.Relation, c) {

@@ -21,9 +21,10 @@ var contentRange = &header3{Description: "Rows returned and, when counted, the t
 
 // rowContent describes rows of the relation whose schema component is
 // key in each media type SVC answers them in, and in those of the
-// schema's handlers for rel.
+// schema's handlers for rel. A row is a full row (no select=, or *) or
+// holds the columns select= names: either component.
 func (b *builder) rowContent(key string, rel snapshot.QualifiedName) map[string]*mediaType {
-	row := &jsonSchema{Ref: ref3("schemas", key)}
+	row := &jsonSchema{AnyOf: []*jsonSchema{{Ref: ref3("schemas", fullRowKey(key))}, {Ref: ref3("schemas", key)}}}
 	rows := &jsonSchema{Type: "array", Items: row}
 	v := "application/vnd." + b.opts.Vendor
 	c := map[string]*mediaType{

@@ -81,8 +81,8 @@ func nullable(s *jsonSchema) *jsonSchema {
 // rowSchema describes a row of r as the role reads or writes it: a
 // property per column it may use and per computed field it may call
 // (read-only: it is selected, never written). No property is required,
-// since select= picks the columns a response holds; insertRequired says
-// what an insert must give.
+// since select= picks the columns a response holds; fullRowSchema says
+// what a full row holds, insertRequired what an insert must give.
 func (b *builder) rowSchema(r *snapshot.Relation) *jsonSchema {
 	d := &jsonSchema{Type: "object", Description: r.Description, Properties: map[string]*jsonSchema{}}
 	for i := range r.Columns {
@@ -102,6 +102,30 @@ func (b *builder) rowSchema(r *snapshot.Relation) *jsonSchema {
 		d.Properties[f.Name()] = p
 	}
 	return d
+}
+
+// fullRowKey is the component of a full row of the relation whose row
+// component is key. A relation's key holds no "." (componentName writes
+// it "-2E"), so only a domain named row in a schema named as the
+// relation has the same key (schema.name); its component, added last,
+// would then stand for the full row.
+func fullRowKey(key string) string { return key + ".row" }
+
+// fullRowSchema describes a full row of r, as a read without select=
+// (or with select=*) returns it: the row component with every column the
+// role may read required, null or not as the column allows, so that
+// generated clients type a NOT NULL column as always there. Computed
+// fields stay optional, as * leaves them out.
+func (b *builder) fullRowSchema(r *snapshot.Relation, key string) *jsonSchema {
+	s := &jsonSchema{AllOf: []*jsonSchema{{Ref: ref3("schemas", key)}},
+		Description: "A full row of " + r.Name + ", as a read without select= returns it: every column it may read."}
+	for i := range r.Columns {
+		c := &r.Columns[i]
+		if b.access == nil || b.access.Column(r, c, snapshot.PrivSelect) {
+			s.Required = append(s.Required, c.Name)
+		}
+	}
+	return s
 }
 
 // callable reports whether the role may execute the function named q.

@@ -75,6 +75,35 @@ func TestOpenAPI31Properties(t *testing.T) {
 	}
 }
 
+// TestOpenAPI31FullRow: besides the row component, where select= may
+// leave any column out, a full row component requires every column the
+// role may read, and rows in responses are either.
+func TestOpenAPI31FullRow(t *testing.T) {
+	t.Parallel()
+	doc := build31(t, fixture(t), "anon", true)
+	for _, c := range []struct {
+		rel  string
+		want []any
+	}{
+		{"things", []any{"id", "code", "label", "mood", "price", "at", "data", "tags", "owner_id", "gen", "order"}},
+		// SELECT on the table reads body too, though its own grant is INSERT.
+		{"inbox", []any{"id", "body"}},
+	} {
+		full := at(doc, "components", "schemas", c.rel+".row")
+		if got := at(full, "required"); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s.row requires %v, want %v", c.rel, got, c.want)
+		}
+		if got := at(full, "allOf"); !reflect.DeepEqual(got, []any{map[string]any{"$ref": "#/components/schemas/" + c.rel}}) {
+			t.Errorf("%s.row: allOf %v", c.rel, got)
+		}
+	}
+	rows := at(doc, "components", "responses", "things.rows", "content", "application/json", "schema", "items", "anyOf")
+	want := []any{map[string]any{"$ref": "#/components/schemas/things.row"}, map[string]any{"$ref": "#/components/schemas/things"}}
+	if !reflect.DeepEqual(rows, want) {
+		t.Errorf("rows of things: %v, want %v", rows, want)
+	}
+}
+
 // TestOpenAPI31Privileges: the document follows the role as the 2.0 one
 // does; component names stay within what OpenAPI allows.
 func TestOpenAPI31Privileges(t *testing.T) {

@@ -148,6 +148,10 @@ func readContent(ctx context.Context, tx pgx.Tx, opts Options) (snapshot.Content
 	if err != nil {
 		return c, err
 	}
+	types, err := readTypes(ctx, tx, opts.Schemas)
+	if err != nil {
+		return c, err
+	}
 	applyKeys(rels, keys, traces)
 	c.Relationships = normaliseRelationships(inferRelationships(rels, keys, traces, fks, funcs))
 	c.Relations = make([]snapshot.Relation, 0, len(rels))
@@ -160,5 +164,6 @@ func readContent(ctx context.Context, tx pgx.Tx, opts Options) (snapshot.Content
 	c.Roles = normaliseRoles(roles)
 	c.MediaHandlers = normaliseMediaHandlers(handlers)
 	c.Domains = domains
+	c.Types = types
 	return c, nil
 }

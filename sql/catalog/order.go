@@ -57,16 +57,27 @@ func normaliseGrants(gs []snapshot.Grant, omitEmpty bool) []snapshot.Grant {
 // normaliseRelationships sorts by table, foreign table, constraint and
 // cardinality, then by the remaining fields so that ties (a view showing a
 // key column under two names) still have one order, and drops duplicates.
+// Referencing is left out of the order: a key of a table on its own
+// columns has two directions alike but for it, which embed as one, and
+// the one kept is referencing if either was.
 func normaliseRelationships(rs []snapshot.Relationship) []snapshot.Relationship {
 	slices.SortFunc(rs, cmpRelationship)
-	rs = slices.CompactFunc(rs, func(a, b snapshot.Relationship) bool { return cmpRelationship(a, b) == 0 })
+	out := rs[:0]
+	for _, r := range rs {
+		if n := len(out); n > 0 && cmpRelationship(out[n-1], r) == 0 {
+			out[n-1].Referencing = out[n-1].Referencing || r.Referencing
+			continue
+		}
+		out = append(out, r)
+	}
+	rs = out
 	if rs == nil {
 		return []snapshot.Relationship{}
 	}
 	return rs
 }
 
-// cmpRelationship orders relationships by every field.
+// cmpRelationship orders relationships by every field but Referencing.
 func cmpRelationship(a, b snapshot.Relationship) int {
 	if c := cmpName(a.Table, b.Table); c != 0 {
 		return c

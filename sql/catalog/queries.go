@@ -30,4 +30,6 @@ var (
 	mediaHandlersSQL string
 	//go:embed queries/domains.sql
 	domainsSQL string
+	//go:embed queries/types.sql
+	typesSQL string
 )

@@ -124,7 +124,7 @@ func readColumns(ctx context.Context, tx pgx.Tx, schemas []string, rels map[uint
 	)
 	_, err = pgx.ForEachRow(rows,
 		[]any{&relid, &attnum, &c.Name, &c.Type, &baseType, &c.TypeSchema, &c.Nullable, &c.Default,
-			&maxLen, &c.EnumValues, &c.Description, &c.Generated, &c.Grants},
+			&maxLen, &c.EnumValues, &c.Description, &c.Generated, &c.ReadOnly, &c.Grants},
 		func() error {
 			c.BaseType = c.Type
 			if baseType != nil {

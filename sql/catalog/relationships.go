@@ -60,6 +60,7 @@ func (inf *inference) foreignKey(fk foreignKey) []snapshot.Relationship {
 	for _, src := range inf.ends(fk.rel, fk.cols) {
 		for _, dst := range inf.ends(fk.frel, fk.fcols) {
 			forward := relationship(src, dst, toOne, fk.name)
+			forward.Referencing = true
 			inf.out = append(inf.out, forward, relationship(dst, src, fromOne, fk.name))
 			if toOne == snapshot.ManyToOne {
 				manyToOne = append(manyToOne, forward)

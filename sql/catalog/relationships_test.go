@@ -139,3 +139,39 @@ func TestRelationships(t *testing.T) {
 		t.Errorf("relationships differ\n got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestRelationshipsReferencing: the direction from the table holding a
+// foreign key is marked (a computed relationship has none), so that of a
+// one-to-one relationship's two directions, which share a cardinality,
+// the referencing one is known.
+func TestRelationshipsReferencing(t *testing.T) {
+	t.Parallel()
+	s := introspect(t, fixtureURI)
+	oneToOne := map[string]bool{
+		"api.author_profiles -> api.authors":            true,
+		"api.authors -> api.author_profiles":            false,
+		"api.passports -> api.employees":                true,
+		"api.employees -> api.passports":                false,
+		"api.author_profiles -> api.books_with_authors": true,
+		"api.books_with_authors -> api.author_profiles": false,
+	}
+	seen := 0
+	for _, r := range s.Content.Relationships {
+		name := r.Table.String() + " -> " + r.ForeignTable.String()
+		want := r.Cardinality == snapshot.ManyToOne && !r.Computed()
+		if r.Cardinality == snapshot.OneToOne {
+			w, ok := oneToOne[name]
+			if !ok {
+				continue
+			}
+			want = w
+			seen++
+		}
+		if r.Referencing != want {
+			t.Errorf("%s (%s): referencing %v, want %v", name, r.Cardinality, r.Referencing, want)
+		}
+	}
+	if seen != len(oneToOne) {
+		t.Errorf("saw %d of the %d one-to-one relationships checked", seen, len(oneToOne))
+	}
+}

@@ -59,6 +59,24 @@ select
   end,
   coalesce(d.description, ''),
   a.attidentity = 'a' or a.attgenerated <> '',
+  -- A column no write reaches of a view that takes inserts or updates:
+  -- PostgreSQL's rules for auto-updatable views refuse it (an
+  -- expression), and no INSTEAD OF trigger or unconditional INSTEAD rule
+  -- takes writes in its place. (A view that takes no write says so
+  -- itself, in relations.sql.) CASE keeps the functions, which open the
+  -- relation, to views' columns.
+  case when c.relkind = 'v' then
+    pg_relation_is_updatable(c.oid, false) & 12 <> 0
+    and not pg_column_is_updatable(c.oid, a.attnum, false)
+    and not exists (
+      select 1 from pg_trigger tg
+      where tg.tgrelid = c.oid and tg.tgtype & 64 <> 0 and not tg.tgisinternal
+    )
+    and not exists (
+      select 1 from pg_rewrite rw
+      where rw.ev_class = c.oid and rw.is_instead and rw.ev_type in ('2', '3') and rw.ev_qual::text = '<>'
+    )
+  else false end,
   -- Column grants are rare; skip the subquery where there are none.
   case when a.attacl is not null then (
     select jsonb_agg(jsonb_build_object('grantee', e.grantee, 'privileges', e.privileges))

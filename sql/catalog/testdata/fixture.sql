@@ -26,6 +26,10 @@ create schema private;
 create schema hidden;
 
 create type api.mood as enum ('sad', 'ok', 'happy');
+-- Types of clients' types (TestTypes): a composite type, and an enum of
+-- a schema not exposed, which is not kept.
+create type api.point as (x integer, label varchar(10), tags text[]);
+create type hidden.secret_kind as enum ('a', 'b');
 create domain api.feeling as api.mood;
 create domain api.short_text as varchar(20);
 create domain api.nick as api.short_text;

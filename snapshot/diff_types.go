@@ -1,0 +1,62 @@
+package snapshot
+
+import "strings"
+
+// The change kinds of enums and composite types. A type appearing or
+// going with the columns and arguments of it is their retype; these are
+// changes of a type both snapshots keep.
+const (
+	EnumLabelsChanged     ChangeKind = "enum_labels_changed"
+	TypeAttributesChanged ChangeKind = "type_attributes_changed"
+)
+
+// types compares the enums and composite types both snapshots keep, by
+// name: an enum losing a label refuses values written with it, and a
+// composite type losing or retyping an attribute changes values clients
+// read, so those break; labels or attributes only added do not.
+func (d *differ) types(old, new []UserType) {
+	key := func(x *UserType) QualifiedName { return x.QualifiedName }
+	after := byName(new, key)
+	for _, o := range byName(old, key) {
+		n, ok := after[o.QualifiedName]
+		if !ok {
+			continue
+		}
+		if was, now := strings.Join(o.Labels, ", "), strings.Join(n.Labels, ", "); was != now {
+			c := Change{Kind: EnumLabelsChanged, Object: o.QualifiedName.String(), Old: was, New: now}
+			if !kept(o.Labels, n.Labels) {
+				c.Breaking, c.Reason = true, "values with a removed label are refused"
+			}
+			d.add(c)
+		}
+		names := func(as []Attribute) []string {
+			out := make([]string, len(as))
+			for i, a := range as {
+				out[i] = a.Name + " " + a.Type
+			}
+			return out
+		}
+		if was, now := names(o.Attributes), names(n.Attributes); strings.Join(was, ", ") != strings.Join(now, ", ") {
+			c := Change{Kind: TypeAttributesChanged, Object: o.QualifiedName.String(),
+				Old: strings.Join(was, ", "), New: strings.Join(now, ", ")}
+			if !kept(was, now) {
+				c.Breaking, c.Reason = true, "values clients read lose or retype an attribute"
+			}
+			d.add(c)
+		}
+	}
+}
+
+// kept reports whether every element of old is in new.
+func kept(old, new []string) bool {
+	have := map[string]bool{}
+	for _, s := range new {
+		have[s] = true
+	}
+	for _, s := range old {
+		if !have[s] {
+			return false
+		}
+	}
+	return true
+}
