@@ -7,17 +7,13 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
-	neturl "net/url"
 	"os"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/svc-dev/svc/sql/pgtest"
 )
 
 // The ceilings docs/operations.md ("Memory for request shapes") promises
@@ -61,26 +57,11 @@ func hostileShape(i int) string {
 // with JIT off, so the backends keep nothing for JIT compiles, which
 // these bounds could not limit (docs/operations.md).
 func TestDistinctShapesStayBounded(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("reads the memory of svc-serve and of PostgreSQL's backends from /proc, which only Linux has")
-	}
-	if os.Getenv(pgtest.ExistingURIEnv) != "" {
-		t.Skip(pgtest.ExistingURIEnv + " is set: its backends may not run on this machine, where /proc shows them")
-	}
-	if testing.Short() {
-		t.Skip("10,000 requests of 200 filters each")
-	}
+	skipUnlessProcMemory(t, "10,000 requests of 200 filters each")
 	super := superConn(t)
 	const app, pool = "svc_shape_memory", 4
-	uri, err := neturl.Parse(fixture.authURI)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := uri.Query()
-	q.Set("application_name", app)
-	uri.RawQuery = q.Encode()
 	url, _, cmd := processCmdWith(t, map[string]string{
-		"db-uri":  uri.String(),
+		"db-uri":  namedAuthURI(t, app),
 		"db-pool": strconv.Itoa(pool),
 		// Only the pool's sessions then carry the name.
 		"db-channel-enabled": "false",
@@ -113,37 +94,10 @@ func TestDistinctShapesStayBounded(t *testing.T) {
 		baseline[pid] = procField(t, pid, "smaps_rollup", "Private_Dirty")
 	}
 
-	const shapes, clients = 10000, 8
-	var failed atomic.Int64
-	next := make(chan int)
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: clients}}
-	for range clients {
-		wg.Go(func() {
-			for i := range next {
-				resp, err := client.Get(url + hostileShape(i))
-				var status int
-				var body []byte
-				if err == nil {
-					body, err = io.ReadAll(resp.Body)
-					resp.Body.Close()
-					status = resp.StatusCode
-				}
-				if err != nil || status != http.StatusOK || !bytes.Equal(body, []byte("[]")) {
-					if failed.Add(1) == 1 {
-						t.Errorf("shape %d: %d %s %v", i, status, body, err)
-					}
-				}
-			}
+	sendEach(t, 0, 10000, 8, func(i int) *http.Request { return getRequest(url + hostileShape(i)) },
+		func(_, status int, body []byte) bool {
+			return status == http.StatusOK && bytes.Equal(body, []byte("[]"))
 		})
-	}
-	for i := range shapes {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	if n := failed.Load(); n > 0 {
-		t.Fatalf("%d of %d shapes were not answered 200 []", n, shapes)
-	}
 
 	for _, pid := range backends(t, super, app) {
 		base, ok := baseline[pid]
@@ -200,9 +154,18 @@ func backends(t *testing.T, conn *pgx.Conn, app string) []int {
 // procField reads a field given in kB from /proc/<pid>/<file>, in bytes.
 func procField(t *testing.T, pid int, file, field string) int64 {
 	t.Helper()
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/%s", pid, file))
+	n, err := readProcField(pid, file, field)
 	if err != nil {
 		t.Fatal(err)
+	}
+	return n
+}
+
+// readProcField is procField's reading.
+func readProcField(pid int, file, field string) (int64, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/%s", pid, file))
+	if err != nil {
+		return 0, err
 	}
 	for line := range strings.SplitSeq(string(data), "\n") {
 		name, rest, ok := strings.Cut(line, ":")
@@ -211,10 +174,9 @@ func procField(t *testing.T, pid int, file, field string) int64 {
 		}
 		kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
 		if err != nil {
-			t.Fatalf("/proc/%d/%s: %s: %v", pid, file, line, err)
+			return 0, fmt.Errorf("/proc/%d/%s: %s: %v", pid, file, line, err)
 		}
-		return kb << 10
+		return kb << 10, nil
 	}
-	t.Fatalf("/proc/%d/%s has no %s", pid, file, field)
-	return 0
+	return 0, fmt.Errorf("/proc/%d/%s has no %s", pid, file, field)
 }

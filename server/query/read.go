@@ -77,20 +77,9 @@ func read(p *plan.Read, streamed bool) Statement {
 // top returns a fresh scope each call, as a count needs its own.
 func readRows(b *builder, p *plan.Read, top func() *scope) {
 	b.write("select ")
-	switch {
-	case p.Count == "exact" && p.Limit == nil && p.Offset == 0 && !p.Aggregates():
-		// The page is every row read, so its own count is the total: one
-		// aggregate over one scan, as in PostgREST's plan.
-		b.write("pg_catalog.count(_svc_row)")
-	case p.Count == "exact":
-		b.write("(select pg_catalog.count(*) from ")
-		countedRows(b, top())
-		b.write(")")
-	case p.Count == "estimated":
-		estimatedCount(b, p, top)
-	default:
-		b.write("null::bigint")
-	}
+	// A page that is every row read counts itself: one aggregate over one
+	// scan, as in PostgREST's plan.
+	totalCount(b, p, top, "pg_catalog.count(_svc_row)")
 	b.write(" as total_count, pg_catalog.count(_svc_row) as page_count, ")
 	body(b, p)
 	// The page is read through a bare select *, as PostgREST reads its
@@ -108,17 +97,36 @@ func readRows(b *builder, p *plan.Read, top func() *scope) {
 	b.write(") _svc_row) _svc_row")
 }
 
-// estimatedCount writes the count of count=estimated: exact up to
-// db-max-rows; past it the server uses the planner's estimate
-// (PlanCount), so counting stops at max-rows + 1.
-func estimatedCount(b *builder, p *plan.Read, top func() *scope) {
-	b.write("(select pg_catalog.count(*) from (select 1 from ")
-	countedRows(b, top())
-	if p.MaxRows > 0 {
-		b.write(" limit ")
-		b.arg(p.MaxRows + 1)
+// wholePage reports whether the page of p is every row its exact count
+// would count, so that the page counts itself.
+func wholePage(p *plan.Read) bool {
+	return p.Count == "exact" && p.Limit == nil && p.Offset == 0 && !p.Aggregates()
+}
+
+// totalCount writes the total of read p: own, the page's count of
+// itself, for a whole page (wholePage); a count of its own for another
+// exact count; for count=estimated, exact up to db-max-rows, past which
+// the server uses the planner's estimate (PlanCount), so counting stops
+// at max-rows + 1; null for no count.
+func totalCount(b *builder, p *plan.Read, top func() *scope, own string) {
+	switch {
+	case wholePage(p):
+		b.write(own)
+	case p.Count == "exact":
+		b.write("(select pg_catalog.count(*) from ")
+		countedRows(b, top())
+		b.write(")")
+	case p.Count == "estimated":
+		b.write("(select pg_catalog.count(*) from (select 1 from ")
+		countedRows(b, top())
+		if p.MaxRows > 0 {
+			b.write(" limit ")
+			b.arg(p.MaxRows + 1)
+		}
+		b.write(") _svc_count)")
+	default:
+		b.write("null::bigint")
 	}
-	b.write(") _svc_count)")
 }
 
 // PlanCount builds the EXPLAIN whose row estimate answers count=planned

@@ -98,23 +98,11 @@ func rowKind(p *plan.Read) request.MediaKind {
 // are read (into PostgreSQL's tuple store, which spills to disk past
 // work_mem).
 func streamedRows(b *builder, p *plan.Read, top func() *scope) {
-	wholePage := p.Count == "exact" && p.Limit == nil && p.Offset == 0 && !p.Aggregates()
 	b.write("select ")
-	switch {
-	case wholePage:
-		b.write("coalesce(_svc_line.total, 0)")
-	case p.Count == "exact":
-		b.write("(select pg_catalog.count(*) from ")
-		countedRows(b, top())
-		b.write(")")
-	case p.Count == "estimated":
-		estimatedCount(b, p, top)
-	default:
-		b.write("null::bigint")
-	}
+	totalCount(b, p, top, "coalesce(_svc_line.total, 0)")
 	b.write(" as total_count, _svc_line.present as page_count, _svc_line.body as body, ", resultColumns,
 		" from (select true as present) _svc_one left join lateral (select _svc_one.present, ")
-	if wholePage {
+	if wholePage(p) {
 		b.write("pg_catalog.count(*) over () as total, ")
 	}
 	rowText(b, p)
