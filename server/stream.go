@@ -41,6 +41,8 @@ type rowSink struct {
 	held   int
 	// first is set once a row has arrived; started once the header left.
 	first, started bool
+	// joined counts the rows' texts in the body.
+	joined int
 	// slow is set when the client lagged behind past what it may, or a
 	// write ran out of time (streamwriter.go).
 	slow bool
@@ -85,14 +87,14 @@ func (k *rowSink) row(v [][]byte) error {
 		return nil
 	}
 	switch {
-	case text == nil && k.frame.Sep == "\n":
-		// string_agg left out a null line (CSV).
+	case text == nil && k.frame.SkipNull:
 		return nil
-	case res.PageCount == 1:
+	case k.joined == 0:
 		res.AppendBodyString(k.frame.Open)
 	default:
 		res.AppendBodyString(k.frame.Sep)
 	}
+	k.joined++
 	res.AppendBody(orNull(text))
 	return k.grown()
 }
@@ -176,7 +178,7 @@ func (k *rowSink) end() error {
 	if k.frame.Single {
 		return nil
 	}
-	if k.res.PageCount == 0 {
+	if k.joined == 0 {
 		k.res.AppendBodyString(k.frame.Empty)
 	} else {
 		k.res.AppendBodyString(k.frame.Close)
@@ -204,7 +206,7 @@ func (k *rowSink) rewind() bool {
 	}
 	k.res.ResetBody()
 	k.res.Total, k.res.Headers, k.res.Status, k.res.PageCount = nil, nil, nil, 0
-	k.first = false
+	k.first, k.joined = false, 0
 	return true
 }
 

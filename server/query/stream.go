@@ -36,12 +36,14 @@ func Streamed(p *plan.Read) bool {
 }
 
 // Framing is how a streamed body's rows are joined: Open, then the rows
-// with Sep between them, then Close; Empty when there is no row. Single
+// with Sep between them, then Close; Empty when there is none. Single
 // takes the first row alone, as is: the body of one object, which the
-// server answers only when there is exactly one row.
+// server answers only when there is exactly one row. SkipNull leaves a
+// row whose text is NULL out, as string_agg does; otherwise it is JSON's
+// null, as json_agg writes it.
 type Framing struct {
 	Open, Sep, Close, Empty string
-	Single                  bool
+	Single, SkipNull        bool
 }
 
 // geoJSONOpen is json_build_object's rendering of the collection, up to
@@ -53,7 +55,7 @@ func FramingOf(p *plan.Read) Framing {
 	var f Framing
 	switch kind := rowKind(p); {
 	case kind == request.MediaCSV:
-		f = Framing{Sep: "\n"}
+		f = Framing{Sep: "\n", SkipNull: true}
 	case kind == request.MediaGeoJSON:
 		// json_agg of json values separates them with a comma and a space.
 		f = Framing{Open: geoJSONOpen, Sep: ", ", Close: "]}"}
