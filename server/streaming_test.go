@@ -21,7 +21,7 @@ import (
 )
 
 // streamSchema creates the schema the streaming tests read, once: big,
-// 200,000 rows of about 95 bytes of JSON each (19 MB, nineteen times the
+// 230,000 rows of about 95 bytes of JSON each (22 MB, twenty-one times the
 // default response buffer); huge, a view of 1,100,000 rows of about
 // 1 KB (1.1 GB, past PostgreSQL's largest value); failing, rows that fail
 // at the 150,000th; and stream_write, a call that writes a row and
@@ -37,7 +37,7 @@ var streamSchema = sync.OnceValue(func() error {
 		grant usage on schema stream to web_anon;
 		create table stream.big as
 			select g as id, md5(g::text) as a, g * 7 as b, timestamptz '2026-01-01' + g * interval '1 second' as c
-			from generate_series(1, 200000) g;
+			from generate_series(1, 230000) g;
 		alter table stream.big add primary key (id);
 		create view stream.huge as select g, repeat('x', 1000) as pad from generate_series(1, 1100000) g;
 		create view stream.failing as select g, 1 / (150000 - g) as q from generate_series(1, 200000) g;
@@ -78,7 +78,7 @@ func TestLargeReadsStreamInBoundedMemory(t *testing.T) {
 		t.Skip("reads svc-serve's memory from /proc, which only Linux has")
 	}
 	if testing.Short() {
-		t.Skip("16 reads of 19 MB each")
+		t.Skip("16 reads of 22 MB each")
 	}
 	// A pool of 32: its half, the sessions clients lagging behind may
 	// hold, takes all sixteen should a loaded machine have them lag, as
@@ -124,8 +124,8 @@ func TestLargeReadsStreamInBoundedMemory(t *testing.T) {
 	if err := json.Unmarshal(bodies[0], &rows); err != nil {
 		t.Fatalf("the body is not a JSON array: %v", err)
 	}
-	if len(rows) != 200000 || rows[0].ID != 1 || rows[199999].ID != 200000 {
-		t.Fatalf("%d rows, want the 200,000 in order", len(rows))
+	if len(rows) != 230000 || rows[0].ID != 1 || rows[229999].ID != 230000 {
+		t.Fatalf("%d rows, want the 230,000 in order", len(rows))
 	}
 	for i, b := range bodies[1:] {
 		if !bytes.Equal(b, bodies[0]) {
@@ -145,9 +145,9 @@ func TestStreamedAnswerHeaders(t *testing.T) {
 	}{
 		{"/big?id=lte.3", "", "200", "0-2/*", false},
 		{"/big?id=lte.3", "count=exact", "200", "0-2/3", false},
-		{"/big?order=id", "count=exact", "200", "0-*/200000", true},
-		{"/big?order=id&limit=150000", "count=exact", "206", "0-*/200000", true},
-		{"/big?order=id&offset=10", "count=exact", "206", "10-*/200000", true},
+		{"/big?order=id", "count=exact", "200", "0-*/230000", true},
+		{"/big?order=id&limit=150000", "count=exact", "206", "0-*/230000", true},
+		{"/big?order=id&offset=10", "count=exact", "206", "10-*/230000", true},
 		{"/big?order=id&offset=10", "", "200", "10-*/*", true},
 	}
 	for _, c := range cases {
@@ -351,7 +351,7 @@ func TestSlowReadersLeaveThePoolServing(t *testing.T) {
 
 // A client that stops reading a streamed answer has it cut once a chunk
 // waits server-stream-send-timeout, when it holds the one session slow
-// clients may hold (the body, 19 MB, is larger than what the sockets'
+// clients may hold (the body, 22 MB, is larger than what the sockets'
 // buffers take), and its session goes back to the pool: the next large
 // read streams.
 func TestStalledReaderIsCut(t *testing.T) {
