@@ -162,8 +162,10 @@ func (s *Server) streamRows(x *exchange, pr request.Preferences, rep *rowsReply)
 			k.sw = startWriter(x.w, k.sendTimeout)
 			return nil
 		}
-		x.tx.Rewind = k.rewind
 	}
+	// The rows accumulate: a run on another session (a stale one's) must
+	// start from none.
+	x.tx.Rewind = k.rewind
 	return k.row
 }
 
