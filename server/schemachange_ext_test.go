@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/svc-dev/svc/server/config"
 	"github.com/svc-dev/svc/sql/pgtest"
 )
 
@@ -27,14 +28,12 @@ grant select on geo.sites to web_anon;
 const wantSites = `{"type":"FeatureCollection","features":[` +
 	`{"type":"Feature","geometry":{"type":"Point","coordinates":[10.7,59.9]},"properties":{"id":1,"name":"Pier"}}]}`
 
-// TestReloadAfterExtensionRecreated: an extension dropped and created
-// again (a fixture reload) gets new type ids, which PostGIS caches in each
-// backend. A session that served GeoJSON before would answer 400 "geometry
-// column is missing" after, for as long as it lives; the reload retires
-// it. (Before the reload, PostGIS reports its stale cache as bad input,
-// 22023, which nothing tells from a client's mistake: that window is the
-// reload's to close, not a retry's.)
-func TestReloadAfterExtensionRecreated(t *testing.T) {
+// postgisDatabase loads schema, which needs PostGIS, into a database of
+// its own named name, dropped when the test ends. It returns a
+// superuser's connection to it, and the fixture's configuration serving
+// its schema geo as the authenticator through a pool of one session.
+func postgisDatabase(t *testing.T, name, schema string) (*pgx.Conn, *config.Config) {
+	t.Helper()
 	ctx := context.Background()
 	super := e2eConn(t, fixture.superURI)
 	var available bool
@@ -45,20 +44,32 @@ func TestReloadAfterExtensionRecreated(t *testing.T) {
 		missingDependency(t, "PostGIS is not installed (apt-get install postgresql-15-postgis-3)")
 	}
 	file := filepath.Join(t.TempDir(), "geo.sql")
-	if err := os.WriteFile(file, []byte(geoSchema), 0o644); err != nil {
+	if err := os.WriteFile(file, []byte(schema), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	superURI, err := pgtest.LoadDatabase(ctx, fixture.superURI, "migr_geo", file)
+	superURI, err := pgtest.LoadDatabase(ctx, fixture.superURI, name, file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { super.Exec(context.Background(), "drop database migr_geo with (force)") })
-	db := e2eConn(t, superURI)
+	t.Cleanup(func() { super.Exec(context.Background(), "drop database "+name+" with (force)") })
 	u, _ := url.Parse(superURI)
 	u.User = url.User("authenticator")
 	cfg := *fixture.cfg
 	cfg.DBURI, cfg.DBSchemas, cfg.DBPool = u.String(), []string{"geo"}, 1
-	srv, snaps, err := startServer(ctx, &cfg, nil)
+	return e2eConn(t, superURI), &cfg
+}
+
+// TestReloadAfterExtensionRecreated: an extension dropped and created
+// again (a fixture reload) gets new type ids, which PostGIS caches in each
+// backend. A session that served GeoJSON before would answer 400 "geometry
+// column is missing" after, for as long as it lives; the reload retires
+// it. (Before the reload, PostGIS reports its stale cache as bad input,
+// 22023, which nothing tells from a client's mistake: that window is the
+// reload's to close, not a retry's.)
+func TestReloadAfterExtensionRecreated(t *testing.T) {
+	ctx := context.Background()
+	db, cfg := postgisDatabase(t, "migr_geo", geoSchema)
+	srv, snaps, err := startServer(ctx, cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

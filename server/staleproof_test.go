@@ -3,13 +3,8 @@ package server_test
 import (
 	"context"
 	"net/http"
-	"net/url"
-	"os"
-	"path/filepath"
 	"strconv"
 	"testing"
-
-	"github.com/svc-dev/svc/sql/pgtest"
 )
 
 // Internal errors (XX000) a request's own values cause: an extension
@@ -102,29 +97,8 @@ grant select on geo.sites to web_anon;
 // again, in the pool or beside it.
 func TestExtensionRefusesInput(t *testing.T) {
 	ctx := context.Background()
-	super := e2eConn(t, fixture.superURI)
-	var available bool
-	if err := super.QueryRow(ctx, "select exists (select from pg_available_extensions where name = 'postgis')").Scan(&available); err != nil {
-		t.Fatal(err)
-	}
-	if !available {
-		missingDependency(t, "PostGIS is not installed (apt-get install postgresql-15-postgis-3)")
-	}
-	file := filepath.Join(t.TempDir(), "geo.sql")
-	if err := os.WriteFile(file, []byte(geoInputSchema), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	superURI, err := pgtest.LoadDatabase(ctx, fixture.superURI, "stale_geo_input", file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { super.Exec(context.Background(), "drop database stale_geo_input with (force)") })
-	db := e2eConn(t, superURI)
-	u, _ := url.Parse(superURI)
-	u.User = url.User("authenticator")
-	cfg := *fixture.cfg
-	cfg.DBURI, cfg.DBSchemas, cfg.DBPool = u.String(), []string{"geo"}, 1
-	srv, _, err := startServer(ctx, &cfg, nil)
+	db, cfg := postgisDatabase(t, "stale_geo_input", geoInputSchema)
+	srv, _, err := startServer(ctx, cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
