@@ -1,8 +1,6 @@
 package openapi
 
 import (
-	"strings"
-
 	"github.com/svc-dev/svc/snapshot"
 )
 
@@ -36,7 +34,7 @@ func (b *builder) resultResponses(overloads []*snapshot.Function) map[string]*re
 		if d := b.snap.DomainNamed(f.ReturnType); d != nil {
 			one = nullable(b.domainRef(d))
 		} else {
-			one = nullable(valueSchema(typeName(f.ReturnType.Name), typeName(f.ReturnType.Name)))
+			one = nullable(valueSchema(snapshot.FormatTypeName(f.ReturnType.Name), snapshot.FormatTypeName(f.ReturnType.Name)))
 		}
 	}
 	result := one
@@ -69,27 +67,4 @@ func (b *builder) compositeSchema(f *snapshot.Function) *jsonSchema {
 		}
 	}
 	return &jsonSchema{Type: "object"}
-}
-
-// internalNames maps the catalog's names of built-in types, which a
-// function's return type carries, to the names format_type prints and
-// the rest of the document uses.
-var internalNames = map[string]string{
-	"bool": "boolean", "int2": "smallint", "int4": "integer", "int8": "bigint",
-	"float4": "real", "float8": "double precision", "varchar": "character varying",
-	"bpchar": "character", "timestamptz": "timestamp with time zone",
-	"timestamp": "timestamp without time zone", "timetz": "time with time zone",
-	"time": "time without time zone",
-}
-
-// typeName is the format_type name of the built-in type the catalog
-// calls name ("_int4" is "integer[]"); other names are kept.
-func typeName(name string) string {
-	if elem, ok := strings.CutPrefix(name, "_"); ok {
-		return typeName(elem) + "[]"
-	}
-	if n, ok := internalNames[name]; ok {
-		return n
-	}
-	return name
 }

@@ -26,16 +26,6 @@ var builtins = map[string]string{
 	"void": "undefined", "record": "Record<string, unknown>",
 }
 
-// catalogNames maps the catalog's names of built-in types, which a
-// function's return type carries, to format_type's.
-var catalogNames = map[string]string{
-	"bool": "boolean", "int2": "smallint", "int4": "integer", "int8": "bigint",
-	"float4": "real", "float8": "double precision", "varchar": "character varying",
-	"bpchar": "character", "timestamptz": "timestamp with time zone",
-	"timestamp": "timestamp without time zone", "timetz": "time with time zone",
-	"time": "time without time zone",
-}
-
 // extensionStrings are extension types whose JSON is a string; Supabase's
 // generator knows them by name, whatever schema the extension is in.
 var extensionStrings = map[string]bool{"citext": true, "vector": true}
@@ -65,13 +55,10 @@ func (g *generator) tsType(t string) string {
 // TypeScript.
 func (g *generator) catalogType(q snapshot.QualifiedName) string {
 	if q.Schema == "pg_catalog" {
-		name := q.Name
+		name := snapshot.FormatTypeName(q.Name)
 		dims := 0
-		for strings.HasPrefix(name, "_") {
-			name, dims = name[1:], dims+1
-		}
-		if n, ok := catalogNames[name]; ok {
-			name = n
+		for strings.HasSuffix(name, "[]") {
+			name, dims = strings.TrimSuffix(name, "[]"), dims+1
 		}
 		ts, ok := builtins[name]
 		if !ok {
