@@ -142,27 +142,13 @@ func streamedRange(offset int64, total *int64) string {
 }
 
 // streamRows readies x.sink for the rows of a streamed read answered by
-// rep, and returns the step's row function; begin sends the answer's
-// header once the body outgrows its buffer (nil: it must stay whole).
+// rep, and returns the step's row function. The answer may stream unless
+// a check must see every row before the commit.
 func (s *Server) streamRows(x *exchange, pr request.Preferences, rep *rowsReply) dbexec.RowFunc {
 	k := &x.sink
 	*k = rowSink{x: x, res: &x.res, frame: rep.frame, limit: s.cfg.ServerResponseBufferBytes, budget: s.bodies,
-		sendTimeout: s.cfg.ServerStreamSendTimeout, streams: s.streams}
-	if x.tx.Check == nil {
-		k.begin = func() error {
-			status, err := rowsHeader(x, pr, rep, &x.res, x.explain, x.applied, true)
-			if err != nil {
-				return err
-			}
-			x.w.Header().Del("Content-Length")
-			x.w.WriteHeader(status)
-			if len(rep.head) > 0 {
-				x.w.Write(rep.head)
-			}
-			k.sw = startWriter(x.w, k.sendTimeout)
-			return nil
-		}
-	}
+		sendTimeout: s.cfg.ServerStreamSendTimeout, streams: s.streams,
+		mayStream: x.tx.Check == nil, rep: rep, prefer: pr}
 	// The rows accumulate: a run on another session (a stale one's) must
 	// start from none.
 	x.tx.Rewind = k.rewind

@@ -9,6 +9,7 @@ import (
 
 	"github.com/svc-dev/svc/server/dbexec"
 	"github.com/svc-dev/svc/server/query"
+	"github.com/svc-dev/svc/server/request"
 )
 
 // A streamed read's statement returns a row per row of its body
@@ -32,10 +33,11 @@ type rowSink struct {
 	frame query.Framing
 	// limit is server-response-buffer-bytes.
 	limit int
-	// begin sends the status line and header of a streamed answer, from
-	// what the rows so far carried; nil when the answer must be whole
-	// (a check reads every row before the commit).
-	begin func() error
+	// mayStream is unset when the answer must be whole (a check reads
+	// every row before the commit); rep and prefer make its header.
+	mayStream bool
+	rep       *rowsReply
+	prefer    request.Preferences
 	// budget is the process's, and held what this body took of it.
 	budget *bodyBudget
 	held   int
@@ -108,7 +110,7 @@ func (k *rowSink) grown() error {
 		}
 		return nil
 	}
-	if k.begin == nil || n <= streamChunk && n <= k.limit {
+	if !k.mayStream || n <= streamChunk && n <= k.limit {
 		return nil
 	}
 	if n <= k.limit && k.budget.take(k, n) {
@@ -119,6 +121,23 @@ func (k *rowSink) grown() error {
 	}
 	k.started = true
 	return k.flush()
+}
+
+// begin sends the status line and header of a streamed answer, from
+// what the rows so far carried, and starts its writer.
+func (k *rowSink) begin() error {
+	x := k.x
+	status, err := rowsHeader(x, k.prefer, k.rep, k.res, x.explain, x.applied, true)
+	if err != nil {
+		return err
+	}
+	x.w.Header().Del("Content-Length")
+	x.w.WriteHeader(status)
+	if len(k.rep.head) > 0 {
+		x.w.Write(k.rep.head)
+	}
+	k.sw = startWriter(x.w, k.sendTimeout)
+	return nil
 }
 
 // flush hands the body held so far to the writer.
