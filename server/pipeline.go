@@ -80,6 +80,8 @@ type exchange struct {
 	body []byte
 	// sink joins the rows of a streamed read (stream.go).
 	sink rowSink
+	// lines is an insert's JSON Lines body, read as it runs (linesbody.go).
+	lines *linesBody
 	// stepBuf holds the steps, so that listing them allocates nothing.
 	stepBuf [2]dbexec.Step
 }
@@ -105,6 +107,7 @@ func serve[P any](s *Server, w http.ResponseWriter, r *http.Request, rt *route[P
 		writeError(w, s.log, err)
 	}
 	x.sink.release()
+	x.lines.release()
 	x.res.Release()
 	*x = exchange{} // keep no request alive in the pool
 	exchanges.Put(x)

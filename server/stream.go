@@ -38,6 +38,9 @@ type rowSink struct {
 	mayStream bool
 	rep       *rowsReply
 	prefer    request.Preferences
+	// write is set for a write's representation, whose header is a
+	// write's (writeHeader) and rep then holds only its CSV header line.
+	write *writeReply
 	// budget is the process's, and held what this body took of it.
 	budget *bodyBudget
 	held   int
@@ -127,7 +130,13 @@ func (k *rowSink) grown() error {
 // what the rows so far carried, and starts its writer.
 func (k *rowSink) begin() error {
 	x := k.x
-	status, err := rowsHeader(x, k.prefer, k.rep, k.res, x.explain, x.applied, true)
+	var status int
+	var err error
+	if k.write != nil {
+		status, err = writeHeader(x, k.write, k.res, true)
+	} else {
+		status, err = rowsHeader(x, k.prefer, k.rep, k.res, x.explain, x.applied, true)
+	}
 	if err != nil {
 		return err
 	}
