@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"net/textproto"
 
+	"github.com/svc-dev/svc/server/memlimit"
+
 	"github.com/gorilla/mux"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/svc-dev/svc/server/admin"
@@ -96,7 +98,7 @@ func New(cfg *config.Config, pool *pgxpool.Pool, snapshots *reload.Snapshots, jw
 			JSONPathSteps: cfg.RequestMaxJSONPathSteps, LogicDepth: cfg.RequestMaxLogicDepth}}
 	s.bodies = &processBodies
 	s.streams = make(chan struct{}, max(1, cfg.DBPool/2))
-	processBodies.setMax(cfg.ServerResponseBuffersMaxBytes)
+	processBodies.setMax(BodiesMax(cfg, memlimit.Limit()))
 	if cfg.ServerTraceHeader != "" {
 		s.traceHeader = textproto.CanonicalMIMEHeaderKey(cfg.ServerTraceHeader)
 	}

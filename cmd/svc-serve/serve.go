@@ -16,6 +16,7 @@ import (
 	"github.com/svc-dev/svc/server/dbexec"
 	"github.com/svc-dev/svc/server/gcheadroom"
 	"github.com/svc-dev/svc/server/logging"
+	"github.com/svc-dev/svc/server/memlimit"
 	"github.com/svc-dev/svc/server/naming"
 	"github.com/svc-dev/svc/server/reload"
 )
@@ -28,6 +29,10 @@ func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log 
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	logStart(ctx, log, sources, cfg)
+	if limit := memlimit.Limit(); limit > 0 {
+		log.Info("memory limit of the cgroup found", "limit", limit, "go soft limit (GOMEMLIMIT)", memlimit.Apply(limit),
+			"response buffers (server-response-buffers-max-bytes)", server.BodiesMax(cfg, limit))
+	}
 	if cfg.ServerGCHeadroom > 0 {
 		go gcheadroom.Run(ctx, uint64(cfg.ServerGCHeadroom))
 	}
