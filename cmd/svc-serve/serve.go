@@ -33,9 +33,7 @@ func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log 
 		log.Info("memory limit of the cgroup found", "limit", limit, "go soft limit (GOMEMLIMIT)", memlimit.Apply(limit),
 			"response buffers (server-response-buffers-max-bytes)", server.BodiesMax(cfg, limit))
 	}
-	if cfg.ServerGCHeadroom > 0 {
-		go gcheadroom.Run(ctx, uint64(cfg.ServerGCHeadroom))
-	}
+	go gcheadroom.Run(ctx, uint64(cfg.ServerGCHeadroom), server.Quiet)
 	// First: the naming decides which in-database settings are read.
 	if err := naming.Use(cfg); err != nil {
 		return err
