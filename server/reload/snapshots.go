@@ -154,7 +154,9 @@ func (s *Snapshots) Sessions(pool *pgxpool.Pool) {
 }
 
 // OnReload has fn told of every later Reload: the snapshot swapped in
-// (nil on failure), how long loading took, and the error. Set it before
+// (nil on failure), how long loading took, and the error; told once the
+// snapshot is in force, after the gate (Gate), so that what fn records
+// as the time it was loaded is when it was put in force. Set it before
 // the first Reload; fn runs under the reload lock and must be quick.
 func (s *Snapshots) OnReload(fn func(snap *snapshot.Snapshot, took time.Duration, err error)) {
 	s.reloading.Lock()
@@ -309,9 +311,10 @@ func (s *Snapshots) reload(ctx context.Context, logFailure bool) (changed bool, 
 			"changed", "nothing: the snapshot in force stays, no database session is retired")
 		return false, nil
 	}
-	if s.onReload != nil {
-		s.onReload(snap, time.Since(start), nil)
-	}
+	// Told after the swap, not now: the gate may wait for replicas, and
+	// until the swap the snapshot in force, and when it was loaded
+	// (/snapshot's loaded_at), is the old one.
+	took := time.Since(start)
 	if s.gate != nil {
 		s.gate(ctx, true)
 	}
@@ -326,6 +329,9 @@ func (s *Snapshots) reload(ctx context.Context, logFailure bool) (changed bool, 
 	idsChanged := !sig.Equal(s.signature)
 	s.signature, s.loadedFrom, s.quietUntil = sig, s.source.Describe(), time.Time{}
 	s.current.Swap(snap)
+	if s.onReload != nil {
+		s.onReload(snap, took, nil)
+	}
 	s.tellSwapped(snap)
 	h := snap.Header
 	attrs := []any{"source", s.source.Describe(), "fingerprint", short(h.Fingerprint),
