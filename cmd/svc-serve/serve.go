@@ -62,6 +62,10 @@ func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log 
 	metrics := admin.NewMetrics(pool, snaps)
 	// What the server knows is wrong with it and cannot mend, for /health.
 	health := &reload.Health{}
+	// The first snapshot must cover db-schemas too: one published that
+	// does not leaves the server up and not ready, rather than exit.
+	snaps.UseHealth(health)
+	snaps.Require(reload.Covering(cfg))
 	snaps.OnReload(metrics.SnapshotReloaded)
 	// Replicas, when configured, are checked from now on; the first
 	// snapshot already waits for those found healthy.
