@@ -304,7 +304,7 @@ func (s *Snapshots) reload(ctx context.Context, logFailure bool) (changed bool, 
 	s.reloading.Lock()
 	defer s.reloading.Unlock()
 	start := time.Now()
-	snap, err := s.source.Load(ctx)
+	snap, err := s.load(ctx)
 	if err == nil && s.check != nil {
 		if err = s.check(snap); err != nil {
 			snap = nil
@@ -387,6 +387,25 @@ func (s *Snapshots) reload(ctx context.Context, logFailure bool) (changed bool, 
 	}
 	s.log.Log(ctx, logging.LevelNotice, fmt.Sprintf("schema snapshot loaded in %d ms", time.Since(start).Milliseconds()), attrs...)
 	return true, nil
+}
+
+// pooledSource is a Source that reads on a pooled session, and reads no
+// more than it must when the snapshot in force is still current
+// (DBSource.LoadFrom).
+type pooledSource interface {
+	LoadFrom(ctx context.Context, pool *pgxpool.Pool, current *snapshot.Snapshot) (*snapshot.Snapshot, error)
+}
+
+// load loads from the source, on a session of the pool Sessions set when
+// the source can, within signTimeout: a reload must not hang on a pool
+// that requests hold.
+func (s *Snapshots) load(ctx context.Context) (*snapshot.Snapshot, error) {
+	if ps, ok := s.source.(pooledSource); ok && s.pool != nil {
+		ctx, cancel := context.WithTimeout(ctx, signTimeout)
+		defer cancel()
+		return ps.LoadFrom(ctx, s.pool, s.current.Load())
+	}
+	return s.source.Load(ctx)
 }
 
 // sign takes the catalog's signature for schemas, Sum "" when it cannot
