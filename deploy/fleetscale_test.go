@@ -47,14 +47,7 @@ func TestFleetScale(t *testing.T) {
 	}
 	t.Cleanup(c.Stop)
 	f := &fleet{cluster: c, superURI: c.URI}
-	f.exec(t, `create role web_anon nologin;
-		create role authenticator login noinherit;
-		grant web_anon to authenticator;
-		create schema api;
-		grant usage on schema api to web_anon;
-		create table api.items (id int primary key, name text);
-		insert into api.items select g, 'item ' || g from generate_series(1, 100) g;
-		grant select on api.items to web_anon;`)
+	f.exec(t, fleetSQL)
 	// A schema of some size, so that the snapshot a node reads weighs
 	// what a real API's does: 200 tables of 8 columns.
 	f.exec(t, `do $$ begin for i in 1..200 loop

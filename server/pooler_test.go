@@ -10,7 +10,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/svc-dev/svc/server"
 	"github.com/svc-dev/svc/server/config"
 	"github.com/svc-dev/svc/server/dbexec"
 	"github.com/svc-dev/svc/server/reload"
@@ -32,38 +31,14 @@ func startBouncer(t *testing.T) *pgtest.PgBouncer {
 	return bouncer
 }
 
-// startLogged serves flags as startRuntimeSnaps does (no listener), its
-// log kept for the test to read.
+// startLogged serves flags as svc-serve does (no listener), its log kept
+// for the test to read.
 func startLogged(t *testing.T, flags map[string]string) (*reload.Snapshots, string, *syncBuffer) {
 	t.Helper()
-	ctx := t.Context()
 	logs := &syncBuffer{}
-	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	sources := config.Sources{Flags: flags}
-	cfg, err := reload.ResolveConfig(ctx, sources, log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool, err := dbexec.NewPool(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	snaps := reload.NewSnapshots(reload.SourceFor(cfg, log), log)
-	snaps.Sessions(pool)
-	if err := snaps.Reload(ctx); err != nil {
-		t.Fatal(err)
-	}
-	rt, err := server.NewRuntime(ctx, sources, cfg, pool, snaps, log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := newTestServer(cfg, rt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Close)
-	return snaps, srv.URL, logs
+	_, snaps, url := startRuntimeLogging(t, config.Sources{Flags: flags}, "",
+		slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo})))
+	return snaps, url, logs
 }
 
 // TestPgBouncerWithPreparedStatements serves through PgBouncer in

@@ -43,13 +43,7 @@ func TestListenerHearsItself(t *testing.T) {
 		{"db-channel-uri direct", map[string]string{"db-uri": bouncer.URI(authURI), "db-channel-uri": authURI}, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			ln, err := net.Listen("tcp4", "127.0.0.1:0")
-			if err != nil {
-				t.Fatal(err)
-			}
-			admin := ln.Addr().String()
-			ln.Close()
-			_, port, _ := net.SplitHostPort(admin)
+			admin, port := adminAddress(t)
 			flags := map[string]string{"admin-server-port": port, "admin-server-host": "127.0.0.1",
 				"db-channel-enabled": "true", "db-channel": "svc_selfcheck_test"}
 			for k, v := range c.flags {
@@ -57,15 +51,7 @@ func TestListenerHearsItself(t *testing.T) {
 			}
 			var log logBuffer
 			startLogging(t, flags, &log)
-			get := func(path string) (int, string) {
-				resp, err := http.Get("http://" + admin + path)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer resp.Body.Close()
-				body, _ := io.ReadAll(resp.Body)
-				return resp.StatusCode, string(body)
-			}
+			get := func(path string) (int, string) { return httpGet(t, "http://"+admin+path) }
 			want := "svc_listener_hears_notifications 0\n"
 			if c.hears {
 				want = "svc_listener_hears_notifications 1\n"
@@ -111,4 +97,29 @@ func waitUntil(t *testing.T, what string, ok func() bool) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// adminAddress is a free address for the admin server, and its port.
+func adminAddress(t *testing.T) (addr, port string) {
+	t.Helper()
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr = ln.Addr().String()
+	ln.Close()
+	_, port, _ = net.SplitHostPort(addr)
+	return addr, port
+}
+
+// httpGet is GET url's status and body.
+func httpGet(t *testing.T, url string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(body)
 }

@@ -3,9 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"io"
-	"net"
-	"net/http"
 	"strings"
 	"testing"
 
@@ -45,26 +42,12 @@ func TestUncoveredPublishedSnapshotAtStart(t *testing.T) {
 	}
 	publish("serve_api")
 
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	admin := ln.Addr().String()
-	ln.Close()
-	_, port, _ := net.SplitHostPort(admin)
+	admin, port := adminAddress(t)
 	var log logBuffer
 	addr, _ := startLogging(t, map[string]string{"admin-server-port": port, "admin-server-host": "127.0.0.1",
 		"snapshot": "db:serve_uncovered_snaps", "db-schemas": "serve_api,serve_replica",
 		"db-channel-enabled": "true", "db-channel": "svc_uncovered_test"}, &log)
-	get := func(url string) (int, string) {
-		resp, err := http.Get(url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		body, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(body)
-	}
+	get := func(url string) (int, string) { return httpGet(t, url) }
 	if status, _ := get("http://" + admin + "/ready"); status != 503 {
 		t.Errorf("/ready: %d, want 503", status)
 	}
