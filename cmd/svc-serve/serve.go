@@ -63,6 +63,12 @@ func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log 
 	// nothing changed costs them nothing (Snapshots.Sessions).
 	snaps.Sessions(pool)
 	metrics := admin.NewMetrics(pool, snaps)
+	// What the server knows is wrong with it and cannot mend, for /health.
+	health := &reload.Health{}
+	// The first snapshot must cover db-schemas too: one published that
+	// does not leaves the server up and not ready, rather than exit.
+	snaps.UseHealth(health)
+	snaps.Require(reload.Covering(cfg))
 	snaps.OnReload(metrics.SnapshotReloaded)
 	// Replicas, when configured, are checked from now on; the first
 	// snapshot already waits for those found healthy.
@@ -79,7 +85,9 @@ func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log 
 	if cfg.AdminEnabled() {
 		// Up before the first snapshot loads: /live answers and /ready
 		// says 503 while it does.
-		stopAdmin, err := startAdmin(ctx, cfg, admin.New(pool, snaps, metrics, log), log)
+		adm := admin.New(pool, snaps, metrics, log)
+		adm.UseHealth(health)
+		stopAdmin, err := startAdmin(ctx, cfg, adm, log)
 		if err != nil {
 			return err
 		}
@@ -110,7 +118,8 @@ func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log 
 	reloadOnSignals(ctx, reloads)
 	if cfg.DBChannelEnabled {
 		l := &reload.Listener{URI: cfg.DirectURI(), Channel: naming.ListenChannel(cfg), Others: naming.OtherChannels(cfg),
-			Snapshots: snaps, Log: log, Queue: reloads, OnConnected: metrics.ListenerConnected}
+			Snapshots: snaps, Log: log, Queue: reloads, OnConnected: metrics.ListenerConnected,
+			SelfCheck: pool, OnHearing: metrics.ListenerHears, Health: health}
 		go l.Run(ctx)
 	}
 

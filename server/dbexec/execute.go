@@ -27,7 +27,8 @@ type Executor struct {
 	// (db-pool-acquisition-timeout).
 	AcquireTimeout time.Duration
 	// Prepare prepares statements on each connection
-	// (db-prepared-statements).
+	// (db-prepared-statements), unless the pool turns out to be behind a
+	// pooler in transaction mode (pooler.go).
 	Prepare bool
 	// CancelTimeout bounds how long a request whose client left keeps its
 	// session out of the pool while PostgreSQL stops its statements
@@ -57,9 +58,13 @@ func (e *Executor) Execute(ctx context.Context, tx Tx, steps ...Step) error {
 	if err != nil {
 		return err
 	}
-	dbErr, checkErr := e.runTx(ctx, conn.Conn(), &tx, steps, e.Prepare)
+	prepare := e.prepares(pool)
+	dbErr, checkErr := e.runTx(ctx, conn.Conn(), &tx, steps, prepare)
 	if dbErr != nil && ctx.Err() == nil && isConnectionError(dbErr) {
 		e.unreached(pool)
+	}
+	if dbErr != nil && ctx.Err() == nil && prepare && poolerSymptom(dbErr) {
+		return e.afterPooler(ctx, pool, conn, &tx, steps, dbErr)
 	}
 	if dbErr != nil && ctx.Err() == nil && suspect(dbErr) {
 		return e.afterSuspect(ctx, pool, conn, &tx, steps, dbErr)
