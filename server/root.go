@@ -134,7 +134,14 @@ func (a *rootAnswer) respond(s *Server, x *exchange) error {
 	h.Set("Content-Length", strconv.Itoa(len(x.body)))
 	x.w.WriteHeader(http.StatusOK)
 	if x.r.Method != http.MethodHead {
-		x.w.Write(x.body)
+		// The server holds what is written before the header leaves
+		// (a copy, http1's maxHeldBody): its first streamChunk sends
+		// the header, and the rest of the kept document is written
+		// from where the cache keeps it, never copied per request.
+		first := min(len(x.body), streamChunk)
+		if _, err := x.w.Write(x.body[:first]); err == nil {
+			x.w.Write(x.body[first:])
+		}
 	}
 	return nil
 }

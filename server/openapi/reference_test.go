@@ -85,12 +85,8 @@ func (b *builder) refDocument() *document {
 		"text/csv",
 	}
 	d := &document{
-		Swagger:     "2.0",
-		Info:        b.info(),
-		Host:        b.opts.Host,
-		BasePath:    b.opts.BasePath,
-		Consumes:    media,
-		Produces:    media,
+		swaggerHead: swaggerHead{Swagger: "2.0", Info: b.info(), Host: b.opts.Host, BasePath: b.opts.BasePath,
+			Consumes: media, Produces: media},
 		Paths:       map[string]*pathItem{"/": rootPath()},
 		Definitions: map[string]*schema{},
 		Parameters:  sharedParameters(),

@@ -38,48 +38,41 @@ func (s *jsonStream) raw(text string) {
 
 // value writes v as json.Marshal encodes it.
 func (s *jsonStream) value(v any) {
-	if s.err != nil {
-		return
+	if b := s.marshal(v); b != nil {
+		_, s.err = s.w.Write(b)
 	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		s.err = err
-		return
-	}
-	_, s.err = s.w.Write(b)
 }
 
 // open writes v, an object of the document's small members, leaving it
 // open for the members that follow it.
 func (s *jsonStream) open(v any) {
-	if s.err != nil {
-		return
+	if b := s.marshal(v); b != nil {
+		_, s.err = s.w.Write(b[:len(b)-1])
 	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		s.err = err
-		return
-	}
-	_, s.err = s.w.Write(b[:len(b)-1])
 }
 
 // close writes v's members, an object of the document's last members
 // (those omitted when empty may leave none), and closes the object open
 // wrote.
 func (s *jsonStream) close(v any) {
-	if s.err != nil {
-		return
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		s.err = err
-		return
-	}
-	if len(b) > 2 {
+	if b := s.marshal(v); len(b) > 2 {
 		s.raw(",")
 		s.raw(string(b[1 : len(b)-1]))
 	}
 	s.raw("}")
+}
+
+// marshal is v encoded, or nil once the stream has failed.
+func (s *jsonStream) marshal(v any) []byte {
+	if s.err != nil {
+		return nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		s.err = err
+		return nil
+	}
+	return b
 }
 
 // flush writes what the stream holds and returns its first failure.

@@ -14,15 +14,8 @@ func (b *builder) write2(s *jsonStream) {
 		"application/vnd." + b.opts.Vendor + ".object+json",
 		"text/csv",
 	}
-	head := struct {
-		Swagger  string   `json:"swagger"`
-		Info     info     `json:"info"`
-		Host     string   `json:"host,omitempty"`
-		BasePath string   `json:"basePath,omitempty"`
-		Schemes  []string `json:"schemes,omitempty"`
-		Consumes []string `json:"consumes"`
-		Produces []string `json:"produces"`
-	}{Swagger: "2.0", Info: b.info(), Host: b.opts.Host, BasePath: b.opts.BasePath, Consumes: media, Produces: media}
+	head := swaggerHead{Swagger: "2.0", Info: b.info(), Host: b.opts.Host, BasePath: b.opts.BasePath,
+		Consumes: media, Produces: media}
 	if b.opts.Scheme != "" {
 		head.Schemes = []string{b.opts.Scheme}
 	}
@@ -30,10 +23,7 @@ func (b *builder) write2(s *jsonStream) {
 	s.object("paths", false, fixed(map[string]*pathItem{"/": rootPath()}), b.paths2())
 	s.object("definitions", false, b.definitions())
 	s.object("parameters", false, fixed(sharedParameters()), b.bodies(), b.rowFilters2())
-	var tail struct {
-		SecurityDefinitions map[string]*securityScheme `json:"securityDefinitions,omitempty"`
-		Security            []map[string][]string      `json:"security,omitempty"`
-	}
+	var tail swaggerTail
 	if b.opts.Security {
 		tail.SecurityDefinitions = map[string]*securityScheme{"JWT": {Type: "apiKey", In: "header",
 			Name: "Authorization", Description: `A JWT, sent as "Bearer <token>"`}}

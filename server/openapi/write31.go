@@ -50,9 +50,12 @@ func (b *builder) write31(s *jsonStream) {
 		func(o []*snapshot.Function) any { return b.usedBy(b.functionPath31(o), used) }))
 
 	// Every domain a row schema refers to has a component, which sorts
-	// among the relations' own: made once now, before any is written.
-	for r := range b.described {
-		b.rowSchema(r.Relation)
+	// among the relations' own: made once now, before any is written (a
+	// snapshot without domains has none to find).
+	if len(b.snap.Content.Domains) > 0 {
+		for r := range b.described {
+			b.rowSchema(r.Relation)
+		}
 	}
 	s.raw(`,"components":{`)
 	s.object("schemas", true,
