@@ -13,7 +13,7 @@ import (
 
 // rootMemorySchema is the database of TestRootDocumentInBoundedMemory:
 // SyntheticSchemaSQL of 3,000 tables, 600 views and 600 functions, whose
-// documents (about 10 MB in Swagger 2.0, 25 MB in OpenAPI 3.1) are over a
+// documents (about 10 MB in Swagger 2.0, 22 MB in OpenAPI 3.1) are over a
 // hundred times the response buffer the test sets.
 var rootMemorySchema = sync.OnceValues(func() (string, error) {
 	return loadSyntheticSchema(context.Background(), "root_memory", 3000, 600, 600)
@@ -27,7 +27,7 @@ var rootMemorySchema = sync.OnceValues(func() (string, error) {
 // document: decompressed as it is sent, with its length); every client
 // gets the whole document, the same bytes.
 func TestRootDocumentInBoundedMemory(t *testing.T) {
-	skipUnlessProcMemory(t, "loads a schema of 4,200 relations and sends 64 GET / of documents of tens of MB")
+	skipUnlessProcMemory(t, "loads a schema of 3,600 relations and 600 functions and sends 64 GET / of documents of tens of MB")
 	uri, err := rootMemorySchema()
 	if err != nil {
 		t.Fatal(err)

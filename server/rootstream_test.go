@@ -96,7 +96,7 @@ func TestRootDocumentStreamed(t *testing.T) {
 // document was built for it (chunked) or kept compressed (sent with its
 // length), and the log says why.
 func TestRootDocumentCutWhenStalled(t *testing.T) {
-	skipUnlessProcMemory(t, "loads a schema of 4,200 relations")
+	skipUnlessProcMemory(t, "loads a schema of 3,600 relations and 600 functions")
 	uri, err := rootMemorySchema()
 	if err != nil {
 		t.Fatal(err)
