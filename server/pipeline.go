@@ -7,6 +7,7 @@ import (
 
 	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/dbexec"
+	"github.com/svc-dev/svc/server/openapi"
 	"github.com/svc-dev/svc/server/request"
 	"github.com/svc-dev/svc/snapshot"
 )
@@ -76,7 +77,9 @@ type exchange struct {
 	// result, and the planner's count when a read asks for one.
 	res     dbexec.Result
 	explain []byte
-	// body is the root's document, which its transaction builds.
+	// doc is the root's document, which its transaction finds, and body
+	// the document when held whole.
+	doc  openapi.Doc
 	body []byte
 	// sink joins the rows of a streamed read (stream.go).
 	sink rowSink
