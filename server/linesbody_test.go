@@ -187,3 +187,56 @@ func deferredRows(n int) io.Reader {
 	}
 	return strings.NewReader(b.String())
 }
+
+// A statement timeout after the answer has started to stream (the role's
+// statement_timeout, which svc-serve applies, as PostgREST does) cuts
+// the answer, the log says why, and what the call wrote rolls back: a
+// function that inserts 30,000 rows and returns them, read with a
+// computed field that slows down past the first 20,000 (1.7 MB, past the
+// response buffer). (A write's own representation cannot be cut so: a
+// statement with a data-modifying WITH runs to its end before PostgreSQL
+// returns its first row.)
+func TestStatementTimeoutMidStream(t *testing.T) {
+	if err := streamSchema(); err != nil {
+		t.Fatal(err)
+	}
+	conn := superConn(t)
+	if _, err := conn.Exec(context.Background(), `
+		create role stream_timed nologin;
+		grant stream_timed to authenticator;
+		alter role stream_timed set statement_timeout = '4s';
+		create table stream.timed (id int primary key, a text);
+		create function stream.slow(stream.timed) returns int language sql as
+			$$ select case when $1.id > 20000 then (select 1 from pg_catalog.pg_sleep(0.01)) else 0 end $$;
+		create function stream.fill_timed(n int) returns setof stream.timed language plpgsql as $$
+			begin
+				insert into stream.timed select g, 'row ' || g || ', padded to make the answer''s rows longer'
+					from generate_series(1, n) g;
+				return query select * from stream.timed order by id;
+			end $$;
+		grant usage on schema stream to stream_timed;
+		grant select, insert on stream.timed to stream_timed;
+		grant execute on function stream.slow(stream.timed), stream.fill_timed(int) to stream_timed;`); err != nil {
+		t.Fatal(err)
+	}
+	url, out, _ := streamServer(t, map[string]string{"db-anon-role": "stream_timed", "log-level": "error"})
+	resp, err := http.Post(url+"/rpc/fill_timed?select=id,a,slow", "application/json", strings.NewReader(`{"n": 30000}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Fatalf("%d, %d bytes, reading the body: %v; want 200 and the body cut (unexpected EOF)", resp.StatusCode, len(got), err)
+	}
+	if n := countRows(t, "select count(*) from stream.timed"); n != 0 {
+		t.Errorf("the call whose answer was cut left %d rows", n)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(out.String(), "the response is cut") && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !strings.Contains(out.String(), "statement timeout") {
+		t.Errorf("the log does not say why the response was cut:\n%s", out.String())
+	}
+}
