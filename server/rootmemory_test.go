@@ -87,8 +87,12 @@ func TestRootDocumentInBoundedMemory(t *testing.T) {
 				peak := procField(t, pid, "status", "VmHWM")
 				t.Logf("round %d: svc-serve %d MiB idle, %d MiB at its peak, for 16 documents of %d and %d MB", round, idle>>20, peak>>20,
 					len(bodies["application/openapi+json"][0])/1e6, len(bodies["application/openapi+json;version=3.1"][0])/1e6)
-				if grown := peak - idle; grown > 64<<20 {
-					t.Errorf("svc-serve grew by %d MiB past its idle %d MiB, more than the bodies' budget of 64 MiB", grown>>20, idle>>20)
+				// Besides the bodies' budget, the heap may gather
+				// server-gc-headroom (16 MiB) of garbage before a
+				// collection: building a document allocates as it goes,
+				// and svc-serve at rest (idle) has given its own back.
+				if grown := peak - idle; grown > (64+16)<<20 {
+					t.Errorf("svc-serve grew by %d MiB past its idle %d MiB, more than the bodies' budget of 64 MiB and the collector's headroom of 16", grown>>20, idle>>20)
 				}
 			}
 		})
