@@ -20,7 +20,10 @@ type explainAction struct {
 	lines []string
 }
 
-func (a *explainAction) begin(s *Server, x *exchange) error { return s.readyTx(x, &a.tx) }
+func (a *explainAction) begin(s *Server, x *exchange) error {
+	x.tx.Explain = true
+	return s.readyTx(x, &a.tx)
+}
 
 func (a *explainAction) run(s *Server, x *exchange) error {
 	stmt := query.Explain(a.stmt, a.media.PlanJSON, a.media.PlanOptions)

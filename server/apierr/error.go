@@ -15,6 +15,9 @@ type Error struct {
 	Details any
 	// Hint is a string or nil.
 	Hint any
+	// Advice is SVC's own word on the cause, beyond what PostgREST's body
+	// says: sent in AdviceHeader and logged, never in the body.
+	Advice string
 	// Headers are extra response headers (e.g. WWW-Authenticate).
 	Headers map[string]string
 	// Cause is what went wrong underneath, for the server's log only: it

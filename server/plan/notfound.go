@@ -15,10 +15,12 @@ import (
 // schema when it was dumped: a table, function, column or foreign key
 // created since is unknown until a new snapshot is loaded, and a bare 404
 // or 400 does not tell a caller (or the developer who just ran a
-// migration) that. The hint keeps what PostgreSQL or PostgREST would
-// suggest (the closest known name), names the snapshot answered from, and
-// says the step that makes a new name known, which depends on where the
-// snapshot comes from (Refresh).
+// migration) that. The body stays what PostgREST answers, its hint what
+// PostgreSQL or PostgREST would suggest (the closest known name), since
+// clients compare it; SVC's advice (apierr.Error.Advice, sent in a header
+// and logged) names the snapshot answered from and the step that makes a
+// new name known, which depends on where the snapshot comes from
+// (Refresh), or the setting that is more likely at fault (Options.Misconfigured).
 
 // Refresh is how the snapshot a server plans with is brought up to date
 // after a migration: the step a hint about a name the snapshot lacks
@@ -49,11 +51,22 @@ func (r Refresh) step() string {
 }
 
 // undefinedRelation answers a relation the snapshot lacks.
-func undefinedRelation(snap *snapshot.Snapshot, name snapshot.QualifiedName, refresh Refresh) *apierr.Error {
+func undefinedRelation(snap *snapshot.Snapshot, name snapshot.QualifiedName, opts Options) *apierr.Error {
 	if h := missingSchemaHint(snap, name.Schema); h != "" {
-		return apierr.UndefinedTable(name.String(), h)
+		return apierr.UndefinedTable(name.String(), "").WithAdvice(h)
 	}
-	return apierr.UndefinedTable(name.String(), hints(closestRelation(snap, name), staleHint(snap, refresh, "it", "created")))
+	return apierr.UndefinedTable(name.String(), closestRelation(snap, name)).WithAdvice(notFoundAdvice(snap, opts))
+}
+
+// notFoundAdvice is the advice on a relation or function the snapshot
+// lacks: a configuration that looks mistaken (a misspelt db-schemas, whose
+// fix no reload brings) when there is one, the snapshot's staleness
+// otherwise.
+func notFoundAdvice(snap *snapshot.Snapshot, opts Options) string {
+	if opts.Misconfigured != "" {
+		return opts.Misconfigured
+	}
+	return staleAdvice(snap, opts.Refresh, "it", "created")
 }
 
 // closestRelation suggests the relation of name's schema closest to it.
@@ -94,10 +107,10 @@ func missingSchemaHint(snap *snapshot.Snapshot, schema string) string {
 	return h
 }
 
-// staleHint says which snapshot a name was looked up in and, should what
+// staleAdvice says which snapshot a name was looked up in and, should what
 // the name stands for have been made (change: "created", "added") since
 // it was taken, how to have it known.
-func staleHint(snap *snapshot.Snapshot, refresh Refresh, what, change string) string {
+func staleAdvice(snap *snapshot.Snapshot, refresh Refresh, what, change string) string {
 	h := snap.Header
 	fp := h.Fingerprint
 	if len(fp) > 12 {
@@ -107,7 +120,7 @@ func staleHint(snap *snapshot.Snapshot, refresh Refresh, what, change string) st
 		") does not have " + what + "; if it was " + change + " since, " + refresh.step() + "."
 }
 
-// staleRelationship adds to findRelationship's SVC200, its only 400, the
+// staleRelationship advises with findRelationship's SVC200, its only 400, the
 // snapshot it searched: a foreign key added since is unknown until a new
 // snapshot is loaded. SVC201 (ambiguous) is about relationships the
 // snapshot has, and passes as it is; so does a target named as a
@@ -124,18 +137,5 @@ func staleRelationship(err error, snap *snapshot.Snapshot, refresh Refresh, orig
 			return err
 		}
 	}
-	own, _ := e.Hint.(string)
-	e.Hint = hints(own, staleHint(snap, refresh, "a relationship between '"+origin.Name+"' and '"+target+"'", "added"))
-	return e
-}
-
-// hints joins the hints that are not empty.
-func hints(hs ...string) string {
-	var out []string
-	for _, h := range hs {
-		if h != "" {
-			out = append(out, h)
-		}
-	}
-	return strings.Join(out, " ")
+	return e.WithAdvice(staleAdvice(snap, refresh, "a relationship between '"+origin.Name+"' and '"+target+"'", "added"))
 }
