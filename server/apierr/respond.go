@@ -23,6 +23,7 @@ func (e *Error) Write(w http.ResponseWriter, log *slog.Logger) {
 		h.Set(k, v)
 	}
 	e.writeAdvice(h, log)
+	e.writeTrace(log)
 	h.Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(e.Status)
 	w.Write(e.JSON())

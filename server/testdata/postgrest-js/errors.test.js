@@ -160,7 +160,9 @@ test("the server's vendor media types, and why svc mode needs svcFetch", async (
   assert.deepEqual(await ok.json(), { title: 'Dune' })
   const refused = await fetch(`${url}/books?id=eq.1`, { headers: { Accept: `application/vnd.${other}.object+json` } })
   assert.equal(refused.status, 415)
-  // The hint names the setting that would answer the other naming's types.
+  // The body is PostgREST's, hint null; the advice header names the
+  // setting that would answer the other naming's types.
   const { hint } = await refused.json()
-  assert.match(hint, new RegExp(`^application/vnd\\.${other}\\.\\* are the media types of compat-names = ${other === 'pgrst' ? 'postgrest' : 'svc'},`))
+  assert.equal(hint, null)
+  assert.match(refused.headers.get('svc-advice'), new RegExp(`^application/vnd\\.${other}\\.\\* are the media types of compat-names = ${other === 'pgrst' ? 'postgrest' : 'svc'},`))
 })
