@@ -111,13 +111,19 @@ func missingSchemaHint(snap *snapshot.Snapshot, schema string) string {
 // the name stands for have been made (change: "created", "added") since
 // it was taken, how to have it known.
 func staleAdvice(snap *snapshot.Snapshot, refresh Refresh, what, change string) string {
+	return "The schema snapshot in use (" + snapshotNamed(snap) + ") does not have " + what + "; if it was " + change + " since, " +
+		refresh.step() + "."
+}
+
+// snapshotNamed names snap in advice: its fingerprint's first twelve
+// characters and when it was taken.
+func snapshotNamed(snap *snapshot.Snapshot) string {
 	h := snap.Header
 	fp := h.Fingerprint
 	if len(fp) > 12 {
 		fp = fp[:12]
 	}
-	return "The schema snapshot in use (fingerprint " + fp + ", taken " + h.CreatedAt.UTC().Format(time.RFC3339) +
-		") does not have " + what + "; if it was " + change + " since, " + refresh.step() + "."
+	return "fingerprint " + fp + ", taken " + h.CreatedAt.UTC().Format(time.RFC3339)
 }
 
 // staleRelationship advises with findRelationship's SVC200, its only 400, the
@@ -138,4 +144,13 @@ func staleRelationship(err error, snap *snapshot.Snapshot, refresh Refresh, orig
 		}
 	}
 	return e.WithAdvice(staleAdvice(snap, refresh, "a relationship between '"+origin.Name+"' and '"+target+"'", "added"))
+}
+
+// SnapshotAhead is the advice on an error the database raised for a name
+// the snapshot in use has and the database no longer does (what: "a
+// column \"title\""): renamed or dropped since the snapshot was taken,
+// which a statement built from the snapshot meets only when it runs.
+func SnapshotAhead(snap *snapshot.Snapshot, refresh Refresh, what string) string {
+	return "The schema snapshot in use (" + snapshotNamed(snap) + ") has " + what + ", which the database does not; " +
+		"if it was renamed or dropped since, " + refresh.step() + "."
 }
