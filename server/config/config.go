@@ -183,6 +183,9 @@ func Load(src Sources) (*Config, []Warning, error) {
 	}
 	maps.Copy(c.AppSettings, l.app)
 	c.Misspelt = l.misspelt
+	if err := c.checkAdminPort(l.set["admin-server-port"].source); err != nil {
+		errs = append(errs, err)
+	}
 	if len(errs) > 0 {
 		return nil, l.warnings, errors.Join(errs...)
 	}
