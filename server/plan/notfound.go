@@ -55,7 +55,9 @@ func undefinedRelation(snap *snapshot.Snapshot, name snapshot.QualifiedName, opt
 	if h := missingSchemaHint(snap, name.Schema); h != "" {
 		return apierr.UndefinedTable(name.String(), "").WithAdvice(h)
 	}
-	return apierr.UndefinedTable(name.String(), closestRelation(snap, name)).WithAdvice(notFoundAdvice(snap, opts))
+	// PostgreSQL's own 42P01 has no hint, and PostgREST 12 forwards it as
+	// it is: the closest relation is SVC's advice, as is the snapshot's.
+	return apierr.UndefinedTable(name.String(), "").WithAdvice(closestRelation(snap, name)).WithAdvice(notFoundAdvice(snap, opts))
 }
 
 // notFoundAdvice is the advice on a relation or function the snapshot
