@@ -27,6 +27,7 @@ func main() {
 func newApp(stdout, stderr io.Writer) *cli.App {
 	flags := []cli.Flag{
 		&cli.StringFlag{Name: "config", Aliases: []string{"c"}, Usage: "configuration file (PostgREST syntax: key = \"value\")"},
+		&cli.BoolFlag{Name: "ready", Usage: "ask the running server's admin server for /ready and exit 0 when it answers 200, 1 otherwise (a container's health check)"},
 	}
 	// Every configuration key is also a flag, described from the same
 	// table as the configuration reference; flags override the database,
@@ -71,6 +72,9 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			}
 			if err != nil {
 				return err
+			}
+			if c.Bool("ready") {
+				return checkReady(c.Context, cfg)
 			}
 			return serve(c.Context, sources, cfg, newLogger(cfg.LogLevel, cfg.LogFormat), nil)
 		},
