@@ -69,14 +69,7 @@ func startFleet(t *testing.T, size int) *fleet {
 	}
 	t.Cleanup(c.Stop)
 	f := &fleet{cluster: c, superURI: c.URI}
-	f.exec(t, `create role web_anon nologin;
-		create role authenticator login noinherit;
-		grant web_anon to authenticator;
-		create schema api;
-		grant usage on schema api to web_anon;
-		create table api.items (id int primary key, name text);
-		insert into api.items select g, 'item ' || g from generate_series(1, 100) g;
-		grant select on api.items to web_anon;`)
+	f.exec(t, fleetSQL)
 	bouncer, err := pgtest.StartPgBouncer(ctx, c.URI, []string{"authenticator"})
 	if err != nil {
 		t.Fatal(err)
@@ -119,6 +112,16 @@ func startFleet(t *testing.T, size int) *fleet {
 	}
 	return f
 }
+
+// fleetSQL is the fleets' schema: roles, and api.items of 100 rows.
+const fleetSQL = `create role web_anon nologin;
+	create role authenticator login noinherit;
+	grant web_anon to authenticator;
+	create schema api;
+	grant usage on schema api to web_anon;
+	create table api.items (id int primary key, name text);
+	insert into api.items select g, 'item ' || g from generate_series(1, 100) g;
+	grant select on api.items to web_anon;`
 
 func (f *fleet) exec(t *testing.T, sql string) {
 	t.Helper()

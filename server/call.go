@@ -153,7 +153,7 @@ func (e *callEntry) begin(s *Server, x *exchange) error {
 func (e *callEntry) run(s *Server, x *exchange) error {
 	var row dbexec.RowFunc
 	if e.rows != nil && e.rows.streamed {
-		row = s.streamRows(x, e.prefer, e.rows)
+		row = s.streamRows(x, e.prefer, e.rows, nil)
 	} else {
 		row = dbexec.ScanResult(&x.res)
 	}

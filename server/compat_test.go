@@ -35,7 +35,7 @@ func TestPostgRESTDeployment(t *testing.T) {
 	}, port)
 
 	for _, key := range []string{"jwt-cache-max-lifetime", "db-pool-automatic-recovery"} {
-		want := `warning: configuration key "` + key + `" is not implemented by SVC and is ignored`
+		want := `level=WARN msg="configuration key \"` + key + `\" is not implemented by SVC and is ignored`
 		if n := strings.Count(output.String(), want); n != 1 {
 			t.Errorf("start-up output reports %s %d times, want once:\n%s", key, n, output)
 		}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/svc-dev/svc/server/config"
-	"github.com/svc-dev/svc/sql/pgtest"
 )
 
 // TestBehindPgBouncer serves through PgBouncer in transaction pooling mode
@@ -21,14 +20,7 @@ import (
 // and the anonymous role each see exactly their own role and claims, so no
 // session state leaks between requests; reloads still arrive.
 func TestBehindPgBouncer(t *testing.T) {
-	if _, err := pgtest.FindPgBouncer(); err != nil {
-		missingDependency(t, err.Error())
-	}
-	bouncer, err := pgtest.StartPgBouncer(t.Context(), fixture.authURI, []string{"authenticator"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(bouncer.Stop)
+	bouncer := startBouncer(t)
 	secret := "a-test-secret-of-at-least-32-characters"
 	_, url := startRuntime(t, config.Sources{Flags: map[string]string{
 		"db-uri": bouncer.URI(fixture.authURI), "db-channel-uri": fixture.authURI, "db-prepared-statements": "false",

@@ -7,6 +7,7 @@ import (
 
 	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/dbexec"
+	"github.com/svc-dev/svc/server/openapi"
 	"github.com/svc-dev/svc/server/request"
 	"github.com/svc-dev/svc/snapshot"
 )
@@ -76,10 +77,14 @@ type exchange struct {
 	// result, and the planner's count when a read asks for one.
 	res     dbexec.Result
 	explain []byte
-	// body is the root's document, which its transaction builds.
+	// doc is the root's document, which its transaction finds, and body
+	// the document when held whole.
+	doc  openapi.Doc
 	body []byte
 	// sink joins the rows of a streamed read (stream.go).
 	sink rowSink
+	// lines is an insert's JSON Lines body, read as it runs (linesbody.go).
+	lines *linesBody
 	// stepBuf holds the steps, so that listing them allocates nothing.
 	stepBuf [2]dbexec.Step
 }
@@ -105,6 +110,7 @@ func serve[P any](s *Server, w http.ResponseWriter, r *http.Request, rt *route[P
 		writeError(w, s.log, err)
 	}
 	x.sink.release()
+	x.lines.release()
 	x.res.Release()
 	*x = exchange{} // keep no request alive in the pool
 	exchanges.Put(x)

@@ -67,7 +67,7 @@ func (e *readEntry) run(s *Server, x *exchange) error {
 	}
 	var row dbexec.RowFunc
 	if e.reply.streamed {
-		row = s.streamRows(x, e.prefer, &e.reply)
+		row = s.streamRows(x, e.prefer, &e.reply, nil)
 	} else {
 		row = dbexec.ScanResult(&x.res)
 	}

@@ -158,7 +158,7 @@ func (s *Server) executeMarked(ctx context.Context, w http.ResponseWriter, tx db
 	var pos string
 	mark := dbexec.Step{Stmt: query.Statement{SQL: replica.PositionSQL}, Row: dbexec.ScanOne(&pos)}
 	tx.Mark = &mark
-	if tx.Check == nil {
+	if tx.Check == nil && tx.Next == nil {
 		steps = append(steps[:len(steps):len(steps)], dbexec.Step{Stmt: query.Statement{SQL: "commit"}, Row: noRows}, mark)
 	}
 	err := s.exec.Execute(ctx, tx, steps...)

@@ -86,9 +86,10 @@ var rootAnswers = map[string]*rootAnswer{
 
 func (*rootAnswer) begin(*Server, *exchange) error { return nil }
 
-// run builds the document, once per snapshot, schema, version and set of
-// privileges, and kept (openapi.Cache, openapi-cache-max-bytes): building
-// it walks the whole schema (BenchmarkServeRootLarge).
+// run finds the document, built once per snapshot, schema, version and
+// set of privileges, and kept (openapi.Cache, openapi-cache-max-bytes):
+// building it walks the whole schema (BenchmarkServeRootLarge). One the
+// cache cannot keep is built as respond writes it (rootstream.go).
 func (a *rootAnswer) run(s *Server, x *exchange) error {
 	scheme, host, basePath := s.cfg.OpenAPIServer()
 	if a.format == openapi.OpenAPI31 && s.cfg.OpenAPIServerProxyURI == "" {
@@ -97,7 +98,7 @@ func (a *rootAnswer) run(s *Server, x *exchange) error {
 		// which a wildcard host makes unreachable (0.0.0.0).
 		scheme, host, basePath = "", "", ""
 	}
-	body, err := s.rootDocs.Document(x.snap, openapi.Options{
+	doc, err := s.rootDocs.Document(x.r.Context(), x.snap, openapi.Options{
 		Format:           a.format,
 		Anonymous:        s.cfg.DBAnonRole != "",
 		Schema:           x.schema,
@@ -111,9 +112,9 @@ func (a *rootAnswer) run(s *Server, x *exchange) error {
 		Vendor:           apierr.Names.Vendor,
 	})
 	if err != nil {
-		return apierr.Internal(err)
+		return rootFailure(x, err)
 	}
-	x.body = body
+	x.doc, x.body = doc, doc.Body
 	return nil
 }
 
@@ -127,10 +128,20 @@ func (a *rootAnswer) respond(s *Server, x *exchange) error {
 	} else {
 		h.Set("Content-Type", openAPIType)
 	}
+	if x.body == nil {
+		return s.writeDocument(x)
+	}
 	h.Set("Content-Length", strconv.Itoa(len(x.body)))
 	x.w.WriteHeader(http.StatusOK)
 	if x.r.Method != http.MethodHead {
-		x.w.Write(x.body)
+		// The server holds what is written before the header leaves
+		// (a copy, http1's maxHeldBody): its first streamChunk sends
+		// the header, and the rest of the kept document is written
+		// from where the cache keeps it, never copied per request.
+		first := min(len(x.body), streamChunk)
+		if _, err := x.w.Write(x.body[:first]); err == nil {
+			x.w.Write(x.body[first:])
+		}
 	}
 	return nil
 }

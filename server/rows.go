@@ -144,11 +144,12 @@ func streamedRange(offset int64, total *int64) string {
 // streamRows readies x.sink for the rows of a streamed read answered by
 // rep, and returns the step's row function. The answer may stream unless
 // a check must see every row before the commit.
-func (s *Server) streamRows(x *exchange, pr request.Preferences, rep *rowsReply) dbexec.RowFunc {
+// A write's representation (write set) is answered as write says.
+func (s *Server) streamRows(x *exchange, pr request.Preferences, rep *rowsReply, write *writeReply) dbexec.RowFunc {
 	k := &x.sink
 	*k = rowSink{x: x, res: &x.res, frame: rep.frame, limit: s.cfg.ServerResponseBufferBytes, budget: s.bodies,
 		sendTimeout: s.cfg.ServerStreamSendTimeout, streams: s.streams,
-		mayStream: x.tx.Check == nil, rep: rep, prefer: pr}
+		mayStream: x.tx.Check == nil, rep: rep, prefer: pr, write: write}
 	// The rows accumulate: a run on another session (a stale one's) must
 	// start from none.
 	x.tx.Rewind = k.rewind

@@ -36,8 +36,13 @@ func startRuntime(t *testing.T, sources config.Sources, channel string) (*reload
 // keeps trying.
 func startRuntimeSnaps(t *testing.T, sources config.Sources, channel string) (*reload.Runtime, *reload.Snapshots, string) {
 	t.Helper()
+	return startRuntimeLogging(t, sources, channel, slog.New(slog.NewTextHandler(io.Discard, nil)))
+}
+
+// startRuntimeLogging is startRuntimeSnaps logging to log.
+func startRuntimeLogging(t *testing.T, sources config.Sources, channel string, log *slog.Logger) (*reload.Runtime, *reload.Snapshots, string) {
+	t.Helper()
 	ctx := t.Context()
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	cfg, err := reload.ResolveConfig(ctx, sources, log)
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,9 @@ import (
 	"net/http"
 	"net/textproto"
 	"strings"
+	"sync/atomic"
+
+	"github.com/svc-dev/svc/server/memlimit"
 
 	"github.com/gorilla/mux"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -102,7 +105,7 @@ func New(cfg *config.Config, pool *pgxpool.Pool, snapshots *reload.Snapshots, jw
 			JSONPathSteps: cfg.RequestMaxJSONPathSteps, LogicDepth: cfg.RequestMaxLogicDepth}}
 	s.bodies = &processBodies
 	s.streams = make(chan struct{}, max(1, cfg.DBPool/2))
-	processBodies.setMax(cfg.ServerResponseBuffersMaxBytes)
+	processBodies.setMax(BodiesMax(cfg, memlimit.Limit()))
 	if cfg.ServerTraceHeader != "" {
 		s.traceHeader = textproto.CanonicalMIMEHeaderKey(cfg.ServerTraceHeader)
 	}
@@ -142,7 +145,19 @@ func New(cfg *config.Config, pool *pgxpool.Pool, snapshots *reload.Snapshots, jw
 }
 
 // ServeHTTP dispatches to the route handlers, observed (observe.go).
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.observe(w, r) }
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	inFlight.Add(1)
+	defer inFlight.Add(-1)
+	s.observe(w, r)
+}
+
+// inFlight counts the requests being served, by every Server of the
+// process.
+var inFlight atomic.Int64
+
+// Quiet reports whether the process serves no request at this moment:
+// when the memory it holds is what it holds at rest (gcheadroom).
+func Quiet() bool { return inFlight.Load() == 0 }
 
 func (s *Server) dispatch(w http.ResponseWriter, r *http.Request) {
 	if s.snapshots.Current() == nil {

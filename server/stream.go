@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/svc-dev/svc/server/config"
 	"github.com/svc-dev/svc/server/dbexec"
 	"github.com/svc-dev/svc/server/query"
 	"github.com/svc-dev/svc/server/request"
@@ -38,6 +39,9 @@ type rowSink struct {
 	mayStream bool
 	rep       *rowsReply
 	prefer    request.Preferences
+	// write is set for a write's representation, whose header is a
+	// write's (writeHeader) and rep then holds only its CSV header line.
+	write *writeReply
 	// budget is the process's, and held what this body took of it.
 	budget *bodyBudget
 	held   int
@@ -127,7 +131,13 @@ func (k *rowSink) grown() error {
 // what the rows so far carried, and starts its writer.
 func (k *rowSink) begin() error {
 	x := k.x
-	status, err := rowsHeader(x, k.prefer, k.rep, k.res, x.explain, x.applied, true)
+	var status int
+	var err error
+	if k.write != nil {
+		status, err = writeHeader(x, k.write, k.res, true)
+	} else {
+		status, err = rowsHeader(x, k.prefer, k.rep, k.res, x.explain, x.applied, true)
+	}
 	if err != nil {
 		return err
 	}
@@ -263,6 +273,18 @@ func (e errorString) Error() string { return string(e) }
 // when it ends; a body that cannot take more streams.
 type bodyBudget struct {
 	max, used atomic.Int64
+}
+
+// BodiesMax is the bound of the memory bodies may hold at once:
+// server-response-buffers-max-bytes, and at most a quarter of limit, the
+// memory the process's cgroup allows (0 for none), so that a container
+// with little memory holds less before answers stream.
+func BodiesMax(cfg *config.Config, limit int64) int {
+	n := cfg.ServerResponseBuffersMaxBytes
+	if limit > 0 && int64(n) > limit/4 {
+		n = int(limit / 4)
+	}
+	return n
 }
 
 // processBodies is the process's budget: server-response-buffers-max-bytes

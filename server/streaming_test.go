@@ -22,7 +22,8 @@ import (
 
 // streamSchema creates the schema the streaming tests read, once: big,
 // 230,000 rows of about 95 bytes of JSON each (22 MB, twenty-one times the
-// default response buffer); huge, a view of 1,100,000 rows of about
+// default response buffer); loaded and deferred, for bulk writes (the
+// latter's key checked at commit); huge, a view of 1,100,000 rows of about
 // 1 KB (1.1 GB, past PostgreSQL's largest value); failing, rows that fail
 // at the 150,000th; and stream_write, a call that writes a row and
 // returns rows whose output may fail.
@@ -51,7 +52,10 @@ var streamSchema = sync.OnceValue(func() error {
 		grant select on all tables in schema stream to web_anon;
 		grant insert on stream.writes to web_anon;
 		grant usage on all sequences in schema stream to web_anon;
-		grant execute on function stream.stream_write(text, int) to web_anon;`)
+		grant execute on function stream.stream_write(text, int) to web_anon;
+		create table stream.loaded (id int primary key, a text, b int);
+		create table stream.deferred (id int unique deferrable initially deferred, a text);
+		grant select, insert, update on stream.loaded, stream.deferred to web_anon;`)
 	return err
 })
 

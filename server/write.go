@@ -25,11 +25,8 @@ func (s *Server) planWrite(x *exchange, req *request.Request) (*plan.Write, erro
 		if err := s.refuseWrite(req, x.snap, x.tx); err != nil {
 			return nil, err
 		}
-		body, err := s.readBody(x.w, r)
-		if err != nil {
-			return nil, err
-		}
-		if payload, err = request.ParsePayload(r.Header.Get("Content-Type"), body, req.Columns); err != nil {
+		var err error
+		if payload, err = s.writeBody(x, req); err != nil {
 			return nil, err
 		}
 	}
@@ -43,6 +40,20 @@ func (s *Server) planWrite(x *exchange, req *request.Request) (*plan.Write, erro
 	return p, nil
 }
 
+// writeBody reads and parses a write's body: whole, or for an insert of
+// JSON Lines its first batch (linesbody.go).
+func (s *Server) writeBody(x *exchange, req *request.Request) (*request.Payload, error) {
+	ct := x.r.Header.Get("Content-Type")
+	if x.r.Method == http.MethodPost && request.IsJSONLines(ct) {
+		return s.firstLines(x, req.Columns)
+	}
+	body, err := s.readBody(x.w, x.r)
+	if err != nil {
+		return nil, err
+	}
+	return request.ParsePayload(ct, body, req.Columns)
+}
+
 // buildWrite builds the statement of write p; for the plan media type,
 // its EXPLAIN, which only options=analyze runs, and then the transaction
 // ends as any other (Prefer: tx=rollback).
@@ -53,7 +64,7 @@ func (s *Server) buildWrite(x *exchange, req *request.Request, p *plan.Write) (a
 		read := *p.Read
 		read.Media = request.Media{Kind: req.Media.PlanFor}
 		inner.Read = &read
-		return &explainAction{tx: tx, stmt: query.Write(&inner), media: req.Media}, nil
+		return &explainAction{tx: tx, stmt: query.WriteWhole(&inner), media: req.Media}, nil
 	}
 	x.stmts = bound{main: s.writeStatement(x, req, p)}
 	return &writeAction{tx: tx, req: req, plan: p}, nil
@@ -75,13 +86,41 @@ func (a *writeAction) begin(s *Server, x *exchange) error {
 }
 
 func (a *writeAction) run(s *Server, x *exchange) error {
-	x.stepBuf[0] = dbexec.Step{Stmt: x.stmts.main, Row: dbexec.ScanResult(&x.res)}
+	row := dbexec.ScanResult(&x.res)
+	// A streamed header may leave before respond: it says what was
+	// applied.
+	x.applied.write = a.plan
+	if query.WriteStreamed(a.plan) {
+		row = s.streamWrite(x, &writeReply{req: a.req, plan: a.plan})
+	}
+	if err := s.nextLines(x, a.plan, row); err != nil {
+		return err
+	}
+	x.stepBuf[0] = dbexec.Step{Stmt: x.stmts.main, Row: row}
 	return s.transact(x, x.stepBuf[:1])
 }
 
 func (a *writeAction) respond(s *Server, x *exchange) error {
-	x.applied.write = a.plan
-	return s.respondWrite(x, a.req, a.plan, &x.res, preferenceApplied(a.req.Prefer, x.applied))
+	if query.WriteStreamed(a.plan) {
+		if err := x.sink.end(); err != nil || x.sink.started {
+			return err
+		}
+	}
+	return respondWrite(x, &writeReply{req: a.req, plan: a.plan}, &x.res)
+}
+
+// writeReply is what answering a write takes from its request and plan.
+type writeReply struct {
+	req  *request.Request
+	plan *plan.Write
+}
+
+// streamWrite readies x.sink for the representation of a write, as
+// streamRows does for a read's rows.
+func (s *Server) streamWrite(x *exchange, rep *writeReply) dbexec.RowFunc {
+	p := rep.plan
+	head := &rowsReply{head: csvHead(&p.Read.Node, p.Read.Media), frame: query.FramingOf(p.Read)}
+	return s.streamRows(x, rep.req.Prefer, head, rep)
 }
 
 // refuseWrite answers, before the body is read, a write that cannot run:
@@ -136,22 +175,45 @@ func writeChecks(req *request.Request, p *plan.Write, res *dbexec.Result) func()
 // respondWrite answers a write that committed (or rolled back on purpose):
 // 201 when rows were created, 200 with a representation or for an upsert
 // that only updated, 204 otherwise.
-func (s *Server) respondWrite(x *exchange, req *request.Request, p *plan.Write, res *dbexec.Result, applied string) error {
-	w := x.w
-	h := w.Header()
+func respondWrite(x *exchange, rep *writeReply, res *dbexec.Result) error {
+	status, err := writeHeader(x, rep, res, false)
+	if err != nil {
+		return err
+	}
+	p := rep.plan
+	if p.Return != "representation" {
+		x.w.WriteHeader(status)
+		return nil
+	}
+	writeBody(x.w, status, csvHead(&p.Read.Node, p.Read.Media), res.Body)
+	return nil
+}
+
+// writeHeader sets the header of a write's answer and returns its
+// status. A streamed representation's leaves before its last row has
+// arrived: the number of rows written is not known then, so its range
+// says none (`0-*/*` for an update, `*/*` otherwise), as a streamed
+// read's does.
+func writeHeader(x *exchange, rep *writeReply, res *dbexec.Result, streamed bool) (int, error) {
+	req, p := rep.req, rep.plan
+	h := x.w.Header()
 	var total *int64
-	if req.Prefer.Count == "exact" {
+	if req.Prefer.Count == "exact" && !streamed {
 		total = &res.PageCount
 	}
-	if p.Kind == plan.Update {
+	switch {
+	case p.Kind == plan.Update && streamed:
+		h.Set("Content-Range", streamedRange(0, nil))
+	case p.Kind == plan.Update:
 		h.Set("Content-Range", contentRange(0, res.PageCount, total))
-	} else if p.Kind != plan.Put {
+	case p.Kind != plan.Put:
 		t := "*"
 		if total != nil {
 			t = strconv.FormatInt(*total, 10)
 		}
 		h.Set("Content-Range", "*/"+t)
 	}
+	applied := preferenceApplied(req.Prefer, x.applied)
 	if applied != "" {
 		h.Set("Preference-Applied", applied)
 	}
@@ -179,15 +241,12 @@ func (s *Server) respondWrite(x *exchange, req *request.Request, p *plan.Write, 
 	}
 	status, err := applyResponseSettings(h, res, status)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	if !representation {
-		w.WriteHeader(status)
-		return nil
+	if representation {
+		setDefault(h, "Content-Type", p.Read.Media.ContentType())
 	}
-	setDefault(h, "Content-Type", p.Read.Media.ContentType())
-	writeBody(w, status, csvHead(&p.Read.Node, p.Read.Media), res.Body)
-	return nil
+	return status, nil
 }
 
 // location renders /<relation>?<pk>=eq.<value>&... from the JSON array of

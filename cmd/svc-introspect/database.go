@@ -14,8 +14,17 @@ import (
 // run without the configuration file svc-serve runs with, and then tries
 // libpq's defaults (a local socket, the user's own name): when that
 // fails, the error says how to name the database.
+//
+// It prepares no named statement (pgx's cache would): through a pooler in
+// transaction mode the backend keeps them for the next client, whose own
+// cache then meets "prepared statement already exists".
 func connect(ctx context.Context, cfg *config.Config) (*pgx.Conn, error) {
-	conn, err := pgx.Connect(ctx, cfg.DBURI)
+	conf, err := pgx.ParseConfig(cfg.DBURI)
+	if err != nil {
+		return nil, err
+	}
+	conf.DefaultQueryExecMode = pgx.QueryExecModeExec
+	conn, err := pgx.ConnectConfig(ctx, conf)
 	if err == nil {
 		return conn, nil
 	}

@@ -24,6 +24,7 @@ func publishCommand() *cli.Command {
 		&cli.StringFlag{Name: "channel", Usage: "NOTIFY channel told 'reload schema' on commit; empty notifies nobody (default: the servers' channel, from --config's db-channel and compat-names: " + apierr.SVCNaming.Channel + ", or " + apierr.PostgRESTNaming.Channel + " under compat-names = postgrest)"},
 		&cli.StringSliceFlag{Name: "grant-to", Usage: "grant this role (the servers' db-uri role) USAGE on the schema and SELECT on its tables; repeatable"},
 		&cli.BoolFlag{Name: "fail-on-breaking", Usage: "publish nothing, and exit with status 1, when the change from the active snapshot is breaking"},
+		&cli.StringFlag{Name: "servers-db-schemas", Usage: "the schemas the servers expose (their db-schemas); publish refuses a snapshot that does not cover them, which every server would refuse (default: --config's db-schemas when the snapshot is not a fresh dump, else the active snapshot's schemas)"},
 	}
 	for _, k := range dumpKeys {
 		flags = append(flags, &cli.StringFlag{Name: k, Usage: "overrides the configuration file and SVC_* environment"})
@@ -58,32 +59,54 @@ func publishCommand() *cli.Command {
 				channel = c.String("channel")
 			}
 			opts := snapstore.Options{Schema: c.String("schema"), Channel: channel, GrantTo: c.StringSlice("grant-to")}
-			return publish(c.Context, c.App.Writer, c.App.ErrWriter, cfg, snap, opts, c.Bool("fail-on-breaking"))
+			return publish(c.Context, c.App.Writer, c.App.ErrWriter, cfg, snap, opts, c.Bool("fail-on-breaking"), servers(c, cfg))
 		},
 	}
 }
 
-// publish stores snap, refusing breaking changes when failBreaking is set,
-// and reports what it did.
-func publish(ctx context.Context, w, errw io.Writer, cfg *config.Config, snap *snapshot.Snapshot, opts snapstore.Options, failBreaking bool) error {
+// servers is what the servers expose, when the command line says
+// (coverage.go): --servers-db-schemas, or --config's db-schemas unless
+// --db-schemas names the schemas of a fresh dump.
+func servers(c *cli.Context, cfg *config.Config) *serversSchemas {
+	if list := c.String("servers-db-schemas"); list != "" {
+		var schemas []string
+		for _, s := range strings.Split(list, ",") {
+			if s = strings.TrimSpace(s); s != "" {
+				schemas = append(schemas, s)
+			}
+		}
+		return &serversSchemas{schemas: schemas, from: "--servers-db-schemas"}
+	}
+	if c.IsSet("config") && !c.IsSet("db-schemas") {
+		return &serversSchemas{schemas: cfg.DBSchemas, from: "db-schemas in " + c.String("config")}
+	}
+	return nil
+}
+
+// publish stores snap, refusing one the servers (known, or nil to go by
+// the active snapshot) could not use, and breaking changes when
+// failBreaking is set, and reports what it did.
+func publish(ctx context.Context, w, errw io.Writer, cfg *config.Config, snap *snapshot.Snapshot, opts snapstore.Options,
+	failBreaking bool, known *serversSchemas) error {
 	conn, err := connect(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer conn.Close(ctx)
-	if failBreaking {
-		opts.Check = func(active *snapshot.Snapshot) error {
-			if active == nil {
-				return nil
-			}
-			changes := snapshot.Diff(active, snap)
-			if !snapshot.AnyBreaking(changes) {
-				return nil
-			}
-			fmt.Fprintf(w, "changes from the active snapshot %.12s:\n", active.Header.Fingerprint)
-			writeChanges(w, changes)
-			return failOnBreaking(true, changes)
+	opts.Check = func(active *snapshot.Snapshot) error {
+		if err := uncovered(snap, active, known); err != nil {
+			return err
 		}
+		if !failBreaking || active == nil {
+			return nil
+		}
+		changes := snapshot.Diff(active, snap)
+		if !snapshot.AnyBreaking(changes) {
+			return nil
+		}
+		fmt.Fprintf(w, "changes from the active snapshot %.12s:\n", active.Header.Fingerprint)
+		writeChanges(w, changes)
+		return failOnBreaking(true, changes)
 	}
 	res, err := snapstore.Publish(ctx, conn, snap, opts)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/svc-dev/svc/server/config"
+	"github.com/svc-dev/svc/server/logging"
 	"github.com/svc-dev/svc/snapshot"
 	"github.com/urfave/cli/v2"
 )
@@ -64,18 +65,21 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			}
 			sources := config.Sources{File: file, Env: os.Environ(), Flags: set}
 			cfg, warnings, err := config.Load(sources)
-			// Configuration warnings go to stderr whatever log-level says
-			// (its default, error, would hide them), and before a loading
-			// error, which a misspelt key often explains.
-			for _, w := range warnings {
-				fmt.Fprintln(stderr, "svc-serve: warning:", w.Message)
-			}
 			if err != nil {
+				// Before the loading error, which a misspelt key often
+				// explains. With no configuration, no log-format is known:
+				// the lines are svc-serve's last, and plain.
+				for _, w := range warnings {
+					fmt.Fprintln(stderr, "svc-serve: warning:", w.Message)
+				}
 				return err
 			}
 			if c.Bool("ready") {
+				// A health check's output is its status: the warnings
+				// are the server's to log.
 				return checkReady(c.Context, cfg)
 			}
+			logWarnings(stderr, cfg, warnings)
 			return serve(c.Context, sources, cfg, newLogger(cfg.LogLevel, cfg.LogFormat), nil)
 		},
 		Commands: []*cli.Command{demoCommand()},
@@ -100,4 +104,15 @@ func configFile(c *cli.Context) (string, error) {
 		return "", fmt.Errorf("two configuration files: --config %s and %s", flag, args[0])
 	}
 	return args[0], nil
+}
+
+// logWarnings writes the configuration's warnings as svc-serve's log
+// lines, in its log-format, so that a log collector reading JSON lines
+// gets them too, and whatever log-level says: its default, error, would
+// hide them.
+func logWarnings(stderr io.Writer, cfg *config.Config, warnings []config.Warning) {
+	log := logging.NewLogger(stderr, "warn", cfg.LogFormat)
+	for _, w := range warnings {
+		log.Warn(w.Message) // it names the key and where it was set
+	}
 }

@@ -18,7 +18,7 @@ func TestPGRSTEnvironmentChoosesNaming(t *testing.T) {
 	if m == nil {
 		t.Fatalf("svc-serve exited (%v):\n%s", p.err, p.output)
 	}
-	chosen := "svc-serve: warning: compat-names = postgrest chosen: PostgREST's environment variables " +
+	chosen := `level=WARN msg="compat-names = postgrest chosen: PostgREST's environment variables ` +
 		"PGRST_DB_ANON_ROLE, PGRST_DB_CHANNEL_ENABLED, PGRST_DB_SCHEMAS, PGRST_DB_URI are set and nothing sets compat-names"
 	if !strings.Contains(p.output.String(), chosen) {
 		t.Errorf("the output does not say why PostgREST's names are in force:\n%s", p.output)

@@ -16,6 +16,7 @@ import (
 	"github.com/svc-dev/svc/server/dbexec"
 	"github.com/svc-dev/svc/server/gcheadroom"
 	"github.com/svc-dev/svc/server/logging"
+	"github.com/svc-dev/svc/server/memlimit"
 	"github.com/svc-dev/svc/server/naming"
 	"github.com/svc-dev/svc/server/reload"
 )
@@ -28,9 +29,11 @@ func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log 
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	logStart(ctx, log, sources, cfg)
-	if cfg.ServerGCHeadroom > 0 {
-		go gcheadroom.Run(ctx, uint64(cfg.ServerGCHeadroom))
+	if limit := memlimit.Limit(); limit > 0 {
+		log.Info("memory limit of the cgroup found", "limit", limit, "go soft limit (GOMEMLIMIT)", memlimit.Apply(limit),
+			"response buffers (server-response-buffers-max-bytes)", server.BodiesMax(cfg, limit))
 	}
+	go gcheadroom.Run(ctx, uint64(cfg.ServerGCHeadroom), server.Quiet)
 	// First: the naming decides which in-database settings are read.
 	if err := naming.Use(cfg); err != nil {
 		return err
@@ -62,6 +65,12 @@ func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log 
 	// nothing changed costs them nothing (Snapshots.Sessions).
 	snaps.Sessions(pool)
 	metrics := admin.NewMetrics(pool, snaps)
+	// What the server knows is wrong with it and cannot mend, for /health.
+	health := &reload.Health{}
+	// The first snapshot must cover db-schemas too: one published that
+	// does not leaves the server up and not ready, rather than exit.
+	snaps.UseHealth(health)
+	snaps.Require(reload.Covering(cfg))
 	snaps.OnReload(metrics.SnapshotReloaded)
 	// Replicas, when configured, are checked from now on; the first
 	// snapshot already waits for those found healthy.
@@ -78,7 +87,9 @@ func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log 
 	if cfg.AdminEnabled() {
 		// Up before the first snapshot loads: /live answers and /ready
 		// says 503 while it does.
-		stopAdmin, err := startAdmin(ctx, cfg, admin.New(pool, snaps, metrics, log), log)
+		adm := admin.New(pool, snaps, metrics, log)
+		adm.UseHealth(health)
+		stopAdmin, err := startAdmin(ctx, cfg, adm, log)
 		if err != nil {
 			return err
 		}
@@ -109,7 +120,8 @@ func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log 
 	reloadOnSignals(ctx, reloads)
 	if cfg.DBChannelEnabled {
 		l := &reload.Listener{URI: cfg.DirectURI(), Channel: naming.ListenChannel(cfg), Others: naming.OtherChannels(cfg),
-			Snapshots: snaps, Log: log, Queue: reloads, OnConnected: metrics.ListenerConnected}
+			Snapshots: snaps, Log: log, Queue: reloads, OnConnected: metrics.ListenerConnected,
+			SelfCheck: pool, OnHearing: metrics.ListenerHears, Health: health}
 		go l.Run(ctx)
 	}
 

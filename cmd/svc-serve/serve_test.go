@@ -17,8 +17,9 @@ import (
 	"github.com/svc-dev/svc/sql/pgtest"
 )
 
-// authURI connects as the authenticator to the shared test database.
-var authURI string
+// authURI connects as the authenticator to the shared test database;
+// superURI as the superuser, for what tests set up.
+var authURI, superURI string
 
 func TestMain(m *testing.M) {
 	if os.Getenv(runAsServe) != "" {
@@ -27,7 +28,7 @@ func TestMain(m *testing.M) {
 		return
 	}
 	os.Exit(pgtest.Main(m, func(uri string) error {
-		authURI = pgtest.AsUser(uri, "serve_auth")
+		authURI, superURI = pgtest.AsUser(uri, "serve_auth"), uri
 		return pgtest.Exec(context.Background(), uri, `
 			do $$ begin
 			  if not exists (select from pg_roles where rolname = 'serve_anon') then create role serve_anon nologin; end if;

@@ -12,6 +12,7 @@
 #   PAIRS=5 KINDS=csv CONNS=32 COLD=0 BULK=0 deploy/bench/run.sh  # csv's ratio, 5 rounds
 #   FLOOR=1 PAIRS=0 KINDS="lookup insert" CONNS=32 COLD=0 BULK=0 \
 #     deploy/bench/run.sh                       # PostgreSQL's cost of each part of a request
+#   LARGE=1 KINDS= COLD=0 deploy/bench/run.sh  # large results against COPY (large.sh)
 #   TOPOLOGY=split VARIANTS="main new" VARIANT_main=REV=main COLD=0 BULK=0 \
 #     deploy/bench/run.sh                       # main against the work tree, SVC on a core of its own
 #
@@ -242,7 +243,7 @@ for v in $VARIANTS; do
   [ -x "${VARIANT_EXE[$v]}" ] || die "VARIANT_$v: ${VARIANT_EXE[$v]} is not an executable"
 done
 
-if [ -n "$KINDS" ] || [ "$SOAK" != 0 ]; then
+if [ -n "$KINDS" ] || [ "$SOAK" != 0 ] || [ "$LARGE" = 1 ]; then
   log "loading 10k authors, 1M books, 2M reviews ..."
   start=$SECONDS
   psql_admin -f deploy/bench/fixture.sql
@@ -283,6 +284,8 @@ stop_svc() { kill "$SVC_PID" && wait "$SVC_PID" || true; SVC_PID=; }
 . deploy/bench/prest.sh
 # PostgreSQL's floor: run_floor, floor_report.
 . deploy/bench/floor.sh
+# Large results: run_large, large_report.
+. deploy/bench/large.sh
 
 # ---- Measuring --------------------------------------------------------------
 # wrk_on_other KIND CONNS ARGS...: wrk on the load generator's cores with
@@ -547,6 +550,9 @@ if [ -n "$SVC_PID" ] && [ "$BULK" = 1 ]; then
     "$BIN/psql" -q -X -c '\timing on' -f - "$ADMIN_URI" | awk '/^Time:/ {print $2}' | sort -n | head -1 | awk '{printf "%.1f", $1}')
 fi
 
+# ---- Large results -------------------------------------------------------------
+if [ "$LARGE" = 1 ]; then run_large; fi
+
 # ---- Soak --------------------------------------------------------------------
 # Mixed load for SOAK seconds at 32 connections, SVC's RSS sampled every
 # 10 s, so growth over time shows; with FAULTS=1, faults.sh's soak instead.
@@ -729,6 +735,7 @@ fi
 if [ -s "$WORK/fault-checks.txt" ]; then
   fault_report
 fi
+large_report
 if [ "$COLD" = 1 ]; then
   echo
   echo "### Cold start: process start to first 200, snapshot of 2,000 tables, 500 views, 500 functions"

@@ -6,21 +6,27 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/svc-dev/svc/sql/pgtest"
 )
 
-var full = flag.Bool("drill.full", false, "run the full migration drill: every step, three nodes, a standby")
+var (
+	full    = flag.Bool("drill.full", false, "run the full migration drill: every step, three nodes, a standby")
+	bouncer = flag.Bool("drill.pgbouncer", false, "with -drill.full, run the full drill through PgBouncer only")
+)
 
 // TestMigrationDrill runs the migration drill (see the package comment
-// and docs/operations.md): the short form by default, the full one with
-// -drill.full. It fails on any answer with status 500, any wrong answer,
-// any unexplained 503, any step that does not converge and, in the full
-// form, any step slower than the bound from COMMIT to every node
-// serving it. The short form reports its times without judging them:
-// CI machines differ too much for a bound to mean anything there.
+// and docs/operations.md): the short form by default, directly and
+// through PgBouncer in transaction mode with SVC's defaults; the full one
+// with -drill.full (through PgBouncer with -drill.pgbouncer too). It fails
+// on any answer with status 500, any wrong answer, any unexplained 503,
+// any step that does not converge and, in the full form, any step slower
+// than the bound from COMMIT to every node serving it. The short form
+// reports its times without judging them: CI machines differ too much
+// for a bound to mean anything there.
 func TestMigrationDrill(t *testing.T) {
 	if _, err := pgtest.FindBinDir(); err != nil {
 		if os.Getenv("CI") != "" {
@@ -28,10 +34,30 @@ func TestMigrationDrill(t *testing.T) {
 		}
 		t.Skip(err)
 	}
-	f := shortForm
-	if *full {
-		f = fullForm
+	forms := []form{shortForm, withBouncer(shortForm)}
+	switch {
+	case *full && *bouncer:
+		forms = []form{withBouncer(fullForm)}
+	case *full:
+		forms = []form{fullForm}
 	}
+	for _, f := range forms {
+		t.Run(strings.ReplaceAll(f.name, " ", "_"), func(t *testing.T) {
+			if f.bouncer {
+				if _, err := pgtest.FindPgBouncer(); err != nil {
+					if os.Getenv("CI") != "" {
+						t.Fatal(err, "; .ci/run installs it")
+					}
+					t.Skip(err)
+				}
+			}
+			drill(t, f)
+		})
+	}
+}
+
+// drill runs one form of the drill.
+func drill(t *testing.T, f form) {
 	ctx := context.Background()
 	top, stop, err := start(ctx, f, t.TempDir())
 	if err != nil {

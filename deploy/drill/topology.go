@@ -36,6 +36,18 @@ type form struct {
 	// convergenceBound fails the run when a step takes longer from
 	// COMMIT to every node serving it; 0 reports without judging.
 	convergenceBound time.Duration
+	// bouncer puts PgBouncer in transaction mode between the nodes'
+	// requests and the primary, with SVC's defaults otherwise (prepared
+	// statements on, which the nodes turn off by themselves on finding
+	// the pooler) and LISTEN on a direct db-channel-uri.
+	bouncer bool
+}
+
+// withBouncer is f through PgBouncer.
+func withBouncer(f form) form {
+	f.bouncer = true
+	f.name += " (PgBouncer)"
+	return f
 }
 
 // shortForm runs in CI: a few migrations against one node.
@@ -54,6 +66,7 @@ const jwtSecret = "drill-secret-drill-secret-drill-secret-0123"
 // topology is the database and the svc-serve nodes of a run.
 type topology struct {
 	primary, standby *pgtest.Cluster
+	bouncer          *pgtest.PgBouncer
 	introspect       string
 	nodes            []*node
 	conn             *pgx.Conn // the migrations' session, as superuser
@@ -105,6 +118,12 @@ func start(ctx context.Context, f form, dir string) (_ *topology, stop func(), e
 	if _, err := top.publish(ctx, []string{"api"}); err != nil {
 		return nil, stop, err
 	}
+	if f.bouncer {
+		if top.bouncer, err = pgtest.StartPgBouncer(ctx, top.primary.URI, []string{"authenticator"}); err != nil {
+			return nil, stop, err
+		}
+		undo = append(undo, top.bouncer.Stop)
+	}
 	if top.standby != nil {
 		if err := pgtest.WaitReplayed(ctx, top.primary, top.standby); err != nil {
 			return nil, stop, err
@@ -119,6 +138,11 @@ func start(ctx context.Context, f form, dir string) (_ *topology, stop func(), e
 		if mode == "db" {
 			cfg["SVC_SNAPSHOT"] = "db"
 			desc = "published snapshot"
+		}
+		if top.bouncer != nil {
+			cfg["SVC_DB_URI"] = top.bouncer.URI(cfg["SVC_DB_URI"])
+			cfg["SVC_DB_CHANNEL_URI"] = as(top.primary.URI, "authenticator")
+			desc += ", requests through PgBouncer"
 		}
 		if i == 0 && top.standby != nil {
 			cfg["SVC_DB_REPLICA_URIS"] = as(top.standby.URI, "authenticator")
@@ -157,10 +181,15 @@ func as(uri, user string) string {
 var publishedRE = regexp.MustCompile(`(?m)^snapshot ([0-9a-f]{12}) in `)
 
 // publish dumps schemas and publishes the snapshot, as a CI step would;
-// it returns the fingerprint's first 12 digits, as servers log it.
+// it returns the fingerprint's first 12 digits, as servers log it. The
+// servers expose at most schemas when it runs (a step that drops an
+// exposed schema reloads their configuration first), which publish is
+// told, since it would otherwise refuse a snapshot that drops one the
+// active snapshot covers.
 func (top *topology) publish(ctx context.Context, schemas []string) (string, error) {
+	list := strings.Join(schemas, ",")
 	cmd := exec.CommandContext(ctx, top.introspect, "publish", "--db-uri", top.primary.URI,
-		"--db-schemas", strings.Join(schemas, ","), "--grant-to", "authenticator")
+		"--db-schemas", list, "--servers-db-schemas", list, "--grant-to", "authenticator")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return "", fmt.Errorf("publish: %v\n%s", err, out)

@@ -25,6 +25,8 @@ const readyTimeout = 800 * time.Millisecond
 //	           database within readyTimeout; 503 otherwise
 //	/metrics   Prometheus metrics (Metrics)
 //	/snapshot  the snapshot in force, as JSON (no catalog detail)
+//	/health    whether it is ready, and the problems it knows of, each
+//	           with its fix, as JSON (UseHealth)
 //
 // As in PostgREST, /live and /ready answer with an empty body. Nothing
 // here reads or writes API data, so the port can be reachable from where
@@ -35,6 +37,7 @@ type Admin struct {
 	metrics *Metrics
 	log     *slog.Logger
 	mux     *http.ServeMux
+	health  *reload.Health
 }
 
 // New returns the admin handler over the request pool, the snapshot
@@ -45,8 +48,14 @@ func New(pool *pgxpool.Pool, snaps *reload.Snapshots, metrics *Metrics, log *slo
 	a.mux.HandleFunc("GET /ready", a.ready)
 	a.mux.Handle("GET /metrics", metrics.Handler())
 	a.mux.HandleFunc("GET /snapshot", a.snapshot)
+	a.mux.HandleFunc("GET /health", a.healthAnswer)
 	return a
 }
+
+// UseHealth has /health list h's problems, and /ready answer 503 while
+// one of them keeps the server from serving (Problem.NotReady). Call it
+// before serving.
+func (a *Admin) UseHealth(h *reload.Health) { a.health = h }
 
 // ServeHTTP routes to the admin endpoints.
 func (a *Admin) ServeHTTP(w http.ResponseWriter, r *http.Request) { a.mux.ServeHTTP(w, r) }
@@ -54,19 +63,55 @@ func (a *Admin) ServeHTTP(w http.ResponseWriter, r *http.Request) { a.mux.ServeH
 // ready checks what a request needs: a snapshot, and a database that
 // answers through the pool (so an exhausted pool is not ready either).
 func (a *Admin) ready(w http.ResponseWriter, r *http.Request) {
-	if a.snaps.Current() == nil {
-		a.log.Debug("not ready: no schema snapshot loaded")
-		w.WriteHeader(http.StatusServiceUnavailable)
-		return
-	}
-	ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
-	defer cancel()
-	if err := a.pool.Ping(ctx); err != nil {
-		a.log.Debug("not ready: database ping failed", "error", err)
+	if !a.isReady(r.Context()) {
 		w.WriteHeader(http.StatusServiceUnavailable)
 		return
 	}
 	w.WriteHeader(http.StatusOK)
+}
+
+// isReady is /ready's answer: a snapshot, no problem that keeps the
+// server from serving, and a database that answers through the pool.
+func (a *Admin) isReady(ctx context.Context) bool {
+	if p, ok := a.health.NotReady(); ok {
+		a.log.Debug("not ready: "+p.Problem, "fix", p.Fix)
+		return false
+	}
+	if a.snaps.Current() == nil {
+		a.log.Debug("not ready: no schema snapshot loaded")
+		return false
+	}
+	ctx, cancel := context.WithTimeout(ctx, readyTimeout)
+	defer cancel()
+	if err := a.pool.Ping(ctx); err != nil {
+		a.log.Debug("not ready: database ping failed", "error", err)
+		return false
+	}
+	return true
+}
+
+// healthInfo is /health's body.
+type healthInfo struct {
+	Ready    bool             `json:"ready"`
+	Problems []reload.Problem `json:"problems"`
+}
+
+// healthAnswer says, always with 200 (the answer is in the body), whether
+// the server is ready and what is wrong with it, each problem with its
+// fix: what /ready, an orchestrator's yes or no, does not say.
+func (a *Admin) healthAnswer(w http.ResponseWriter, r *http.Request) {
+	info := healthInfo{Ready: a.isReady(r.Context()), Problems: a.health.Problems()}
+	if info.Problems == nil {
+		info.Problems = []reload.Problem{}
+	}
+	body, err := json.Marshal(info)
+	if err != nil {
+		apierr.Internal(err).Write(w, a.log)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(http.StatusOK)
+	w.Write(body)
 }
 
 // snapshotInfo is /snapshot's body.

@@ -36,6 +36,9 @@ type Metrics struct {
 	// loadedAt is when the snapshot in force was loaded (Unix nanoseconds,
 	// 0 before the first load), for the admin server's /snapshot.
 	loadedAt atomic.Int64
+	// hears is the LISTEN session's last self-check: 0 before the first,
+	// 1 heard, 2 not heard.
+	hears atomic.Int32
 }
 
 // Route kinds, methods and status classes, the request metrics' labels.
@@ -116,7 +119,7 @@ func NewMetrics(pool *pgxpool.Pool, snaps *reload.Snapshots) *Metrics {
 	}
 	m.registry.MustRegister(requests, latency, m.snapshotReloads, m.snapshotLastOK, m.snapshotLoadSecs,
 		m.configReloads, m.configLastOK, m.listenerConnected,
-		&stateCollector{pool: pool, snaps: snaps, loadedAt: &m.loadedAt},
+		&stateCollector{pool: pool, snaps: snaps, loadedAt: &m.loadedAt, hears: &m.hears},
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -196,6 +199,17 @@ func (m *Metrics) ListenerConnected(up bool) {
 	}
 }
 
+// ListenerHears records a self-check of the LISTEN session (whether a
+// notification the server sent itself arrived); pass it to
+// reload.Listener.OnHearing.
+func (m *Metrics) ListenerHears(hears bool) {
+	if hears {
+		m.hears.Store(1)
+	} else {
+		m.hears.Store(2)
+	}
+}
+
 // LoadedAt is when the snapshot in force was loaded; zero before the
 // first load seen by SnapshotReloaded.
 func (m *Metrics) LoadedAt() time.Time {
@@ -212,6 +226,7 @@ type stateCollector struct {
 	pool     *pgxpool.Pool
 	snaps    *reload.Snapshots
 	loadedAt *atomic.Int64
+	hears    *atomic.Int32
 }
 
 var (
@@ -228,6 +243,9 @@ var (
 		"The snapshot in force, as labels; always 1.", []string{"fingerprint", "format_version", "generator_version"}, nil)
 	snapshotLoadedAtDesc = prometheus.NewDesc("svc_snapshot_loaded_timestamp_seconds",
 		"When the snapshot in force was loaded, in Unix seconds.", nil, nil)
+	listenerHearsDesc = prometheus.NewDesc("svc_listener_hears_notifications",
+		"1 when the last notification the server sent itself reached its LISTEN session, 0 when it did not "+
+			"(reloads by NOTIFY do not reach it: set db-channel-uri); absent before the first check.", nil, nil)
 )
 
 func poolDesc(name, help string) *prometheus.Desc {
@@ -237,7 +255,7 @@ func poolDesc(name, help string) *prometheus.Desc {
 // Describe lists the metrics Collect may send.
 func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{poolAcquired, poolIdle, poolTotal, poolMax, poolAcquires,
-		poolAcquireSecs, poolEmptyAcquires, poolEmptyWaitSecs, poolCanceled, snapshotInfoDesc, snapshotLoadedAtDesc} {
+		poolAcquireSecs, poolEmptyAcquires, poolEmptyWaitSecs, poolCanceled, snapshotInfoDesc, snapshotLoadedAtDesc, listenerHearsDesc} {
 		ch <- d
 	}
 }
@@ -267,5 +285,8 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	if n := c.loadedAt.Load(); n != 0 {
 		ch <- prometheus.MustNewConstMetric(snapshotLoadedAtDesc, prometheus.GaugeValue, float64(n)/1e9)
+	}
+	if h := c.hears.Load(); h != 0 {
+		ch <- prometheus.MustNewConstMetric(listenerHearsDesc, prometheus.GaugeValue, float64(2-h))
 	}
 }

@@ -17,9 +17,13 @@ func URLTooLong(length, limit int) *Error {
 // is too large is not malformed, and 413 tells a client (or a proxy) that
 // sending it again unchanged will not help, where 400 says nothing of
 // size.
-func BodyTooLarge(limit int) *Error {
+func BodyTooLarge(limit int) *Error { return BodyOverLimit(limit, "server-max-body-bytes") }
+
+// BodyOverLimit is SVC102 answered 413 for a body past limit bytes, the
+// value of the configuration key named.
+func BodyOverLimit(limit int, key string) *Error {
 	return &Error{Status: 413, Code: code("102"), Message: "Request body too large",
-		Details: fmt.Sprintf("The body exceeds %d bytes (server-max-body-bytes)", limit)}
+		Details: fmt.Sprintf("The body exceeds %d bytes (%s)", limit, key)}
 }
 
 // BodyTimeout is SVC102 answered 408 (RFC 9110 section 15.5.9): the client

@@ -53,6 +53,7 @@ type Config struct {
 	ServerPort                    int               // server-port
 	ServerCORSAllowedOrigins      []string          // server-cors-allowed-origins; empty allows any origin
 	ServerMaxBodyBytes            int               // server-max-body-bytes (SVC's addition)
+	ServerMaxLinesBodyBytes       int               // server-max-lines-body-bytes (SVC's addition)
 	ServerResponseBufferBytes     int               // server-response-buffer-bytes (SVC's addition)
 	ServerResponseBuffersMaxBytes int               // server-response-buffers-max-bytes (SVC's addition)
 	ServerMaxHeaderBytes          int               // server-max-header-bytes (SVC's addition)

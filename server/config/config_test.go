@@ -48,6 +48,7 @@ func TestDefault(t *testing.T) {
 		ServerCORSAllowedOrigins:      []string{},
 		ServerUnixSocketMode:          0o660,
 		ServerMaxBodyBytes:            8 << 20,
+		ServerMaxLinesBodyBytes:       256 << 20,
 		ServerGCHeadroom:              16 << 20,
 		ServerMaxHeaderBytes:          1 << 20,
 		ServerMaxURLBytes:             64 << 10,
@@ -247,6 +248,7 @@ server-host = "localhost"
 server-port = 8080
 server-cors-allowed-origins = "https://app.example, http://localhost:5173"
 server-unix-socket = "/run/svc/svc.sock"
+server-max-lines-body-bytes = 5000
 server-max-body-bytes = 1000
 server-max-header-bytes = 8192
 server-max-url-bytes = 4096
@@ -306,7 +308,7 @@ app.settings.Other = 1
 		JWTRoleClaimKey: ".app_metadata.role", JWTJWKSURL: "https://issuer.example/jwks.json", JWTCacheMaxEntries: 50, JWTCacheMaxBytes: 65536, ServerShapeCacheMaxEntries: 100, ServerShapeCacheMaxBytes: 200000,
 		ServerHost: "localhost", ServerPort: 8080,
 		ServerCORSAllowedOrigins: []string{"https://app.example", "http://localhost:5173"},
-		ServerMaxBodyBytes:       1000, ServerMaxHeaderBytes: 8192, ServerReadTimeout: 30 * time.Second,
+		ServerMaxBodyBytes:       1000, ServerMaxLinesBodyBytes: 5000, ServerMaxHeaderBytes: 8192, ServerReadTimeout: 30 * time.Second,
 		ServerMaxURLBytes: 4096, RequestMaxFilters: 10, RequestMaxSelectItems: 20, RequestMaxEmbedDepth: 3,
 		RequestMaxEmbeds: 5, RequestMaxJSONPathDepth: 4, RequestMaxJSONPathSteps: 12, RequestMaxLogicDepth: 2,
 		ServerWriteTimeout: 90 * time.Second, ServerIdleTimeout: 10 * time.Second,

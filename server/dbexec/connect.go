@@ -21,13 +21,21 @@ func nameSession(params map[string]string) {
 	}
 }
 
-// connect opens one connection to uri, a session of its own, named as
+// Connect opens one connection to uri, a session of its own, named as
 // nameSession says. A failure is worded by its cause (connerr).
+//
+// It prepares no named statement, as pgx's default cache would: LISTEN,
+// live introspection and the in-database configuration use it, and
+// through a pooler in transaction mode (no db-channel-uri) a named
+// statement stays on the backend for whichever client comes next, whose
+// own cache then fails with "prepared statement stmtcache_... already
+// exists". Its statements are rare; each costs a parse.
 func Connect(ctx context.Context, uri string) (*pgx.Conn, error) {
 	cfg, err := pgx.ParseConfig(uri)
 	if err != nil {
 		return nil, err
 	}
+	cfg.DefaultQueryExecMode = pgx.QueryExecModeExec
 	nameSession(cfg.RuntimeParams)
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	return conn, connerr.Explain(err)

@@ -27,7 +27,8 @@ type Executor struct {
 	// (db-pool-acquisition-timeout).
 	AcquireTimeout time.Duration
 	// Prepare prepares statements on each connection
-	// (db-prepared-statements).
+	// (db-prepared-statements), unless the pool turns out to be behind a
+	// pooler in transaction mode (pooler.go).
 	Prepare bool
 	// CancelTimeout bounds how long a request whose client left keeps its
 	// session out of the pool while PostgreSQL stops its statements
@@ -57,9 +58,13 @@ func (e *Executor) Execute(ctx context.Context, tx Tx, steps ...Step) error {
 	if err != nil {
 		return err
 	}
-	dbErr, checkErr := e.runTx(ctx, conn.Conn(), &tx, steps, e.Prepare)
+	prepare := e.prepares(pool)
+	dbErr, checkErr := e.runTx(ctx, conn.Conn(), &tx, steps, prepare)
 	if dbErr != nil && ctx.Err() == nil && isConnectionError(dbErr) {
 		e.unreached(pool)
+	}
+	if dbErr != nil && ctx.Err() == nil && prepare && poolerSymptom(dbErr) {
+		return e.afterPooler(ctx, pool, conn, &tx, steps, dbErr)
 	}
 	if dbErr != nil && ctx.Err() == nil && suspect(dbErr) {
 		return e.afterSuspect(ctx, pool, conn, &tx, steps, dbErr)
@@ -100,7 +105,15 @@ func (e *Executor) runTx(ctx context.Context, conn *pgx.Conn, tx *Tx, steps []St
 	pc := conn.PgConn()
 	watch := watchClient(ctx, pc, e.CancelTimeout)
 	dbErr = runPipeline(ctx, pc, *tx, steps, prepare)
-	if dbErr == nil && tx.Check != nil {
+	if dbErr == nil && tx.Next != nil {
+		dbErr, checkErr = runNext(ctx, pc, tx.Next)
+		if dbErr == nil && checkErr == nil && tx.Rollback {
+			// As the pipeline did for its steps (requestCalls), for the
+			// statements since.
+			_, dbErr = pc.Exec(context.WithoutCancel(ctx), checkDeferredSQL).ReadAll()
+		}
+	}
+	if dbErr == nil && (tx.Check != nil || tx.Next != nil) {
 		if ctx.Err() != nil {
 			// Nobody waits for the outcome: the transaction ends unfinished,
 			// rolled back, below or when the watch ends the session.
@@ -108,7 +121,10 @@ func (e *Executor) runTx(ctx context.Context, conn *pgx.Conn, tx *Tx, steps []St
 		} else {
 			// A rollback's deferred checks ran in the pipeline (requestCalls).
 			end := "commit"
-			if checkErr = tx.Check(); checkErr != nil || tx.Rollback {
+			if checkErr == nil && tx.Check != nil {
+				checkErr = tx.Check()
+			}
+			if checkErr != nil || tx.Rollback {
 				end = "rollback"
 			}
 			dbErr = endTransaction(context.WithoutCancel(ctx), conn, end, tx.Mark)
@@ -130,6 +146,26 @@ func (e *Executor) runTx(ctx context.Context, conn *pgx.Conn, tx *Tx, steps []St
 		retireIfOver(pc, e.Log)
 	}
 	return dbErr, checkErr
+}
+
+// runNext runs the statements next gives, one round trip each, as
+// unnamed statements: a batch's statement is parsed again, which costs
+// little beside the batch. nextErr is next's own.
+func runNext(ctx context.Context, pc *pgconn.PgConn, next func() (Step, bool, error)) (dbErr, nextErr error) {
+	for {
+		st, ok, err := next()
+		if err != nil || !ok {
+			return nil, err
+		}
+		args, err := textArgs(st.Stmt.Args)
+		if err != nil {
+			return err, nil
+		}
+		rr := pc.ExecParams(context.WithoutCancel(ctx), st.Stmt.SQL, args, nil, nil, nil)
+		if err := readRows(pc, rr, st.Row); err != nil {
+			return err, nil
+		}
+	}
 }
 
 // answer is the request's outcome from what runTx reported.
@@ -231,7 +267,7 @@ func runPipeline(ctx context.Context, pc *pgconn.PgConn, tx Tx, steps []Step, pr
 // needsBegin reports whether tx needs an explicit transaction on pc
 // rather than the pipeline's implicit one (see runPipeline).
 func needsBegin(tx *Tx, pc *pgconn.PgConn) bool {
-	return tx.Check != nil || tx.Rollback || tx.Isolation != "" || tx.Mark != nil || !implicitReadCommitted(pc)
+	return tx.Check != nil || tx.Next != nil || tx.Rollback || tx.Isolation != "" || tx.Mark != nil || !implicitReadCommitted(pc)
 }
 
 // call is one statement of the request transaction as sent: what the
@@ -283,10 +319,10 @@ func requestCalls(calls []call, tx *Tx, steps []Step, explicit bool) (_ []call, 
 		// does the same); when the caller ends the transaction once it
 		// has seen the results, they are checked in this round trip too.
 		calls = append(calls, call{key: stmtKey{sql: checkDeferredSQL}})
-		if tx.Check == nil {
+		if tx.Check == nil && tx.Next == nil {
 			calls = append(calls, call{key: stmtKey{sql: "rollback"}})
 		}
-	case tx.Check == nil && tx.Mark == nil:
+	case tx.Check == nil && tx.Next == nil && tx.Mark == nil:
 		// Otherwise the caller ends the transaction once it has seen the
 		// results, or the steps end it (a mark).
 		calls = append(calls, call{key: stmtKey{sql: "commit"}})

@@ -46,6 +46,7 @@ func OpenPool(ctx context.Context, cfg *config.Config, uri string, size int) (*p
 	poolCfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeExec
 	nameSession(poolCfg.ConnConfig.RuntimeParams)
 	sessions := newPoolSessions()
+	sessions.pooler.prepare = cfg.DBPreparedStatements
 	poolCfg.AfterConnect = func(ctx context.Context, conn *pgx.Conn) error {
 		// The count is read before the session's first statement: a
 		// retirement from then on must retire it.

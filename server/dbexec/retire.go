@@ -40,6 +40,11 @@ type poolSessions struct {
 	// lost is set while the database is known not to be reached: before
 	// start-up reaches it, and after a request found it away (reach.go).
 	lost atomic.Bool
+	// pooler is what the pool knows of a transaction pooler in front of
+	// it (pooler.go).
+	pooler poolerState
+	// probed is set once start-up has looked for such a pooler.
+	probed atomic.Bool
 }
 
 // pools maps each request pool OpenPool made to its poolSessions, by a

@@ -143,7 +143,7 @@ func (e *Executor) rerun(ctx context.Context, pool *pgxpool.Pool, conn *pgxpool.
 	if err != nil {
 		return err
 	}
-	dbErr, checkErr := e.runTx(ctx, again.Conn(), tx, steps, e.Prepare)
+	dbErr, checkErr := e.runTx(ctx, again.Conn(), tx, steps, e.prepares(pool))
 	if dbErr != nil && ctx.Err() == nil && staleCatalog(dbErr) && !sameError(dbErr, first) {
 		discardPooled(again)
 		return apierr.StaleCatalog(dbErr)

@@ -57,9 +57,17 @@ func tryDatabase(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger, next
 		}
 		return false
 	}
-	defer conn.Release()
-	if sessionsOf(pool).lost.CompareAndSwap(true, false) {
+	ps := sessionsOf(pool)
+	if ps.lost.CompareAndSwap(true, false) {
 		logConnected(ctx, log, conn)
+	}
+	conn.Release()
+	if ps.probed.CompareAndSwap(false, true) {
+		// Before requests prepare statements a pooler would lose.
+		if _, err := ProbePooler(ctx, pool, log); err != nil && ctx.Err() == nil {
+			log.Warn("could not tell whether db-uri leads to a connection pooler in transaction mode; "+
+				"requests will find out", "error", err)
+		}
 	}
 	return true
 }

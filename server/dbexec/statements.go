@@ -2,6 +2,7 @@ package dbexec
 
 import (
 	"container/list"
+	"math/rand/v2"
 	"strconv"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -67,6 +68,8 @@ type stmtCache struct {
 	byKey map[stmtKey]*list.Element
 	lru   list.List // of *cachedStmt, most recently used first
 	next  int
+	// tag makes the session's statement names its own (newName).
+	tag string
 	// budget bounds cost, the statementCost of the statements kept.
 	budget, cost int64
 	// evicted holds names dropped from the cache and not yet deallocated on
@@ -94,7 +97,8 @@ func statementsOf(conn *pgconn.PgConn) *stmtCache {
 	if c, ok := data[stmtCacheKey].(*stmtCache); ok {
 		return c
 	}
-	c := &stmtCache{byKey: map[stmtKey]*list.Element{}, budget: defaultStmtBudget}
+	c := &stmtCache{byKey: map[stmtKey]*list.Element{}, budget: defaultStmtBudget,
+		tag: strconv.FormatUint(rand.Uint64()>>16, 36)}
 	data[stmtCacheKey] = c
 	return c
 }
@@ -140,10 +144,15 @@ func (c *stmtCache) allPrepared(calls []call) bool {
 	return true
 }
 
-// newName reserves a name for a statement about to be prepared.
+// newName reserves a name for a statement about to be prepared. The
+// session's random tag makes it one no other session uses, of this
+// process or another: behind a pooler in transaction mode, a backend may
+// hold statements other client sessions prepared, and a name they share
+// would bind this session's values to another statement, perhaps with as
+// many parameters, rather than fail (pooler.go).
 func (c *stmtCache) newName() string {
 	c.next++
-	return "svc_" + strconv.Itoa(c.next)
+	return "svc_" + c.tag + "_" + strconv.Itoa(c.next)
 }
 
 // add records a statement the server confirmed prepared, with the

@@ -60,6 +60,12 @@ type Tx struct {
 	// answer streamed to its client), and the request then is not run
 	// again.
 	Rewind func() bool
+	// Next, when set, gives the statements that run after the steps, in
+	// the same transaction, one round trip each, until it returns false:
+	// the batches of a body read while its transaction runs (JSON Lines).
+	// An error it returns rolls back and is the request's answer, as
+	// Check's. The transaction is explicit.
+	Next func() (Step, bool, error)
 }
 
 // Result is what every main statement returns (see query's result columns).

@@ -1,6 +1,7 @@
-// Package gcheadroom keeps the garbage collector's heap target a fixed
-// headroom above the live heap, instead of Go's default of twice the live
-// heap.
+// Package gcheadroom sets the runtime's memory policy while svc-serve
+// runs: it keeps the garbage collector's heap target a fixed headroom
+// above the live heap, instead of Go's default of twice the live heap, and
+// gives the heap's free memory back to the system after a burst.
 //
 // A server's live heap is small (a few MiB besides the snapshot) while every
 // request allocates a few KiB, so with Go's default the collector runs every
@@ -25,18 +26,23 @@ import (
 const every = time.Second
 
 // Run keeps the heap target headroom bytes above the live heap until ctx
-// ends, then puts Go's default back. It does nothing when the GOGC
-// environment variable is set: the operator has chosen.
-func Run(ctx context.Context, headroom uint64) {
-	if _, set := os.LookupEnv("GOGC"); set {
-		return
+// ends, then puts Go's default back, and returns the heap's memory after
+// a burst once quiet reports no work in hand (release.go). The target is left alone when the GOGC
+// environment variable is set (the operator has chosen) or headroom is 0.
+func Run(ctx context.Context, headroom uint64, quiet func() bool) {
+	var t *tuner
+	if _, set := os.LookupEnv("GOGC"); !set && headroom > 0 {
+		t = newTuner(headroom)
+		defer debug.SetGCPercent(100)
 	}
-	t := newTuner(headroom)
-	defer debug.SetGCPercent(100)
+	r := newReleaser(quiet)
 	tick := time.NewTicker(every)
 	defer tick.Stop()
 	for {
-		t.step()
+		if t != nil {
+			t.step()
+		}
+		r.step(time.Now())
 		select {
 		case <-ctx.Done():
 			return

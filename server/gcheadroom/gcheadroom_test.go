@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"sync"
 	"testing"
 	"time"
 )
@@ -105,7 +106,7 @@ func TestRunSetsAndRestores(t *testing.T) {
 	live(t, 4<<20)
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan struct{})
-	go func() { Run(ctx, 64<<20); close(done) }()
+	go func() { Run(ctx, 64<<20, func() bool { return true }); close(done) }()
 	deadline := time.Now().Add(5 * time.Second)
 	for read("/gc/gogc:percent")[0] == 100 {
 		if time.Now().After(deadline) {
@@ -127,7 +128,7 @@ func TestRunLeavesAnOperatorsGOGC(t *testing.T) {
 	live(t, 4<<20)
 	ctx, cancel := context.WithTimeout(t.Context(), 1500*time.Millisecond)
 	defer cancel()
-	Run(ctx, 64<<20)
+	Run(ctx, 64<<20, func() bool { return true })
 	if got := read("/gc/gogc:percent")[0]; got != 50 {
 		t.Errorf("with GOGC=50 in the environment, GOGC is %d after Run", got)
 	}
@@ -147,5 +148,42 @@ func TestStepRestoresWhatSomethingElseChanged(t *testing.T) {
 	tu.step()
 	if got := read("/gc/gogc:percent")[0]; got != set {
 		t.Errorf("after GOGC was reset to 100, the next step set %d, want %d", got, set)
+	}
+}
+
+// A heap that held a burst's buffers, kept in a sync.Pool, gives the
+// memory back on the releaser's next step, not when the runtime would by
+// itself; a heap that has not grown since is left alone, and no release
+// follows another within releaseEvery.
+func TestReleaseReturnsABurstsMemory(t *testing.T) {
+	keepGOGC(t)
+	busy := true
+	r := newReleaser(func() bool { return !busy })
+	start := time.Now()
+	r.floor, r.last = r.held(), start // as after a release at start
+	debug.SetGCPercent(-1)            // the burst stays until the releaser runs
+	var pool sync.Pool
+	for range 64 {
+		b := make([]byte, 1<<20)
+		b[0] = 1
+		pool.Put(&b)
+	}
+	before := r.held()
+	if r.step(start.Add(releaseEvery / 2)) {
+		t.Fatal("a release within releaseEvery of the last")
+	}
+	if r.step(start.Add(releaseEvery)) {
+		t.Fatal("a release while requests are served")
+	}
+	busy = false
+	if !r.step(start.Add(releaseEvery)) {
+		t.Fatalf("the heap holds %d MiB, %d past the last release's, and was not released", before>>20, (before-r.floor)>>20)
+	}
+	debug.SetGCPercent(100)
+	if after := r.held(); after+48<<20 > before {
+		t.Errorf("the heap held %d MiB before the release and %d MiB after, want 48 MiB less at least", before>>20, after>>20)
+	}
+	if r.step(start.Add(3 * releaseEvery)) {
+		t.Error("a release of a heap that has not grown since the last")
 	}
 }

@@ -27,6 +27,7 @@ type response struct {
 	chunked       bool
 	closeAfter    bool
 	bodyLeft      bool // the request's body stays partly unread
+	fullDuplex    bool // the handler reads its body after its header left
 	body          *requestBody
 	contentLength int64 // declared by the handler; -1 when not
 	written       int64
@@ -46,6 +47,20 @@ func (w *response) release() { w.req, w.body = nil, nil }
 // response does for http.ResponseController: a handler streaming a long
 // body bounds each write by it.
 func (w *response) SetWriteDeadline(t time.Time) error { return w.c.rwc.SetWriteDeadline(t) }
+
+// SetReadDeadline sets the connection's read deadline, as net/http's
+// response does for http.ResponseController: a handler reading a long
+// body while it runs (EnableFullDuplex) bounds each read by it.
+func (w *response) SetReadDeadline(t time.Time) error { return w.c.rwc.SetReadDeadline(t) }
+
+// EnableFullDuplex lets the handler read its request's body after its
+// header has left, as net/http's does: what is left of the body is then
+// not drained when the header goes, and the connection closes after the
+// answer unless the handler read the body to its end.
+func (w *response) EnableFullDuplex() error {
+	w.fullDuplex = true
+	return nil
+}
 
 // Header returns the header map the handler fills.
 func (w *response) Header() http.Header { return w.header }
@@ -212,7 +227,9 @@ func (w *response) decideConnection() {
 	if h.Get("Connection") == "close" || w.c.srv.isClosing() || w.c.watch.overflowed.Load() || w.c.r.scan.Conflicted() {
 		w.closeAfter = true
 	}
-	if w.body.settle(req.ContentLength) {
+	if w.fullDuplex && w.body != nil && !w.body.eof {
+		w.closeAfter, w.bodyLeft = true, true
+	} else if w.body.settle(req.ContentLength) {
 		w.closeAfter, w.bodyLeft = true, true
 	}
 	if w.closeAfter && !hasToken(h.Get("Connection"), "close") {

@@ -360,3 +360,36 @@ func TestNew(t *testing.T) {
 		t.Fatalf("New gave %+v", s)
 	}
 }
+
+// A handler that enables full duplex reads its whole body after its
+// header and a first chunk have left: none of the body is drained away
+// when the header goes, for net/http's server and this one alike.
+func TestFullDuplexReadsBodyAfterHeader(t *testing.T) {
+	const size = 1 << 20
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rc := http.NewResponseController(w)
+		if err := rc.EnableFullDuplex(); err != nil {
+			t.Errorf("EnableFullDuplex: %v", err)
+		}
+		w.WriteHeader(http.StatusOK)
+		w.Write([]byte("started\n"))
+		rc.Flush()
+		n, err := io.Copy(io.Discard, r.Body)
+		fmt.Fprintf(w, "%d %v", n, err)
+	})
+	addr, _ := startHTTP1(t, &http1.Server{Handler: h})
+	pr, pw := io.Pipe()
+	go func() {
+		pw.Write(bytes.Repeat([]byte("x"), size))
+		pw.Close()
+	}()
+	resp, err := http.Post("http://"+addr+"/", "text/plain", pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	got, err := io.ReadAll(resp.Body)
+	if want := fmt.Sprintf("started\n%d <nil>", size); err != nil || string(got) != want {
+		t.Errorf("got %q (%v), want %q", got, err, want)
+	}
+}

@@ -2,6 +2,7 @@ package openapi
 
 import (
 	"bytes"
+	"context"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -32,10 +33,7 @@ func cacheOpts(role string) Options {
 // makes.
 func served(t *testing.T, c *Cache, snap *snapshot.Snapshot, opts Options) []byte {
 	t.Helper()
-	got, err := c.Document(snap, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := fetch(t, c, snap, opts)
 	want, err := Build(snap, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -44,6 +42,23 @@ func served(t *testing.T, c *Cache, snap *snapshot.Snapshot, opts Options) []byt
 		t.Fatalf("%s: the cache answered another document than Build", opts.Role)
 	}
 	return got
+}
+
+// fetch gets opts's document from c, written whole.
+func fetch(t *testing.T, c *Cache, snap *snapshot.Snapshot, opts Options) []byte {
+	t.Helper()
+	doc, err := c.Document(context.Background(), snap, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := doc.Write(context.Background(), &buf); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Size >= 0 && doc.Size != int64(buf.Len()) {
+		t.Fatalf("%s: the document has %d bytes, its Size says %d", opts.Role, buf.Len(), doc.Size)
+	}
+	return buf.Bytes()
 }
 
 // TestCacheBuildsOnce: a document is built once per snapshot and
@@ -56,7 +71,7 @@ func TestCacheBuildsOnce(t *testing.T) {
 	var wg sync.WaitGroup
 	for range 8 {
 		wg.Go(func() {
-			if _, err := c.Document(snap, cacheOpts("anon")); err != nil {
+			if _, err := c.Document(context.Background(), snap, cacheOpts("anon")); err != nil {
 				t.Error(err)
 			}
 		})
@@ -169,12 +184,69 @@ func TestCacheBound(t *testing.T) {
 		t.Error("the least recently served document was kept past the bound")
 	}
 
-	for _, size := range []int64{0, int64(len(anon)) - 1} {
+	// Smaller than the document, but not than the document compressed:
+	// kept compressed, and built once.
+	c, _, snap = newTestCache(t, int64(len(anon))-1)
+	served(t, c, snap, cacheOpts("anon"))
+	served(t, c, snap, cacheOpts("anon"))
+	if c.Builds() != 1 || c.Len() != 1 || c.Bytes() >= int64(len(anon))/2 {
+		t.Errorf("bound %d: %d builds, %d kept in %d bytes; want 1, kept compressed in less than half the document",
+			len(anon)-1, c.Builds(), c.Len(), c.Bytes())
+	}
+	// Smaller than the document compressed, or none: built for each
+	// request, as it is written, and nothing kept.
+	for _, size := range []int64{0, 64} {
 		c, _, snap := newTestCache(t, size)
 		served(t, c, snap, cacheOpts("anon"))
 		served(t, c, snap, cacheOpts("anon"))
-		if c.Builds() != 2 || c.Len() != 0 {
-			t.Errorf("bound %d: %d builds, %d kept; want 2 and none", size, c.Builds(), c.Len())
+		if c.Len() != 0 || c.Bytes() != 0 {
+			t.Errorf("bound %d: %d kept in %d bytes; want none", size, c.Len(), c.Bytes())
+		}
+		doc, err := c.Document(context.Background(), snap, cacheOpts("anon"))
+		if err != nil || doc.Size != -1 || doc.Body != nil {
+			t.Errorf("bound %d: a document of size %d (err %v); want one built as it is written", size, doc.Size, err)
+		}
+		before := c.Builds()
+		served(t, c, snap, cacheOpts("anon"))
+		if c.Builds() != before+1 {
+			t.Errorf("bound %d: serving the document again built it %d times, want once", size, c.Builds()-before)
+		}
+	}
+}
+
+// TestCacheLargeDocuments: a document past what a capture holds
+// uncompressed is kept whole when it fits the bound (compressed while it
+// was built, then decompressed once), else compressed; either way it is
+// served as Build makes it, with its size known, and built once.
+func TestCacheLargeDocuments(t *testing.T) {
+	t.Parallel()
+	snap := largeSnapshot(t)
+	f := &inForce{}
+	f.p.Store(snap)
+	for _, format := range Formats {
+		opts := Options{Schema: "big", Role: "anon", FollowPrivileges: true, Vendor: "svc", Format: format}
+		whole, err := Build(snap, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(whole) <= captureRaw {
+			t.Fatalf("%s: a document of %d bytes tests nothing past captureRaw", format, len(whole))
+		}
+		for _, c := range []struct {
+			bound      int64
+			compressed bool
+		}{{int64(len(whole)), false}, {int64(len(whole)) - 1, true}} {
+			cache := NewCache(c.bound, f.current)
+			served(t, cache, snap, opts)
+			served(t, cache, snap, opts)
+			doc, err := cache.Document(context.Background(), snap, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cache.Builds() != 1 || (doc.Body == nil) != c.compressed || doc.Size != int64(len(whole)) {
+				t.Errorf("%s, bound %d: %d builds, whole %v, size %d; want 1 build, whole %v, size %d",
+					format, c.bound, cache.Builds(), doc.Body != nil, doc.Size, !c.compressed, len(whole))
+			}
 		}
 	}
 }

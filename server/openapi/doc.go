@@ -12,6 +12,8 @@
 // follow-privileges mode what a role may use is derived from the
 // snapshot's grants and role memberships (snapshot.Access). Building walks
 // every relation and function of the schema once, so its cost grows with
-// the schema; Cache keeps each document built, per snapshot, options and
-// set of privileges, so that serving it does not.
+// the schema; its memory does not: Write streams the document a path or a
+// schema at a time. Cache keeps each document built, per snapshot,
+// options and set of privileges (compressed when that is what fits), so
+// that serving it again costs no build.
 package openapi

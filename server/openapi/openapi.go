@@ -1,9 +1,8 @@
 package openapi
 
 import (
-	"encoding/json"
-	"slices"
-	"strings"
+	"bytes"
+	"io"
 
 	"github.com/svc-dev/svc/snapshot"
 )
@@ -36,23 +35,46 @@ type Options struct {
 	Anonymous bool
 }
 
-// Build returns the document for opts over snap as JSON.
+// Build returns the document for opts over snap as JSON: what Write
+// writes, held whole.
 func Build(snap *snapshot.Snapshot, opts Options) ([]byte, error) {
-	b := &builder{snap: snap, opts: opts}
+	var buf bytes.Buffer
+	if err := Write(&buf, snap, opts); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// Write writes the document for opts over snap to w as it is made: it
+// holds one path or schema at a time, never the document, whatever the
+// schema's size. A failure of w ends it with w's error, after some of
+// the document was written.
+func Write(w io.Writer, snap *snapshot.Snapshot, opts Options) error {
+	return write(w, snap, opts, newLayout(snap, opts.Schema))
+}
+
+// write is Write with the layout of snap's schema opts.Schema.
+func write(w io.Writer, snap *snapshot.Snapshot, opts Options, l *layout) error {
+	b := &builder{snap: snap, opts: opts, layout: l}
 	if opts.FollowPrivileges {
 		a := snap.AccessOf(opts.Role)
 		b.access = &a
 	}
+	s := newJSONStream(w)
 	if opts.Format == OpenAPI31 {
-		return json.Marshal(b.document31())
+		b.write31(s)
+	} else {
+		b.write2(s)
 	}
-	return json.Marshal(b.document())
+	return s.flush()
 }
 
 // builder holds what every part of the document needs.
 type builder struct {
 	snap *snapshot.Snapshot
 	opts Options
+	// layout orders the schema's relations and functions.
+	layout *layout
 	// access is the role's privileges; nil when privileges are ignored.
 	access *snapshot.Access
 	// domainSchemas are the components of the domains the 3.1 document
@@ -91,93 +113,6 @@ func (b *builder) operations(r *snapshot.Relation) ops {
 type relation struct {
 	*snapshot.Relation
 	ops ops
-}
-
-// relations are the schema's relations the document describes, by name.
-func (b *builder) relations() []relation {
-	var out []relation
-	for i := range b.snap.Content.Relations {
-		r := &b.snap.Content.Relations[i]
-		if r.Schema != b.opts.Schema {
-			continue
-		}
-		if o := b.operations(r); o.any() {
-			out = append(out, relation{r, o})
-		}
-	}
-	slices.SortFunc(out, func(x, y relation) int { return strings.Compare(x.Name, y.Name) })
-	return out
-}
-
-// functions are the schema's functions the document describes, grouped by
-// name (overloads share one path), in name order.
-func (b *builder) functions() [][]*snapshot.Function {
-	byName := map[string][]*snapshot.Function{}
-	var names []string
-	for i := range b.snap.Content.Functions {
-		f := &b.snap.Content.Functions[i]
-		if f.Schema != b.opts.Schema || (b.access != nil && !b.access.Execute(f)) {
-			continue
-		}
-		if byName[f.Name] == nil {
-			names = append(names, f.Name)
-		}
-		byName[f.Name] = append(byName[f.Name], f)
-	}
-	slices.Sort(names)
-	out := make([][]*snapshot.Function, len(names))
-	for i, n := range names {
-		out[i] = byName[n]
-	}
-	return out
-}
-
-// document assembles the whole description.
-func (b *builder) document() *document {
-	rels := b.relations()
-	media := []string{
-		"application/json",
-		"application/vnd." + b.opts.Vendor + ".object+json;nulls=stripped",
-		"application/vnd." + b.opts.Vendor + ".object+json",
-		"text/csv",
-	}
-	d := &document{
-		Swagger:     "2.0",
-		Info:        b.info(),
-		Host:        b.opts.Host,
-		BasePath:    b.opts.BasePath,
-		Consumes:    media,
-		Produces:    media,
-		Paths:       map[string]*pathItem{"/": rootPath()},
-		Definitions: map[string]*schema{},
-		Parameters:  sharedParameters(),
-	}
-	if b.opts.Scheme != "" {
-		d.Schemes = []string{b.opts.Scheme}
-	}
-	for _, r := range rels {
-		d.Paths[route("/", r.Name)] = b.relationPath(r)
-		d.Definitions[r.Name] = b.definition(r.Relation)
-		d.Parameters["body."+r.Name] = &parameter{Name: r.Name, In: "body", Description: r.Name,
-			Required: optional, Schema: &schema{Ref: ref("definitions", r.Name)}}
-		for i := range r.Columns {
-			c := &r.Columns[i]
-			if !b.filterable(r.Relation, c) {
-				continue
-			}
-			d.Parameters[rowFilter(r.Name, c.Name)] = &parameter{Name: c.Name, In: "query",
-				Description: c.Description, Required: optional, Type: "string", Format: nominal(c.Type)}
-		}
-	}
-	for _, overloads := range b.functions() {
-		d.Paths[route("/rpc/", overloads[0].Name)] = b.functionPath(overloads)
-	}
-	if b.opts.Security {
-		d.SecurityDefinitions = map[string]*securityScheme{"JWT": {Type: "apiKey", In: "header",
-			Name: "Authorization", Description: `A JWT, sent as "Bearer <token>"`}}
-		d.Security = []map[string][]string{{"JWT": {}}}
-	}
-	return d
 }
 
 // reservedQuery are query parameters that never filter a column, so a

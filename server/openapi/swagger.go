@@ -7,19 +7,30 @@ import (
 )
 
 // The Swagger 2.0 objects the document uses, with only the fields SVC
-// fills. Maps marshal with sorted keys, so the output is deterministic.
+// fills. Maps marshal with sorted keys, so the output is deterministic;
+// Write writes a document's large maps an entry at a time in that order.
 
 type document struct {
-	Swagger             string                     `json:"swagger"`
-	Info                info                       `json:"info"`
-	Host                string                     `json:"host,omitempty"`
-	BasePath            string                     `json:"basePath,omitempty"`
-	Schemes             []string                   `json:"schemes,omitempty"`
-	Consumes            []string                   `json:"consumes"`
-	Produces            []string                   `json:"produces"`
-	Paths               map[string]*pathItem       `json:"paths"`
-	Definitions         map[string]*schema         `json:"definitions"`
-	Parameters          map[string]*parameter      `json:"parameters"`
+	swaggerHead
+	Paths       map[string]*pathItem  `json:"paths"`
+	Definitions map[string]*schema    `json:"definitions"`
+	Parameters  map[string]*parameter `json:"parameters"`
+	swaggerTail
+}
+
+// swaggerHead are the document's members before its paths, and
+// swaggerTail those after its parameters: Write writes each whole.
+type swaggerHead struct {
+	Swagger  string   `json:"swagger"`
+	Info     info     `json:"info"`
+	Host     string   `json:"host,omitempty"`
+	BasePath string   `json:"basePath,omitempty"`
+	Schemes  []string `json:"schemes,omitempty"`
+	Consumes []string `json:"consumes"`
+	Produces []string `json:"produces"`
+}
+
+type swaggerTail struct {
 	SecurityDefinitions map[string]*securityScheme `json:"securityDefinitions,omitempty"`
 	Security            []map[string][]string      `json:"security,omitempty"`
 }

@@ -40,17 +40,20 @@ func (b *builder) rowContent(key string, rel snapshot.QualifiedName) map[string]
 	return c
 }
 
+// rowsResponse is the response component of rows of r (key.rows),
+// shared by its reads and its writes returning a representation.
+func (b *builder) rowsResponse(r *snapshot.Relation) *response3 {
+	return &response3{Description: "Rows of " + r.Name + ".",
+		Headers: map[string]*header3{"Content-Range": contentRange}, Content: b.rowContent(componentName(r.Name), r.QualifiedName)}
+}
+
 // relationPath31 describes the operations on relation r. Its rows
-// response is a component (kept in responses), shared by reads and
-// writes returning a representation.
-func (b *builder) relationPath31(r relation, responses map[string]*response3) *pathItem3 {
+// response is a component (rowsResponse).
+func (b *builder) relationPath31(r relation) *pathItem3 {
 	key := componentName(r.Name)
 	summary, description := summarize(r.Description)
-	rowsKey := key + ".rows"
 	content := b.rowContent(key, r.QualifiedName)
-	responses[rowsKey] = &response3{Description: "Rows of " + r.Name + ".",
-		Headers: map[string]*header3{"Content-Range": contentRange}, Content: content}
-	rows := &response3{Ref: ref3("responses", rowsKey)}
+	rows := &response3{Ref: ref3("responses", key+".rows")}
 	op := func(method, what string, params []*parameter3, ok map[string]*response3) *operation3 {
 		s := summary
 		if s == "" {

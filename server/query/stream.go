@@ -100,11 +100,19 @@ func rowKind(p *plan.Read) request.MediaKind {
 // are read (into PostgreSQL's tuple store, which spills to disk past
 // work_mem).
 func streamedRows(b *builder, p *plan.Read, top func() *scope) {
+	streamedLines(b, p, top, func() { totalCount(b, p, top, "coalesce(_svc_line.total, 0)") }, wholePage(p))
+}
+
+// streamedLines writes the select of streamedRows, with total writing
+// its total_count: a write's representation (Write) is read the same
+// way from the rows written. window counts the rows as they are read,
+// into _svc_line.total.
+func streamedLines(b *builder, p *plan.Read, top func() *scope, total func(), window bool) {
 	b.write("select ")
-	totalCount(b, p, top, "coalesce(_svc_line.total, 0)")
+	total()
 	b.write(" as total_count, _svc_line.present as page_count, _svc_line.body as body, ", resultColumns,
 		" from (select true as present) _svc_one left join lateral (select _svc_one.present, ")
-	if wholePage(p) {
+	if window {
 		b.write("pg_catalog.count(*) over () as total, ")
 	}
 	rowText(b, p)

@@ -31,7 +31,26 @@ const (
 // write a relation and read back the columns it may read. They are known
 // once the answer is written, so they go in last, at the place kept for
 // them.
+//
+// A representation that WriteStreamed allows comes as a streamed read's
+// does: a row per row of its body (see streamedRows), the written rows
+// held by PostgreSQL's CTE (which spills to disk past work_mem), not
+// aggregated into one value.
 func Write(w *plan.Write) Statement {
+	return write(w, WriteStreamed(w))
+}
+
+// WriteWhole is Write with the representation built whole, for EXPLAIN.
+func WriteWhole(w *plan.Write) Statement { return write(w, false) }
+
+// WriteStreamed reports whether write w's representation comes row by
+// row: one asked for (return=representation) in a media a read would
+// stream.
+func WriteStreamed(w *plan.Write) bool {
+	return w.Return == "representation" && Streamed(w.Read)
+}
+
+func write(w *plan.Write, streamed bool) Statement {
 	b := newBuilder()
 	rows := &scope{node: &w.Read.Node, rel: w.Relation, qual: writtenRows, explicitStar: true, recordRows: true, used: &usedColumns{}}
 	b.write("with ", writtenRows, " as (")
@@ -64,12 +83,21 @@ func Write(w *plan.Write) Statement {
 	// the ones inserted and the ones updated, and the update counted
 	// itself (see insert); the aggregate is computed once the write has
 	// run to its end, so every update has been counted.
-	if w.Upsert() {
-		b.write(") select (select pg_catalog.count(*) - coalesce(", updatedRows, ", 0) from ", writtenRows, ") as total_count, ")
-	} else {
-		b.write(") select null::bigint as total_count, ")
+	inserted := func() {
+		if w.Upsert() {
+			b.write("(select pg_catalog.count(*) - coalesce(", updatedRows, ", 0) from ", writtenRows, ")")
+		} else {
+			b.write("null::bigint")
+		}
 	}
-	b.write("pg_catalog.count(_svc_row) as page_count, ")
+	b.write(") ")
+	if streamed {
+		streamedLines(b, w.Read, func() *scope { return rows }, inserted, false)
+		return writeStatement(b, w, rows, at)
+	}
+	b.write("select ")
+	inserted()
+	b.write(" as total_count, pg_catalog.count(_svc_row) as page_count, ")
 	switch w.Return {
 	case "representation":
 		body(b, w.Read)
@@ -86,6 +114,12 @@ func Write(w *plan.Write) Statement {
 		b.write("null::text as body, ", resultColumns, " from (select from ", writtenRows)
 	}
 	b.write(") _svc_row")
+	return writeStatement(b, w, rows, at)
+}
+
+// writeStatement completes write w's statement: what the write returns
+// goes in at at, now that the answer has said what it uses.
+func writeStatement(b *builder, w *plan.Write, rows *scope, at int) Statement {
 	st := b.statement()
 	st.SQL = st.SQL[:at] + returned(w, rows.used) + st.SQL[at:]
 	// The relation written, and the rows written as the answer reads them.

@@ -10,8 +10,6 @@ import (
 	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/config"
 	"github.com/svc-dev/svc/server/dbexec"
-	"github.com/svc-dev/svc/server/suggest"
-	"github.com/svc-dev/svc/snapshot"
 )
 
 // ReadDatabaseConfig reads in-database configuration over a connection of
@@ -82,32 +80,4 @@ func ReadDatabaseConfig(ctx context.Context, uri, preConfig string) (settings ma
 		notes = append(notes, shadowedMessage(s))
 	}
 	return out, notes, nil
-}
-
-// CheckSnapshotCovers reports, for a snapshot read from a file, schemas
-// the configuration exposes that the snapshot was not dumped for: their
-// routes would silently be missing. A name close to one the snapshot
-// covers is more likely a typo in db-schemas than a new schema, and
-// dumping it again would then fail, so the advice differs.
-func CheckSnapshotCovers(snap *snapshot.Snapshot, cfg *config.Config) error {
-	var missing, typos []string
-	for _, s := range cfg.DBSchemas {
-		if slices.Contains(snap.Header.Schemas, s) {
-			continue
-		}
-		missing = append(missing, s)
-		if meant := suggest.Typo(s, snap.Header.Schemas); meant != "" {
-			typos = append(typos, fmt.Sprintf("%q for %q", meant, s))
-		}
-	}
-	if len(missing) == 0 {
-		return nil
-	}
-	msg := fmt.Sprintf("the snapshot covers schemas %s but db-schemas also exposes %s; ", strings.Join(snap.Header.Schemas, ","),
-		strings.Join(missing, ","))
-	if len(typos) > 0 {
-		return fmt.Errorf("%sdid you mean %s? Correct db-schemas, or, if the schema is new, dump the snapshot again "+
-			"with svc-introspect dump --db-schemas %s", msg, strings.Join(typos, ", "), strings.Join(cfg.DBSchemas, ","))
-	}
-	return fmt.Errorf("%sdump it again with svc-introspect dump --db-schemas %s", msg, strings.Join(cfg.DBSchemas, ","))
 }

@@ -6,9 +6,11 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/svc-dev/svc/server/dbexec"
 	"github.com/svc-dev/svc/server/logging"
 )
@@ -40,6 +42,20 @@ type Listener struct {
 	// OnConnected, when set, is told when the LISTEN connection comes up
 	// (true) and when it goes down (false), e.g. for a metric.
 	OnConnected func(up bool)
+	// SelfCheck, when set, is the pool the listener sends itself a
+	// notification on, to check that its LISTEN session hears its channel
+	// (selfcheck.go): the request pool, which reaches the database as
+	// db-uri does. Nil checks nothing.
+	SelfCheck *pgxpool.Pool
+	// SelfCheckEvery is how often the check is made again; zero is
+	// selfCheckEvery.
+	SelfCheckEvery time.Duration
+	// OnHearing, when set, is told each check's outcome (a metric);
+	// Health, when set, holds the problem while checks fail.
+	OnHearing func(hears bool)
+	Health    *Health
+	// deaf is set while the last check failed, so that it is logged once.
+	deaf atomic.Bool
 }
 
 // Run listens until ctx ends.
@@ -87,7 +103,18 @@ func (l *Listener) Run(ctx context.Context) {
 			q.Schema()
 		}
 		first = false
-		l.loop(ctx, conn, q)
+		var check *selfCheck
+		checkCtx, stopCheck := context.WithCancel(ctx)
+		if l.SelfCheck != nil {
+			check = newSelfCheck()
+			every := l.SelfCheckEvery
+			if every == 0 {
+				every = selfCheckEvery
+			}
+			go check.run(checkCtx, l.SelfCheck, l.Channel, every, func(hears bool) { l.hearing(ctx, hears) })
+		}
+		l.loop(ctx, conn, q, check)
+		stopCheck()
 		l.connected(false)
 		conn.Close(context.Background())
 	}
@@ -114,7 +141,7 @@ func (l *Listener) connect(ctx context.Context) (*pgx.Conn, error) {
 }
 
 // loop handles notifications until the connection fails or ctx ends.
-func (l *Listener) loop(ctx context.Context, conn *pgx.Conn, q *Queue) {
+func (l *Listener) loop(ctx context.Context, conn *pgx.Conn, q *Queue, check *selfCheck) {
 	for {
 		n, err := conn.WaitForNotification(ctx)
 		if err != nil {
@@ -124,6 +151,9 @@ func (l *Listener) loop(ctx context.Context, conn *pgx.Conn, q *Queue) {
 			return
 		}
 		payload := strings.TrimSpace(n.Payload)
+		if check.own(payload) {
+			continue // a server's check that it hears; no reload
+		}
 		if advice, other := l.Others[n.Channel]; other && n.Channel != l.Channel && knownPayload(payload) {
 			l.Log.Log(ctx, logging.LevelNotice, "notification on another channel than this server's: "+advice,
 				"channel", n.Channel, "payload", n.Payload)

@@ -15,7 +15,6 @@ import (
 	"github.com/svc-dev/svc/server/config"
 	"github.com/svc-dev/svc/server/logging"
 	"github.com/svc-dev/svc/server/naming"
-	"github.com/svc-dev/svc/snapshot"
 	"github.com/svc-dev/svc/sql/catalog"
 	"github.com/svc-dev/svc/sql/snapstore"
 )
@@ -123,17 +122,9 @@ func NewRuntime(ctx context.Context, sources config.Sources, cfg *config.Config,
 	if err != nil {
 		return nil, err
 	}
-	snaps.Require(covering(cfg))
+	snaps.Require(Covering(cfg))
 	rt.current.Store(srv)
 	return rt, nil
-}
-
-// covering is the check every snapshot swapped in for cfg must pass: it
-// covers the schemas cfg exposes (CheckSnapshotCovers). A live source
-// introspects exactly those, so only a file or a published snapshot can
-// fail it.
-func covering(cfg *config.Config) func(*snapshot.Snapshot) error {
-	return func(snap *snapshot.Snapshot) error { return CheckSnapshotCovers(snap, cfg) }
 }
 
 // ServeHTTP serves with the Handler in force.
@@ -179,19 +170,19 @@ func (rt *Runtime) reload(ctx context.Context) error {
 	if sourceChanged(old.cfg, cfg) {
 		previous := rt.snaps.Source()
 		rt.snaps.SetSource(SourceFor(cfg, rt.log))
-		rt.snaps.Require(covering(cfg))
+		rt.snaps.Require(Covering(cfg))
 		if err := rt.snaps.Reload(ctx); err != nil {
 			rt.snaps.SetSource(previous)
-			rt.snaps.Require(covering(old.cfg))
+			rt.snaps.Require(Covering(old.cfg))
 			return err
 		}
 	}
 	srv, err := rt.buildFor(ctx, cfg)
 	if err != nil {
-		rt.snaps.Require(covering(old.cfg))
+		rt.snaps.Require(Covering(old.cfg))
 		return err
 	}
-	rt.snaps.Require(covering(cfg))
+	rt.snaps.Require(Covering(cfg))
 	rt.current.Store(srv)
 	// In-flight requests may still use the old handler; closing only
 	// stops what it runs in the background (a JWKS refresh).

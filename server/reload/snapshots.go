@@ -119,6 +119,37 @@ type Snapshots struct {
 	swapMu   sync.Mutex
 	swapped  map[int]func(*snapshot.Snapshot)
 	nextSwap int
+	// health, when set, holds the problem of a snapshot the source gives
+	// that Require refuses (UseHealth).
+	health *Health
+}
+
+// UseHealth has a snapshot that Require refuses (one that does not cover
+// db-schemas: a rollback published too far back) recorded in h until one
+// is put in force, as keeping the server from being ready while it has no
+// snapshot at all; it is logged as an error once, and at info level on
+// each later attempt while it lasts. Set it before the first Reload.
+func (s *Snapshots) UseHealth(h *Health) {
+	s.reloading.Lock()
+	defer s.reloading.Unlock()
+	s.health = h
+}
+
+// refused records in health a snapshot Require refused, and reports
+// whether that is news to log.
+func (s *Snapshots) refused(err error) bool {
+	if s.health == nil {
+		return true
+	}
+	p := Problem{Component: "snapshot", Problem: "the snapshot " + s.source.Describe() + " gives cannot be used: " + err.Error(),
+		Fix: "put in force a snapshot that covers db-schemas (the error says which), or expose only what it covers"}
+	if s.current.Load() == nil {
+		p.NotReady = true
+		p.Problem += "; no snapshot is in force, requests are answered 503"
+	} else {
+		p.Problem += "; the snapshot in force stays"
+	}
+	return s.health.Set(p)
 }
 
 // Gate has fn run after each snapshot is loaded and before it is put in
@@ -154,7 +185,9 @@ func (s *Snapshots) Sessions(pool *pgxpool.Pool) {
 }
 
 // OnReload has fn told of every later Reload: the snapshot swapped in
-// (nil on failure), how long loading took, and the error. Set it before
+// (nil on failure), how long loading took, and the error; told once the
+// snapshot is in force, after the gate (Gate), so that what fn records
+// as the time it was loaded is when it was put in force. Set it before
 // the first Reload; fn runs under the reload lock and must be quick.
 func (s *Snapshots) OnReload(fn func(snap *snapshot.Snapshot, took time.Duration, err error)) {
 	s.reloading.Lock()
@@ -244,7 +277,8 @@ func (s *Snapshots) Refresh(ctx context.Context) bool {
 // Start loads the first snapshot. A failure only an operator can mend (a
 // snapshot file that cannot be read, nothing published in the database)
 // is returned without being logged, for the caller to report once and
-// stop: retrying would only hide it. Any other (the database away) is
+// stop: retrying would only hide it. Any other (the database away, a
+// published snapshot Require refuses, which the next publish mends) is
 // logged, and retried in the background until a snapshot loads or ctx
 // ends (LoadRetrying), requests being answered 503 meanwhile.
 func (s *Snapshots) Start(ctx context.Context, maxBackoff time.Duration) error {
@@ -256,6 +290,9 @@ func (s *Snapshots) Start(ctx context.Context, maxBackoff time.Duration) error {
 	if _, file := src.(FileSource); file || errors.Is(err, snapstore.ErrNotPublished) {
 		return err
 	}
+	// The database away, or a published snapshot that does not cover
+	// db-schemas (refused, which UseHealth records): the server stays up,
+	// not ready, until a publish or the database mends it.
 	s.log.Error("schema snapshot not loaded; requests are answered 503 until one is", "source", src.Describe(), "error", errors.Unwrap(err))
 	go s.LoadRetrying(ctx, maxBackoff)
 	return nil
@@ -267,7 +304,7 @@ func (s *Snapshots) reload(ctx context.Context, logFailure bool) (changed bool, 
 	s.reloading.Lock()
 	defer s.reloading.Unlock()
 	start := time.Now()
-	snap, err := s.source.Load(ctx)
+	snap, err := s.load(ctx)
 	if err == nil && s.check != nil {
 		if err = s.check(snap); err != nil {
 			snap = nil
@@ -281,15 +318,20 @@ func (s *Snapshots) reload(ctx context.Context, logFailure bool) (changed bool, 
 		if old := s.current.Load(); old != nil {
 			s.retireChanged(s.sign(ctx, old.Header.Schemas))
 		}
+		level := slog.LevelError
+		if errors.Is(err, ErrNotCovered) && !s.refused(err) {
+			level = slog.LevelInfo // said already; retried until mended
+		}
 		if logFailure {
 			msg := "schema snapshot reload failed; keeping the current snapshot"
 			if s.current.Load() == nil {
 				msg = "schema snapshot not loaded; requests are answered 503 until one is"
 			}
-			s.log.Error(msg, "source", s.source.Describe(), "error", err)
+			s.log.Log(ctx, level, msg, "source", s.source.Describe(), "error", err)
 		}
 		return false, fmt.Errorf("reload from %s: %w", s.source.Describe(), err)
 	}
+	s.health.Clear("snapshot")
 	sig := s.sign(ctx, snap.Header.Schemas)
 	old := s.current.Load()
 	sameShape := old != nil && old.Header.Fingerprint == snap.Header.Fingerprint
@@ -309,9 +351,10 @@ func (s *Snapshots) reload(ctx context.Context, logFailure bool) (changed bool, 
 			"changed", "nothing: the snapshot in force stays, no database session is retired")
 		return false, nil
 	}
-	if s.onReload != nil {
-		s.onReload(snap, time.Since(start), nil)
-	}
+	// Told after the swap, not now: the gate may wait for replicas, and
+	// until the swap the snapshot in force, and when it was loaded
+	// (/snapshot's loaded_at), is the old one.
+	took := time.Since(start)
 	if s.gate != nil {
 		s.gate(ctx, true)
 	}
@@ -326,6 +369,9 @@ func (s *Snapshots) reload(ctx context.Context, logFailure bool) (changed bool, 
 	idsChanged := !sig.Equal(s.signature)
 	s.signature, s.loadedFrom, s.quietUntil = sig, s.source.Describe(), time.Time{}
 	s.current.Swap(snap)
+	if s.onReload != nil {
+		s.onReload(snap, took, nil)
+	}
 	s.tellSwapped(snap)
 	h := snap.Header
 	attrs := []any{"source", s.source.Describe(), "fingerprint", short(h.Fingerprint),
@@ -341,6 +387,25 @@ func (s *Snapshots) reload(ctx context.Context, logFailure bool) (changed bool, 
 	}
 	s.log.Log(ctx, logging.LevelNotice, fmt.Sprintf("schema snapshot loaded in %d ms", time.Since(start).Milliseconds()), attrs...)
 	return true, nil
+}
+
+// pooledSource is a Source that reads on a pooled session, and reads no
+// more than it must when the snapshot in force is still current
+// (DBSource.LoadFrom).
+type pooledSource interface {
+	LoadFrom(ctx context.Context, pool *pgxpool.Pool, current *snapshot.Snapshot) (*snapshot.Snapshot, error)
+}
+
+// load loads from the source, on a session of the pool Sessions set when
+// the source can, within signTimeout: a reload must not hang on a pool
+// that requests hold.
+func (s *Snapshots) load(ctx context.Context) (*snapshot.Snapshot, error) {
+	if ps, ok := s.source.(pooledSource); ok && s.pool != nil {
+		ctx, cancel := context.WithTimeout(ctx, signTimeout)
+		defer cancel()
+		return ps.LoadFrom(ctx, s.pool, s.current.Load())
+	}
+	return s.source.Load(ctx)
 }
 
 // sign takes the catalog's signature for schemas, Sum "" when it cannot

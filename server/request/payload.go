@@ -55,6 +55,8 @@ func ParsePayload(contentType string, body []byte, columns []string) (*Payload, 
 		p, err = formPayload(body)
 	case "text/csv":
 		p, err = csvPayload(body)
+	case "application/x-ndjson", "application/jsonl":
+		p, err = linesPayload(body, columns == nil)
 	default:
 		return nil, apierr.UnsupportedContentType(contentType)
 	}

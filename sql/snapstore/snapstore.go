@@ -49,9 +49,14 @@ type Querier interface {
 // tableName quotes schema.table.
 func tableName(schema, table string) string { return pgx.Identifier{schema, table}.Sanitize() }
 
-// activeQuery is the one statement a server runs per load.
+// activeQuery is the one statement a server runs per load: the active
+// fingerprint, and the body unless the fingerprint is $1, the one the
+// server has, so that a reload that finds nothing published since costs
+// a row of 64 characters, not the snapshot (which grows with the schema),
+// times the fleet's size.
 func activeQuery(schema string) string {
-	return fmt.Sprintf("select s.body from %s a join %s s on s.fingerprint = a.fingerprint",
+	return fmt.Sprintf("select a.fingerprint, case when a.fingerprint = $1 then null else s.body end "+
+		"from %s a join %s s on s.fingerprint = a.fingerprint",
 		tableName(schema, activeTable), tableName(schema, snapshotsTable))
 }
 
@@ -59,14 +64,26 @@ func activeQuery(schema string) string {
 // query. Errors say what to run: publish when nothing is there
 // (wrapping ErrNotPublished), a GRANT when the role may not read it.
 func ReadActive(ctx context.Context, q Querier, schema, role string) ([]byte, error) {
+	body, _, err := ReadActiveUnless(ctx, q, schema, role, "")
+	return body, err
+}
+
+// ReadActiveUnless is ReadActive, but reads no body when the active
+// snapshot's fingerprint is known: body is then nil. fingerprint is the
+// active one's.
+func ReadActiveUnless(ctx context.Context, q Querier, schema, role, known string) (body []byte, fingerprint string, err error) {
 	if schema == "" {
-		return nil, errors.New("no snapshot schema named (use db, or db:<schema>)")
+		return nil, "", errors.New("no snapshot schema named (use db, or db:<schema>)")
 	}
-	var body []byte
-	err := q.QueryRow(ctx, activeQuery(schema)).Scan(&body)
+	err = q.QueryRow(ctx, activeQuery(schema), known).Scan(&fingerprint, &body)
 	if err == nil {
-		return body, nil
+		return body, fingerprint, nil
 	}
+	return nil, "", activeError(err, schema, role)
+}
+
+// activeError words a failure to read the active snapshot.
+func activeError(err error, schema, role string) error {
 	publish := "run svc-introspect publish"
 	if schema != DefaultSchema {
 		publish += " --schema " + schema
@@ -74,13 +91,13 @@ func ReadActive(ctx context.Context, q Querier, schema, role string) ([]byte, er
 	var pgErr *pgconn.PgError
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
-		return nil, fmt.Errorf("%w: %s has no active row; %s", ErrNotPublished, tableName(schema, activeTable), publish)
+		return fmt.Errorf("%w: %s has no active row; %s", ErrNotPublished, tableName(schema, activeTable), publish)
 	case errors.As(err, &pgErr) && pgErr.Code == "42P01": // also when the schema is missing
-		return nil, fmt.Errorf("%w: %s; %s to create the snapshot tables in schema %s", ErrNotPublished, pgErr.Message, publish, schema)
+		return fmt.Errorf("%w: %s; %s to create the snapshot tables in schema %s", ErrNotPublished, pgErr.Message, publish, schema)
 	case errors.As(err, &pgErr) && pgErr.Code == "42501":
-		return nil, fmt.Errorf("%s: the role %s may not read the published snapshots; grant it with: %s", pgErr.Message, role, GrantSQL(schema, role))
+		return fmt.Errorf("%s: the role %s may not read the published snapshots; grant it with: %s", pgErr.Message, role, GrantSQL(schema, role))
 	}
-	return nil, fmt.Errorf("read the active snapshot from %s: %w", schema, err)
+	return fmt.Errorf("read the active snapshot from %s: %w", schema, err)
 }
 
 // Load reads the active snapshot in schema and decodes it; see ReadActive.

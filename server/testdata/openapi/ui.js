@@ -38,21 +38,38 @@ async function main(chromium, url) {
     await page.waitForSelector(".opblock-tag", { timeout: 120000 });
     seen.title = await page.$eval(".info .title", (e) => e.textContent);
     // The page renders only the tags in view: scroll down through all of
-    // them, as a reader would, noting each.
+    // them, as a reader would, noting each. Half a screen at a time, and
+    // each time once what is rendered has settled (two reads 50 ms apart
+    // agree), so that a page slow to render on a busy machine still shows
+    // every tag on the way.
     const tags = new Set();
-    for (let i = 0; i < 1000; i++) {
-      for (const t of await page.$$eval(".opblock-tag", (els) => els.map((e) => e.getAttribute("data-tag")))) {
-        tags.add(t);
+    const rendered = () => page.$$eval(".opblock-tag", (els) => els.map((e) => e.getAttribute("data-tag")).join("\n"));
+    const settled = async () => {
+      let last = await rendered();
+      for (let j = 0; j < 100; j++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        const now = await rendered();
+        if (now === last) {
+          return now;
+        }
+        last = now;
+      }
+      return last;
+    };
+    for (let i = 0; i < 4000; i++) {
+      for (const t of (await settled()).split("\n")) {
+        if (t) {
+          tags.add(t);
+        }
       }
       const moved = await page.evaluate(() => {
         const before = window.scrollY;
-        window.scrollBy(0, window.innerHeight);
+        window.scrollBy(0, window.innerHeight / 2);
         return window.scrollY !== before;
       });
       if (!moved) {
         break;
       }
-      await new Promise((resolve) => setTimeout(resolve, 20));
     }
     seen.tags = [...tags];
 
