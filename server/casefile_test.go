@@ -29,8 +29,9 @@ import (
 // than once must have exactly those values, in order); a JSON body is
 // compared semantically, anything else byte for byte after trimming. A body
 // written as "~ <regexp>" must match that regular expression instead, for
-// output whose numbers vary from run to run (query plans). A hint naming
-// the snapshot in use is compared with its fingerprint and time written
+// output whose numbers vary from run to run (query plans). Advice naming
+// the snapshot in use (a body's text, or a header's such as SVC-Advice) is
+// compared with its fingerprint and time written
 // "fingerprint <fingerprint>, taken <time>".
 //
 // A request header may carry {{jwt <claims JSON>}}, replaced by a token

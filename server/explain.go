@@ -3,6 +3,7 @@ package server
 import (
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/svc-dev/svc/server/dbexec"
@@ -20,7 +21,26 @@ type explainAction struct {
 	lines []string
 }
 
-func (a *explainAction) begin(s *Server, x *exchange) error { return s.readyTx(x, &a.tx) }
+func (a *explainAction) begin(s *Server, x *exchange) error {
+	x.tx.Explain = true
+	x.tx.Settings = explainSettings(x.tx.Settings)
+	return s.readyTx(x, &a.tx)
+}
+
+// explainSettings follows a role's own jit setting with the two settings
+// a plan request keeps JIT off by (dbexec.Tx.Explain), set alike: a role
+// set to jit = on then compiles in its plans as in its requests, and the
+// plan still lists no setting PostgREST's would not.
+func explainSettings(settings [][2]string) [][2]string {
+	i := slices.IndexFunc(settings, func(kv [2]string) bool { return kv[0] == "jit" })
+	if i < 0 {
+		return settings
+	}
+	out := make([][2]string, 0, len(settings)+2)
+	out = append(out, settings[:i+1]...)
+	out = append(out, [2]string{"jit_expressions", settings[i][1]}, [2]string{"jit_tuple_deforming", settings[i][1]})
+	return append(out, settings[i+1:]...)
+}
 
 func (a *explainAction) run(s *Server, x *exchange) error {
 	stmt := query.Explain(a.stmt, a.media.PlanJSON, a.media.PlanOptions)

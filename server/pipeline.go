@@ -177,6 +177,7 @@ func pipeline[P any](s *Server, x *exchange, rt *route[P], target string) error 
 	err = act.run(s, x)
 	x.obs.transactionDone()
 	if err != nil {
+		s.adviseStale(x.snap, err)
 		return err
 	}
 	// Respond.

@@ -21,7 +21,7 @@ const jsClientDir = "testdata/postgrest-js"
 // and SVC's names with the client given a fetch wrapper that maps its
 // vnd.pgrst media types to vnd.svc. Both servers expose schema js, whose
 // tables the suite writes (postgrest_js_reset.sql refills them before
-// each run), and allow explain().
+// each run), and allow explain() and aggregates.
 //
 // Each server takes the suite twice. In between, schema js is dropped and
 // created again and the snapshot reloaded, as a migration that recreates
@@ -59,7 +59,7 @@ func jsServer(t *testing.T, mode string) (string, func()) {
 	t.Helper()
 	// One session: the second run must meet the session the first one
 	// prepared its statements on, not one the pool happened to open.
-	settings := map[string]string{"db-schemas": "test,js", "db-plan-enabled": "true", "db-pool": "1"}
+	settings := map[string]string{"db-schemas": "test,js", "db-plan-enabled": "true", "db-aggregates-enabled": "true", "db-pool": "1"}
 	if mode == "svc" {
 		url, snaps := serverWithSnapshots(t, settings)
 		return url, func() {

@@ -1,9 +1,11 @@
 package server
 
 import (
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/textproto"
+	"strings"
 	"sync/atomic"
 
 	"github.com/svc-dev/svc/server/memlimit"
@@ -68,6 +70,9 @@ type Server struct {
 	// refresh is how the snapshots served are brought up to date, which
 	// hints about names they lack tell (plan.Refresh).
 	refresh plan.Refresh
+	// misconfigured is the advice on relations and functions not found
+	// when the configuration's typos may explain them (plan.Options).
+	misconfigured string
 	// bodies bounds the bodies of rows held at once (stream.go), shared
 	// by every Server of the process.
 	bodies *bodyBudget
@@ -88,11 +93,12 @@ func WithMetrics(m *admin.Metrics) Option { return func(s *Server) { s.metrics =
 func New(cfg *config.Config, pool *pgxpool.Pool, snapshots *reload.Snapshots, jwt *auth.Verifier, log *slog.Logger, opts ...Option) *Server {
 	s := &Server{cfg: cfg, pool: pool, snapshots: snapshots, log: log, jwt: jwt,
 		appSettings: appSettingsOf(cfg), preRequest: preRequestCall(cfg.DBPreRequest),
-		logQuery:    cfg.LogQuery == "main-query",
-		readShapes:  newShapeCache(cfg.ServerShapeCacheMaxEntries, cfg.ServerShapeCacheMaxBytes),
-		callShapes:  newShapeCache(cfg.ServerShapeCacheMaxEntries, cfg.ServerShapeCacheMaxBytes),
-		writeShapes: newShapeCache(cfg.ServerShapeCacheMaxEntries, cfg.ServerShapeCacheMaxBytes),
-		refresh:     refreshOf(snapshots.Source()),
+		logQuery:      cfg.LogQuery == "main-query",
+		readShapes:    newShapeCache(cfg.ServerShapeCacheMaxEntries, cfg.ServerShapeCacheMaxBytes),
+		callShapes:    newShapeCache(cfg.ServerShapeCacheMaxEntries, cfg.ServerShapeCacheMaxBytes),
+		writeShapes:   newShapeCache(cfg.ServerShapeCacheMaxEntries, cfg.ServerShapeCacheMaxBytes),
+		refresh:       refreshOf(snapshots.Source()),
+		misconfigured: misconfiguredAdvice(cfg),
 		limits: request.Limits{Filters: cfg.RequestMaxFilters,
 			SelectItems: cfg.RequestMaxSelectItems, EmbedDepth: cfg.RequestMaxEmbedDepth,
 			Embeds: cfg.RequestMaxEmbeds, JSONPathDepth: cfg.RequestMaxJSONPathDepth,
@@ -179,8 +185,27 @@ func (s *Server) handleRelation(w http.ResponseWriter, r *http.Request, vars map
 
 func (s *Server) planOptions() plan.Options {
 	return plan.Options{Schemas: s.cfg.DBSchemas, MaxRows: int64(s.cfg.DBMaxRows),
-		Aggregates: s.cfg.DBAggregatesEnabled, Refresh: s.refresh,
+		Aggregates: s.cfg.DBAggregatesEnabled, Refresh: s.refresh, Misconfigured: s.misconfigured,
 		LegacyTargetNames: s.cfg.URLUseLegacyTargetNames}
+}
+
+// misconfiguredAdvice is the advice on a relation or function not found
+// when a name in cfg's sources looks meant for db-schemas: that key was
+// then left as it is (most often its default, public), which no reload of
+// the snapshot mends. "" when none does.
+func misconfiguredAdvice(cfg *config.Config) string {
+	var typos []string
+	for _, w := range cfg.Misspelt {
+		if w.Meant == "db-schemas" || w.Meant == "db-schema" {
+			typos = append(typos, w.Message)
+		}
+	}
+	if len(typos) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("db-schemas is %q, and the configuration names something that looks meant for it (%s). "+
+		"Correct it and restart; a reload of the schema snapshot does not change the schemas exposed.",
+		strings.Join(cfg.DBSchemas, ","), strings.Join(typos, "; "))
 }
 
 // refreshOf is how snapshots from src are brought up to date after a

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/reload"
 	"github.com/svc-dev/svc/snapshot"
 	"github.com/svc-dev/svc/sql/catalog"
@@ -16,8 +17,9 @@ import (
 
 // TestStaleHintsSayHowToRefresh migrates a schema after its snapshot was
 // taken (a table, a column and a foreign key added) and asks for each:
-// the answer's hint names the snapshot and the step that makes the new
-// name known, which depends on where the snapshot comes from. A file must
+// the answer's advice (the SVC-Advice header; the body is PostgREST's)
+// names the snapshot and the step that makes the new name known, which
+// depends on where the snapshot comes from. A file must
 // be dumped again before a reload reads anything new; a published
 // snapshot is replaced by publishing. Live introspection's "reload" is in
 // the case files.
@@ -91,18 +93,19 @@ func TestStaleHintsSayHowToRefresh(t *testing.T) {
 				{"/shelves?select=id,label", "42703", `does not have a column "label" of shelves; if it was added since, `},
 				{"/books?select=id,shelves(id)", "SVC200", "does not have a relationship between 'books' and 'shelves'; if it was added since, "},
 			} {
-				code, hint := errorHint(t, srv.URL+r.path)
-				if code != r.code || !strings.Contains(hint, "The schema snapshot in use (fingerprint ") ||
-					!strings.HasSuffix(hint, r.sentence+c.step) {
-					t.Errorf("GET %s: %s, hint %q; want %s ending %q", r.path, code, hint, r.code, r.sentence+c.step)
+				code, hint, advice := errorAdvice(t, srv.URL+r.path)
+				if code != r.code || !strings.Contains(advice, "The schema snapshot in use (fingerprint ") ||
+					!strings.HasSuffix(advice, r.sentence+c.step) || strings.Contains(hint, "snapshot") {
+					t.Errorf("GET %s: %s, hint %q, advice %q; want %s, advice ending %q", r.path, code, hint, advice, r.code, r.sentence+c.step)
 				}
 			}
 		})
 	}
 }
 
-// errorHint returns the code and hint of the error GET url answers.
-func errorHint(t *testing.T, url string) (code, hint string) {
+// errorAdvice returns the code and hint ("" for null) of the error GET
+// url answers, and its advice header.
+func errorAdvice(t *testing.T, url string) (code, hint, advice string) {
 	t.Helper()
 	resp, err := http.Get(url)
 	if err != nil {
@@ -114,8 +117,11 @@ func errorHint(t *testing.T, url string) (code, hint string) {
 		Code string  `json:"code"`
 		Hint *string `json:"hint"`
 	}
-	if err := json.Unmarshal(body, &e); err != nil || e.Hint == nil {
+	if err := json.Unmarshal(body, &e); err != nil || e.Code == "" {
 		t.Fatalf("GET %s: %d %s", url, resp.StatusCode, body)
 	}
-	return e.Code, *e.Hint
+	if e.Hint != nil {
+		hint = *e.Hint
+	}
+	return e.Code, hint, resp.Header.Get(apierr.AdviceHeader)
 }

@@ -28,6 +28,9 @@ const (
 	// disappears; a new default expression is not an API change.
 	ColumnDefaultChanged ChangeKind = "column_default_changed"
 	ColumnEnumChanged    ChangeKind = "column_enum_changed"
+	// ColumnRenamed is a likely rename: a column gone and a new one at
+	// its position with its type (diff_renames.go).
+	ColumnRenamed ChangeKind = "column_renamed"
 
 	RelationshipAdded   ChangeKind = "relationship_added"
 	RelationshipRemoved ChangeKind = "relationship_removed"
@@ -131,28 +134,52 @@ type differ struct{ out []Change }
 
 func (d *differ) add(c Change) { d.out = append(d.out, c) }
 
-// relations compares relations matched by qualified name.
+// relations compares relations matched by qualified name; one removed
+// and one added that likely rename it (renamedRelations) are compared as
+// one relation.
 func (d *differ) relations(old, new []Relation) {
 	before := byName(old, func(r *Relation) QualifiedName { return r.QualifiedName })
 	after := byName(new, func(r *Relation) QualifiedName { return r.QualifiedName })
-	for name, o := range before {
-		if _, ok := after[name]; !ok {
-			d.add(Change{Kind: RelationRemoved, Object: name.String(), Old: kindWords(o.Kind), Breaking: true,
+	var removed, added []*Relation
+	for i := range old {
+		if _, ok := after[old[i].QualifiedName]; !ok {
+			removed = append(removed, &old[i])
+		}
+	}
+	for i := range new {
+		if _, ok := before[new[i].QualifiedName]; !ok {
+			added = append(added, &new[i])
+		}
+	}
+	renamed := renamedRelations(removed, added)
+	renamedFrom := map[QualifiedName]bool{}
+	for _, o := range renamed {
+		renamedFrom[o.QualifiedName] = true
+	}
+	for _, o := range removed {
+		if !renamedFrom[o.QualifiedName] {
+			d.add(Change{Kind: RelationRemoved, Object: o.QualifiedName.String(), Old: kindWords(o.Kind), Breaking: true,
 				Reason: "its route is gone"})
 		}
 	}
-	for name, n := range after {
-		o, ok := before[name]
-		if !ok {
-			d.add(Change{Kind: RelationAdded, Object: name.String(), New: kindWords(n.Kind)})
+	for _, n := range added {
+		if o, ok := renamed[n.QualifiedName]; ok {
+			d.add(Change{Kind: RelationRenamed, Object: n.QualifiedName.String(), Old: o.QualifiedName.String(), New: n.QualifiedName.String(),
+				Breaking: true, Reason: "likely a rename (the same kind and columns as " + o.QualifiedName.String() + "): its old route is gone"})
+			d.relation(o, n)
 			continue
 		}
-		d.relation(o, n)
+		d.add(Change{Kind: RelationAdded, Object: n.QualifiedName.String(), New: kindWords(n.Kind)})
+	}
+	for name, n := range after {
+		if o, ok := before[name]; ok {
+			d.relation(o, n)
+		}
 	}
 }
 
 func (d *differ) relation(o, n *Relation) {
-	object := o.QualifiedName.String()
+	object := n.QualifiedName.String()
 	if o.Kind != n.Kind {
 		d.add(Change{Kind: RelationKindChanged, Object: object, Old: kindWords(o.Kind), New: kindWords(n.Kind)})
 	}
@@ -175,13 +202,24 @@ func (d *differ) relation(o, n *Relation) {
 	d.computedFields(object, o.ComputedFields, n.ComputedFields)
 }
 
-// columns compares the columns of a relation both snapshots have.
+// columns compares the columns of a relation both snapshots have. A
+// column gone and another new at its position with its type is reported
+// as a likely rename (renamedColumns), then compared as one column.
 func (d *differ) columns(relation string, insertable bool, old, new []Column) {
 	before := byName(old, func(c *Column) string { return c.Name })
+	renamed := renamedColumns(old, new)
 	for i := range new {
 		n := &new[i]
 		object := relation + "." + n.Name
 		o, ok := before[n.Name]
+		if was, isRename := renamed[n.Name]; isRename {
+			o = before[was]
+			d.add(Change{Kind: ColumnRenamed, Object: object, Old: was, New: n.Name, Breaking: true,
+				Reason: "likely a rename (the same type and position as " + was + "): select, filters and writes naming " + was + " fail"})
+			delete(before, was)
+			d.column(object, insertable, o, n)
+			continue
+		}
 		if !ok {
 			c := Change{Kind: ColumnAdded, Object: object, New: columnWords(n)}
 			if insertable && required(n) {

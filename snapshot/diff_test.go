@@ -221,6 +221,33 @@ func TestDiff(t *testing.T) {
 			"! api.mood: enum labels changed from sad, happy to sad; values with a removed label are refused",
 			"! api.point: type attributes changed from x integer, y api.posint to x integer, y text; values clients read lose or retype an attribute",
 		}},
+		{"column renamed: one line, not a removal and a required addition", func(c *Content) {
+			c.Relations[books].Columns[2].Name = "label"
+		}, []string{"! api.books.label: column renamed from title to label; likely a rename (the same type and position as title): " +
+			"select, filters and writes naming title fail"}},
+		{"column dropped and one of its type added at the end: no rename", func(c *Content) {
+			cols := c.Relations[books].Columns
+			added := cols[1]
+			added.Name = "writer_id"
+			c.Relations[books].Columns = append([]Column{cols[0], cols[2]}, added)
+		}, []string{
+			"! api.books.author_id: column removed (was integer); select, filters and writes naming it fail",
+			"  api.books.writer_id: column added (integer, nullable)",
+		}},
+		{"column of another type at the old one's position: no rename", func(c *Content) {
+			c.Relations[books].Columns[2] = Column{Name: "pages", Type: "integer", Nullable: true}
+		}, []string{
+			"  api.books.pages: column added (integer, nullable)",
+			"! api.books.title: column removed (was text); select, filters and writes naming it fail",
+		}},
+		{"relation renamed", func(c *Content) { c.Relations[2].Name = "headings" },
+			[]string{"! api.headings: relation renamed from api.titles to api.headings; likely a rename (the same kind and columns as api.titles): its old route is gone"}},
+		{"types added and removed", func(c *Content) {
+			c.Types = append(c.Types[1:], UserType{QualifiedName: QualifiedName{Schema: "api", Name: "status"}, Labels: []string{"open", "closed"}})
+		}, []string{
+			"  api.mood: type removed (was enum: sad, happy)",
+			"  api.status: type added (enum: open, closed)",
+		}},
 		{"roles and comments are not API changes", func(c *Content) {
 			c.Roles = nil
 			c.Relations[books].Description = "Books."

@@ -3,9 +3,13 @@ package snapshot
 import "strings"
 
 // The change kinds of enums and composite types. A type appearing or
-// going with the columns and arguments of it is their retype; these are
-// changes of a type both snapshots keep.
+// going with the columns and arguments of it is their retype, which
+// breaks; the type's own line says what it is (its labels or attributes),
+// which a reviewer needs to judge the columns' lines and generated
+// clients' types.
 const (
+	TypeAdded             ChangeKind = "type_added"
+	TypeRemoved           ChangeKind = "type_removed"
 	EnumLabelsChanged     ChangeKind = "enum_labels_changed"
 	TypeAttributesChanged ChangeKind = "type_attributes_changed"
 )
@@ -16,10 +20,16 @@ const (
 // read, so those break; labels or attributes only added do not.
 func (d *differ) types(old, new []UserType) {
 	key := func(x *UserType) QualifiedName { return x.QualifiedName }
-	after := byName(new, key)
-	for _, o := range byName(old, key) {
+	before, after := byName(old, key), byName(new, key)
+	for name, n := range after {
+		if _, ok := before[name]; !ok {
+			d.add(Change{Kind: TypeAdded, Object: name.String(), New: typeWords(n)})
+		}
+	}
+	for _, o := range before {
 		n, ok := after[o.QualifiedName]
 		if !ok {
+			d.add(Change{Kind: TypeRemoved, Object: o.QualifiedName.String(), Old: typeWords(o)})
 			continue
 		}
 		if was, now := strings.Join(o.Labels, ", "), strings.Join(n.Labels, ", "); was != now {
@@ -45,6 +55,19 @@ func (d *differ) types(old, new []UserType) {
 			d.add(c)
 		}
 	}
+}
+
+// typeWords describes a type for a reader: "enum: happy, sad" or
+// "composite: street text, zip text".
+func typeWords(t *UserType) string {
+	if t.Attributes != nil {
+		as := make([]string, len(t.Attributes))
+		for i, a := range t.Attributes {
+			as[i] = a.Name + " " + a.Type
+		}
+		return "composite: " + strings.Join(as, ", ")
+	}
+	return "enum: " + strings.Join(t.Labels, ", ")
 }
 
 // kept reports whether every element of old is in new.

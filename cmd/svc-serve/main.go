@@ -28,6 +28,7 @@ func main() {
 func newApp(stdout, stderr io.Writer) *cli.App {
 	flags := []cli.Flag{
 		&cli.StringFlag{Name: "config", Aliases: []string{"c"}, Usage: "configuration file (PostgREST syntax: key = \"value\")"},
+		&cli.BoolFlag{Name: "ready", Usage: "ask the running server's admin server for /ready and exit 0 when it answers 200, 1 otherwise (a container's health check)"},
 	}
 	// Every configuration key is also a flag, described from the same
 	// table as the configuration reference; flags override the database,
@@ -72,6 +73,11 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 					fmt.Fprintln(stderr, "svc-serve: warning:", w.Message)
 				}
 				return err
+			}
+			if c.Bool("ready") {
+				// A health check's output is its status: the warnings
+				// are the server's to log.
+				return checkReady(c.Context, cfg)
 			}
 			logWarnings(stderr, cfg, warnings)
 			return serve(c.Context, sources, cfg, newLogger(cfg.LogLevel, cfg.LogFormat), nil)

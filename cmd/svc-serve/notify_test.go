@@ -27,6 +27,9 @@ func TestNotifyOnOtherNamingsChannel(t *testing.T) {
 	}
 	logs.waitFor(t, `level=NOTICE msg="notification on another channel than this server's: pgrst is the channel of `+
 		`compat-names = postgrest, and this server runs under compat-names = svc, whose channel is svc; acting on it all the same. `+
-		`Notify svc, or set compat-names = postgrest \(or db-channel = pgrst\) to make pgrst the channel" channel=pgrst payload="reload schema"`)
+		`Notify svc, or set compat-names = postgrest \(or db-channel = pgrst\) to make pgrst the channel; `+
+		`compat-names = postgrest would change error codes SVC100\.\. to PGRST100\.\., media types application/vnd\.svc\.\* to application/vnd\.pgrst\.\*, `+
+		`the channel svc to pgrst, in-database settings svc\.\* to pgrst\.\*, custom errors RAISE SQLSTATE 'SVC\.\.' to 'PGRST', `+
+		`and the environment variables read \(SVC_\* only to PGRST_\* and SVC_\*\)" channel=pgrst payload="reload schema"`)
 	logs.waitFor(t, `(?s)msg="schema snapshot loaded in \d+ ms".*msg="schema snapshot loaded in \d+ ms"`)
 }

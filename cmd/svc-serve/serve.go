@@ -49,6 +49,8 @@ func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log 
 	if err != nil {
 		return err
 	}
+	// Advice only, so it neither delays the start nor stops it.
+	go reload.NoteDatabaseTraces(ctx, cfg.DirectURI(), log)
 
 	pool, err := dbexec.NewPool(ctx, cfg)
 	if err != nil {

@@ -37,11 +37,16 @@ func UnacceptableSchema(allowed []string) *Error {
 
 // UnsupportedMediaType is SVC107 for an Accept header nothing here can
 // produce. When it asks for another naming's vendor types (postgrest-js's
-// .single() sends application/vnd.pgrst.object+json), the hint names the
-// compat-names setting that would answer them.
+// .single() sends application/vnd.pgrst.object+json), the advice names
+// the compat-names setting that would answer them, and the log says so
+// once (traces.go); the body is PostgREST's, hint null.
 func UnsupportedMediaType(accepted string) *Error {
-	return &Error{Status: 415, Code: code("107"),
-		Message: "None of these media types are available: " + accepted, Hint: str(otherVendorHint(accepted))}
+	e := &Error{Status: 415, Code: code("107"), Message: "None of these media types are available: " + accepted}
+	if advice, mode := otherVendorHint(accepted); advice != "" {
+		e.Advice = advice
+		e.trace = trace{kind: "media type", mode: mode, seen: "a request asked for " + accepted}
+	}
+	return e
 }
 
 // UnsupportedVerb is SVC117.

@@ -15,6 +15,12 @@ type Error struct {
 	Details any
 	// Hint is a string or nil.
 	Hint any
+	// Advice is SVC's own word on the cause, beyond what PostgREST's body
+	// says: sent in AdviceHeader and logged, never in the body.
+	Advice string
+	// trace is another naming's name the request or a function used, for
+	// the once-a-kind log line (traces.go).
+	trace trace
 	// Headers are extra response headers (e.g. WWW-Authenticate).
 	Headers map[string]string
 	// Cause is what went wrong underneath, for the server's log only: it

@@ -67,11 +67,12 @@ func Use(mode string) error {
 
 func code(suffix string) string { return Names.CodePrefix + suffix }
 
-// otherVendorHint is the hint for an Accept header naming the vendor media
-// types of a naming not in force (application/vnd.pgrst.* under SVC's
-// names, application/vnd.svc.* under PostgREST's), which are otherwise
-// refused like any unknown type; "" when it names none.
-func otherVendorHint(accepted string) string {
+// otherVendorHint is the advice for an Accept header naming the vendor
+// media types of a naming not in force (application/vnd.pgrst.* under
+// SVC's names, application/vnd.svc.* under PostgREST's), which are
+// otherwise refused like any unknown type, and that naming's compat-names
+// value; "" when it names none.
+func otherVendorHint(accepted string) (string, string) {
 	accepted = strings.ToLower(accepted)
 	current := modeOf(Names)
 	for _, mode := range slices.Sorted(maps.Keys(Namings)) {
@@ -80,9 +81,9 @@ func otherVendorHint(accepted string) string {
 			continue
 		}
 		return fmt.Sprintf("application/vnd.%s.* are the media types of compat-names = %s, and this server runs under compat-names = %s: "+
-			"ask for application/vnd.%s.* instead, or set compat-names = %s", n.Vendor, mode, current, Names.Vendor, mode)
+			"ask for application/vnd.%s.* instead, or set compat-names = %s", n.Vendor, mode, current, Names.Vendor, mode), mode
 	}
-	return ""
+	return "", ""
 }
 
 // modeOf is the compat-names value of naming n.

@@ -6,7 +6,7 @@ import (
 )
 
 // Write answers e on w as every SVC endpoint answers its errors: the
-// status, e's headers, Proxy-Status naming the code (for a HEAD, or a
+// status, e's headers, its advice (AdviceHeader), Proxy-Status naming the code (for a HEAD, or a
 // proxy's log, where only headers are read) and the JSON body. A 5xx is
 // the server's or the database's fault, so it is logged with its cause.
 func (e *Error) Write(w http.ResponseWriter, log *slog.Logger) {
@@ -22,6 +22,8 @@ func (e *Error) Write(w http.ResponseWriter, log *slog.Logger) {
 	for k, v := range e.Headers {
 		h.Set(k, v)
 	}
+	e.writeAdvice(h, log)
+	e.writeTrace(log)
 	h.Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(e.Status)
 	w.Write(e.JSON())

@@ -1,6 +1,7 @@
 package apierr
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -66,6 +67,14 @@ func FromPG(e *pgconn.PgError, authenticated bool) *Error {
 		Details: str(e.Detail),
 		Hint:    str(e.Hint),
 	}
+	if mode := otherRaiseState(e.Code); mode != "" {
+		// A function written for PostgREST (RAISE SQLSTATE 'PGRST' under
+		// SVC's names): answered as any SQLSTATE, with the fix.
+		out.Advice = fmt.Sprintf("SQLSTATE '%s' is the custom error of compat-names = %s, and this server runs under compat-names = %s: "+
+			"raise SQLSTATE '%s' (the same message and detail) instead, or set compat-names = %s", e.Code, mode, modeOf(Names),
+			raiseStateOf(Names), mode)
+		out.trace = trace{kind: "raise", mode: mode, seen: "a function raised SQLSTATE '" + e.Code + "'"}
+	}
 	switch out.Status {
 	case 401:
 		// An anonymous caller refused a privilege is told to authenticate
@@ -75,6 +84,12 @@ func FromPG(e *pgconn.PgError, authenticated bool) *Error {
 		out.Headers = retryAfter
 	}
 	return out
+}
+
+// raiseStateOf is a whole SQLSTATE naming n's custom error: its
+// RaiseState, completed to five characters ('SVC00').
+func raiseStateOf(n Naming) string {
+	return n.RaiseState + "00"[:5-len(n.RaiseState)]
 }
 
 // ptStatus reads the HTTP status of a PTnnn SQLSTATE.

@@ -33,7 +33,7 @@ func TestAdminListen(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "expected a whole number from 0 to 65535, or nothing for no admin server") {
 		t.Errorf("bad port: %v", err)
 	}
-	_, _, err = Load(Sources{Flags: map[string]string{"log-query": "true", "log-format": "xml"}})
+	_, _, err = Load(Sources{Flags: map[string]string{"log-query": "yes", "log-format": "xml"}})
 	if err == nil || !strings.Contains(err.Error(), "expected one of disabled, main-query") || !strings.Contains(err.Error(), "expected one of text, json") {
 		t.Errorf("bad log-query and log-format: %v", err)
 	}

@@ -98,6 +98,11 @@ type Config struct {
 	Snapshot                      string            // snapshot: a file, "db" or "db:<schema>"; "" introspects the live database
 	CompatNames                   string            // compat-names (SVC's addition): svc or postgrest, a key of apierr.Namings
 	AppSettings                   map[string]string // app.settings.<name>, keyed by <name>
+	// Misspelt are the warnings about unknown names that resemble a key:
+	// a key left at its default by a typo explains some
+	// answers (a 404 for every table of a schema db-schemas was meant to
+	// name), whose advice then names the typo rather than a reload.
+	Misspelt []Misspelling
 }
 
 // Warning reports a configuration problem that does not stop loading, such
@@ -106,6 +111,13 @@ type Warning struct {
 	Key     string // the key (or, from the environment, the variable) at fault
 	Source  string // where it was found, e.g. "config file svc.conf, line 2"
 	Message string // the complete sentence to show the user
+}
+
+// Misspelling is the warning about an unknown name and the key it most
+// resembles ("db-schemas" for PGRST_DB_SHEMAS).
+type Misspelling struct {
+	Warning
+	Meant string
 }
 
 // Sources holds the inputs of Load, from lowest to highest precedence.
@@ -171,6 +183,10 @@ func Load(src Sources) (*Config, []Warning, error) {
 		}
 	}
 	maps.Copy(c.AppSettings, l.app)
+	c.Misspelt = l.misspelt
+	if err := c.checkAdminPort(l.set["admin-server-port"].source); err != nil {
+		errs = append(errs, err)
+	}
 	if len(errs) > 0 {
 		return nil, l.warnings, errors.Join(errs...)
 	}
@@ -191,6 +207,7 @@ type loader struct {
 	unimplemented map[string]assignment
 	app           map[string]string // app.settings.<name>, by name
 	warnings      []Warning
+	misspelt      []Misspelling
 }
 
 // readFile assigns the file's entries, warning when a key is repeated
@@ -228,10 +245,11 @@ func (l *loader) assign(name, value, src string) {
 		l.warnRemoved(name, name, src)
 	default:
 		msg := fmt.Sprintf("unknown configuration key %q (%s)", name, src)
-		if s := closestKey(name); s != "" {
+		s := closestKey(name)
+		if s != "" {
 			msg += fmt.Sprintf("; did you mean %q?", s)
 		}
-		l.warn(name, src, msg)
+		l.misspell(Warning{Key: name, Source: src, Message: msg}, s)
 	}
 }
 
@@ -270,10 +288,22 @@ func (l *loader) readEnv(env map[string]string, prefix string) {
 		}
 		guess := normalize(suffix)
 		msg := fmt.Sprintf("unknown environment variable %s (no configuration key %q)", name, guess)
-		if s := closestKey(guess); s != "" && !strings.HasPrefix(s, appSettingsPrefix) {
-			msg += fmt.Sprintf("; did you mean %s?", prefix+envSuffix(s))
+		meant := closestKey(guess)
+		if meant != "" && !strings.HasPrefix(meant, appSettingsPrefix) {
+			msg += fmt.Sprintf("; did you mean %s?", prefix+envSuffix(meant))
+		} else {
+			meant = ""
 		}
-		l.warn(name, src, msg)
+		l.misspell(Warning{Key: name, Source: src, Message: msg}, meant)
+	}
+}
+
+// misspell warns of an unknown name, which, when it resembles the key
+// meant, is also kept in Config.Misspelt.
+func (l *loader) misspell(w Warning, meant string) {
+	l.warnings = append(l.warnings, w)
+	if meant != "" {
+		l.misspelt = append(l.misspelt, Misspelling{w, meant})
 	}
 }
 

@@ -50,3 +50,25 @@ func TestRequestLimitKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestAdminPortOfItsOwn: an admin server set to the API's port is refused
+// at load, as PostgREST 13 refuses it, rather than failing to listen
+// after the API started; on another host, or with the API on a socket,
+// the port is free for it.
+func TestAdminPortOfItsOwn(t *testing.T) {
+	t.Parallel()
+	_, _, err := Load(Sources{Flags: map[string]string{"server-port": "3000", "admin-server-port": "3000"}})
+	want := "admin-server-port = 3000 (flag --admin-server-port) is server-port too: give the admin server a port of its own"
+	if err == nil || err.Error() != want {
+		t.Errorf("same port: %v, want %s", err, want)
+	}
+	for _, flags := range []map[string]string{
+		{"server-port": "3000", "admin-server-port": "3001"},
+		{"server-port": "3000", "admin-server-port": "3000", "admin-server-host": "127.0.0.2"},
+		{"server-port": "3000", "admin-server-port": "3000", "server-unix-socket": "/tmp/svc.sock"},
+	} {
+		if _, _, err := Load(Sources{Flags: flags}); err != nil {
+			t.Errorf("%v: %v", flags, err)
+		}
+	}
+}

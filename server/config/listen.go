@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"net"
 	"net/http"
 	"strconv"
@@ -55,6 +56,17 @@ func (c *Config) AdminListenAddr() string {
 
 // AdminListenNetwork is ListenNetwork for the admin server's host.
 func (c *Config) AdminListenNetwork() string { return listenNetwork(c.adminHost()) }
+
+// checkAdminPort refuses an admin server set to listen where the API
+// does (the same port on the same host), as PostgREST 13 does: one of the
+// two could not listen, and which would depend on which starts first.
+// src says where admin-server-port was set.
+func (c *Config) checkAdminPort(src string) error {
+	if c.AdminServerPort <= 0 || c.AdminServerPort != c.ServerPort || c.ServerUnixSocket != "" || c.adminHost() != c.ServerHost {
+		return nil
+	}
+	return fmt.Errorf("admin-server-port = %d (%s) is server-port too: give the admin server a port of its own", c.AdminServerPort, src)
+}
 
 func (c *Config) adminHost() string {
 	if c.AdminServerHost != "" {

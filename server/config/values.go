@@ -50,6 +50,18 @@ func oneOf(options []string, field func(*Config) *string) setter {
 	}
 }
 
+// logQuery sets log-query: PostgREST 13's values, or PostgREST 14's
+// boolean for the same two choices, so that either's configuration runs.
+func logQuery(c *Config, v string) error {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "true":
+		v = "main-query"
+	case "false":
+		v = "disabled"
+	}
+	return oneOf([]string{"disabled", "main-query"}, func(c *Config) *string { return &c.LogQuery })(c, v)
+}
+
 // wholeExpectation words the accepted range, leaving out a maximum no one
 // would reach so the message stays short.
 func wholeExpectation(unit string, lo, hi int) string {

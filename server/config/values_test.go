@@ -131,3 +131,19 @@ func TestReplicaURIs(t *testing.T) {
 		t.Error("an unreadable @file was accepted")
 	}
 }
+
+// TestLogQueryBoolean: PostgREST 14 made log-query a boolean; its true and
+// false mean 13's main-query and disabled, so a configuration of either
+// version runs.
+func TestLogQueryBoolean(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{"true": "main-query", "FALSE": "disabled", "main-query": "main-query", "disabled": "disabled"} {
+		c, _, err := Load(Sources{Flags: map[string]string{"log-query": in}})
+		if err != nil || c.LogQuery != want {
+			t.Errorf("log-query = %s: %v %v, want %s", in, c, err, want)
+		}
+	}
+	if _, _, err := Load(Sources{Flags: map[string]string{"log-query": "yes"}}); err == nil {
+		t.Error("log-query = yes accepted")
+	}
+}

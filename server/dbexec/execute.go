@@ -295,7 +295,7 @@ func requestCalls(calls []call, tx *Tx, steps []Step, explicit bool) (_ []call, 
 	if explicit {
 		calls = append(calls, call{key: stmtKey{sql: beginSQL(tx)}})
 	}
-	calls = append(calls, call{key: stmtKey{sql: setupSQL(setupVariant{len(tx.Settings), tx.ReadOnly && !explicit})}, args: setupArgs(tx)})
+	calls = append(calls, call{key: stmtKey{sql: setupSQL(setupVariant{len(tx.Settings), tx.ReadOnly && !explicit, tx.Explain})}, args: setupArgs(tx)})
 	if tx.Timezone != "" {
 		calls = append(calls, call{key: stmtKey{sql: timezoneSQL}, args: [][]byte{[]byte(tx.Timezone)}})
 	}

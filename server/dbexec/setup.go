@@ -12,20 +12,27 @@ const (
 	// so nothing leaks to the next request on the connection. The role
 	// comes first, so the settings after it are checked against it.
 	//
-	// It also turns JIT compilation off. PostgreSQL decides to compile from
-	// the planned cost, which grows with the table, and then compiles every
-	// expression of the statement before running it; the compile checks for
-	// no interrupt, so neither statement_timeout, a cancel nor the client
-	// leaving stops it, and a statement within the request limits can
-	// compile for minutes. The statements SVC writes gain little from it.
-	// A role's own settings come after this (Tx.Settings), so a role set
-	// to `jit = on` gets it back.
+	// It also keeps JIT compilation off (setupNoJIT).
 	setupRole  = "select pg_catalog.set_config('role', $1, true)"
 	setupFixed = ", pg_catalog.set_config('search_path', $2, true), pg_catalog.set_config('request.method', $3, true), " +
 		"pg_catalog.set_config('request.path', $4, true), pg_catalog.set_config('request.headers', $5, true), " +
-		"pg_catalog.set_config('request.cookies', $6, true), pg_catalog.set_config('request.jwt.claims', $7, true), " +
-		"pg_catalog.set_config('jit', 'off', true)"
+		"pg_catalog.set_config('request.cookies', $6, true), pg_catalog.set_config('request.jwt.claims', $7, true)"
 	setupFixedArgs = 7
+	// setupNoJIT turns JIT compilation off. PostgreSQL decides to compile
+	// from the planned cost, which grows with the table, and then compiles
+	// every expression of the statement before running it; the compile
+	// checks for no interrupt, so neither statement_timeout, a cancel nor
+	// the client leaving stops it, and a statement within the request
+	// limits can compile for minutes. The statements SVC writes gain
+	// little from it. A role's own settings come after this (Tx.Settings),
+	// so a role set to `jit = on` gets it back.
+	setupNoJIT = ", pg_catalog.set_config('jit', 'off', true)"
+	// setupExplainNoJIT keeps a plan request (Tx.Explain) from compiling
+	// by the two settings that say what JIT may compile, with jit itself
+	// as the role has it: EXPLAIN (SETTINGS) lists the planner's settings
+	// that differ from PostgreSQL's defaults, jit among them but not
+	// these, so the plan shows the settings PostgREST's would.
+	setupExplainNoJIT = ", pg_catalog.set_config('jit_expressions', 'off', true), pg_catalog.set_config('jit_tuple_deforming', 'off', true)"
 	// setupReadOnly makes an implicit transaction read only, as BEGIN ...
 	// READ ONLY does an explicit one. Unlike the isolation level, which
 	// only BEGIN can choose, read-only may be switched on at any point.
@@ -39,6 +46,7 @@ const (
 type setupVariant struct {
 	settings int  // extra name/value settings
 	readOnly bool // the transaction is implicit and read only
+	explain  bool // the transaction runs EXPLAIN (setupExplainNoJIT)
 }
 
 // setupStatements caches the set-up statement by its variant, so its text
@@ -53,6 +61,11 @@ func setupSQL(v setupVariant) string {
 	var b strings.Builder
 	b.WriteString(setupRole)
 	b.WriteString(setupFixed)
+	if v.explain {
+		b.WriteString(setupExplainNoJIT)
+	} else {
+		b.WriteString(setupNoJIT)
+	}
 	for i := range v.settings {
 		p := setupFixedArgs + 2*i + 1
 		fmt.Fprintf(&b, ", pg_catalog.set_config($%d, $%d, true)", p, p+1)

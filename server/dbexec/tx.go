@@ -20,6 +20,9 @@ type Tx struct {
 	// Claims, Headers and Cookies are JSON objects for request.jwt.claims,
 	// request.headers and request.cookies.
 	Claims, Headers, Cookies string
+	// Explain marks a transaction that runs EXPLAIN for the plan media
+	// type: JIT is kept off by settings its output does not list.
+	Explain bool
 	// Settings are set_config name/value pairs applied after the role
 	// switch: the role's own settings, then app.settings.*.
 	Settings [][2]string

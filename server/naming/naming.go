@@ -50,7 +50,8 @@ func OtherChannels(cfg *config.Config) map[string]string {
 		}
 		others[n.Channel] = fmt.Sprintf("%s is the channel of compat-names = %s, and this server runs under compat-names = %s, "+
 			"whose channel is %s; acting on it all the same. Notify %s, or set compat-names = %s (or db-channel = %s) "+
-			"to make %s the channel", n.Channel, mode, cfg.CompatNames, own, own, mode, n.Channel, n.Channel)
+			"to make %s the channel; compat-names = %s would change %s", n.Channel, mode, cfg.CompatNames, own, own, mode, n.Channel, n.Channel,
+			mode, apierr.NamingChanges(cfg.CompatNames, mode))
 	}
 	return others
 }

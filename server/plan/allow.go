@@ -3,7 +3,6 @@ package plan
 import (
 	"strings"
 
-	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/request"
 	"github.com/svc-dev/svc/snapshot"
 )
@@ -21,7 +20,7 @@ func AllowRelation(req *request.Request, snap *snapshot.Snapshot, opts Options) 
 	name := snapshot.QualifiedName{Schema: schema, Name: req.Target}
 	rel := snap.Relation(name)
 	if rel == nil {
-		return "", undefinedRelation(snap, name, opts.Refresh)
+		return "", undefinedRelation(snap, name, opts)
 	}
 	methods := []string{"OPTIONS", "GET", "HEAD"}
 	if rel.Insertable {
@@ -50,7 +49,7 @@ func AllowFunction(req *request.Request, snap *snapshot.Snapshot, opts Options) 
 	name := snapshot.QualifiedName{Schema: schema, Name: req.Target}
 	fns := snap.Functions(name)
 	if len(fns) == 0 {
-		return "", apierr.NoFunction(name.String(), nil, functionHint(snap, name, nil, opts.Refresh))
+		return "", noFunction(snap, name, nil, nil, opts)
 	}
 	// A volatile function may write, which GET must not: POST only, as
 	// in PostgREST, unless some overload is not volatile.

@@ -91,7 +91,7 @@ func BuildCall(req *request.Request, body *request.Payload, raw []byte, media st
 			return c, err
 		}
 		if body == nil {
-			return nil, apierr.NoFunction(name.String(), nil, functionHint(snap, name, candidates, opts.Refresh))
+			return nil, noFunction(snap, name, nil, candidates, opts)
 		}
 	}
 
@@ -131,7 +131,7 @@ func BuildCall(req *request.Request, body *request.Payload, raw []byte, media st
 				return c, err
 			}
 		}
-		return nil, apierr.NoFunction(name.String(), supplied, functionHint(snap, name, candidates, opts.Refresh))
+		return nil, noFunction(snap, name, supplied, candidates, opts)
 	}
 	if err != nil {
 		return nil, err
@@ -398,14 +398,15 @@ func signature(f *snapshot.Function, types bool) string {
 	return f.QualifiedName.String() + "(" + strings.Join(args, ", ") + ")"
 }
 
-// functionHint suggests an overload's signature when the name exists, or
-// the closest function name in the schema, and names the snapshot looked
-// in (staleHint), unless the schema itself is missing (missingSchemaHint).
-func functionHint(snap *snapshot.Snapshot, name snapshot.QualifiedName, fns []*snapshot.Function, refresh Refresh) string {
+// noFunction is SVC202 with PostgREST's hint, an overload's signature when
+// the name exists or the closest function name in the schema, and the
+// advice naming the snapshot looked in (notFoundAdvice), or the missing
+// schema (missingSchemaHint).
+func noFunction(snap *snapshot.Snapshot, name snapshot.QualifiedName, supplied []string, fns []*snapshot.Function, opts Options) *apierr.Error {
 	if h := missingSchemaHint(snap, name.Schema); h != "" {
-		return h
+		return apierr.NoFunction(name.String(), supplied, "").WithAdvice(h)
 	}
-	return hints(closestFunction(snap, name, fns), staleHint(snap, refresh, "it", "created"))
+	return apierr.NoFunction(name.String(), supplied, closestFunction(snap, name, fns)).WithAdvice(notFoundAdvice(snap, opts))
 }
 
 func closestFunction(snap *snapshot.Snapshot, name snapshot.QualifiedName, fns []*snapshot.Function) string {

@@ -13,7 +13,7 @@ import (
 // with PostgreSQL's hint), without a round trip. A name it accepts, a
 // column or a computed field, is resolved into node's Fields. A name it
 // does not know may be a column added since the snapshot was taken, so
-// the hint says how to have it known (staleHint), unless the name is
+// the advice says how to have it known (staleAdvice), unless the name is
 // plainly something else (an aggregate's output) or the relation is none
 // of the snapshot's.
 type columnChecker struct {
@@ -39,14 +39,13 @@ func (c columnChecker) check(name string) error {
 		hint := "\"" + name + "\" is an aggregate: filtering on aggregates (HAVING) and ordering by them are not supported."
 		return apierr.UndefinedColumn(c.node.SQLName(), name, hint)
 	}
-	closer := columnHint(c.node.SQLName(), name, c.rel.Columns)
-	stale := ""
+	e := apierr.UndefinedColumn(c.node.SQLName(), name, columnHint(c.node.SQLName(), name, c.rel.Columns))
 	if c.snap.Relation(c.rel.QualifiedName) == c.rel {
 		// Not the rows of a function made from its arguments or its set
 		// of values: those change with its signature, which SVC202 is for.
-		stale = staleHint(c.snap, c.refresh, "a column \""+name+"\" of "+c.rel.Name, "added")
+		e.WithAdvice(staleAdvice(c.snap, c.refresh, "a column \""+name+"\" of "+c.rel.Name, "added"))
 	}
-	return apierr.UndefinedColumn(c.node.SQLName(), name, hints(closer, stale))
+	return e
 }
 
 // has reports whether name is a column or a computed field of the

@@ -15,10 +15,12 @@ import (
 // schema when it was dumped: a table, function, column or foreign key
 // created since is unknown until a new snapshot is loaded, and a bare 404
 // or 400 does not tell a caller (or the developer who just ran a
-// migration) that. The hint keeps what PostgreSQL or PostgREST would
-// suggest (the closest known name), names the snapshot answered from, and
-// says the step that makes a new name known, which depends on where the
-// snapshot comes from (Refresh).
+// migration) that. The body stays what PostgREST answers, its hint what
+// PostgreSQL or PostgREST would suggest (the closest known name), since
+// clients compare it; SVC's advice (apierr.Error.Advice, sent in a header
+// and logged) names the snapshot answered from and the step that makes a
+// new name known, which depends on where the snapshot comes from
+// (Refresh), or the setting that is more likely at fault (Options.Misconfigured).
 
 // Refresh is how the snapshot a server plans with is brought up to date
 // after a migration: the step a hint about a name the snapshot lacks
@@ -49,11 +51,24 @@ func (r Refresh) step() string {
 }
 
 // undefinedRelation answers a relation the snapshot lacks.
-func undefinedRelation(snap *snapshot.Snapshot, name snapshot.QualifiedName, refresh Refresh) *apierr.Error {
+func undefinedRelation(snap *snapshot.Snapshot, name snapshot.QualifiedName, opts Options) *apierr.Error {
 	if h := missingSchemaHint(snap, name.Schema); h != "" {
-		return apierr.UndefinedTable(name.String(), h)
+		return apierr.UndefinedTable(name.String(), "").WithAdvice(h)
 	}
-	return apierr.UndefinedTable(name.String(), hints(closestRelation(snap, name), staleHint(snap, refresh, "it", "created")))
+	// PostgreSQL's own 42P01 has no hint, and PostgREST 12 forwards it as
+	// it is: the closest relation is SVC's advice, as is the snapshot's.
+	return apierr.UndefinedTable(name.String(), "").WithAdvice(closestRelation(snap, name)).WithAdvice(notFoundAdvice(snap, opts))
+}
+
+// notFoundAdvice is the advice on a relation or function the snapshot
+// lacks: a configuration that looks mistaken (a misspelt db-schemas, whose
+// fix no reload brings) when there is one, the snapshot's staleness
+// otherwise.
+func notFoundAdvice(snap *snapshot.Snapshot, opts Options) string {
+	if opts.Misconfigured != "" {
+		return opts.Misconfigured
+	}
+	return staleAdvice(snap, opts.Refresh, "it", "created")
 }
 
 // closestRelation suggests the relation of name's schema closest to it.
@@ -94,20 +109,26 @@ func missingSchemaHint(snap *snapshot.Snapshot, schema string) string {
 	return h
 }
 
-// staleHint says which snapshot a name was looked up in and, should what
+// staleAdvice says which snapshot a name was looked up in and, should what
 // the name stands for have been made (change: "created", "added") since
 // it was taken, how to have it known.
-func staleHint(snap *snapshot.Snapshot, refresh Refresh, what, change string) string {
+func staleAdvice(snap *snapshot.Snapshot, refresh Refresh, what, change string) string {
+	return "The schema snapshot in use (" + snapshotNamed(snap) + ") does not have " + what + "; if it was " + change + " since, " +
+		refresh.step() + "."
+}
+
+// snapshotNamed names snap in advice: its fingerprint's first twelve
+// characters and when it was taken.
+func snapshotNamed(snap *snapshot.Snapshot) string {
 	h := snap.Header
 	fp := h.Fingerprint
 	if len(fp) > 12 {
 		fp = fp[:12]
 	}
-	return "The schema snapshot in use (fingerprint " + fp + ", taken " + h.CreatedAt.UTC().Format(time.RFC3339) +
-		") does not have " + what + "; if it was " + change + " since, " + refresh.step() + "."
+	return "fingerprint " + fp + ", taken " + h.CreatedAt.UTC().Format(time.RFC3339)
 }
 
-// staleRelationship adds to findRelationship's SVC200, its only 400, the
+// staleRelationship advises with findRelationship's SVC200, its only 400, the
 // snapshot it searched: a foreign key added since is unknown until a new
 // snapshot is loaded. SVC201 (ambiguous) is about relationships the
 // snapshot has, and passes as it is; so does a target named as a
@@ -124,18 +145,14 @@ func staleRelationship(err error, snap *snapshot.Snapshot, refresh Refresh, orig
 			return err
 		}
 	}
-	own, _ := e.Hint.(string)
-	e.Hint = hints(own, staleHint(snap, refresh, "a relationship between '"+origin.Name+"' and '"+target+"'", "added"))
-	return e
+	return e.WithAdvice(staleAdvice(snap, refresh, "a relationship between '"+origin.Name+"' and '"+target+"'", "added"))
 }
 
-// hints joins the hints that are not empty.
-func hints(hs ...string) string {
-	var out []string
-	for _, h := range hs {
-		if h != "" {
-			out = append(out, h)
-		}
-	}
-	return strings.Join(out, " ")
+// SnapshotAhead is the advice on an error the database raised for a name
+// the snapshot in use has and the database no longer does (what: "a
+// column \"title\""): renamed or dropped since the snapshot was taken,
+// which a statement built from the snapshot meets only when it runs.
+func SnapshotAhead(snap *snapshot.Snapshot, refresh Refresh, what string) string {
+	return "The schema snapshot in use (" + snapshotNamed(snap) + ") has " + what + ", which the database does not; " +
+		"if it was renamed or dropped since, " + refresh.step() + "."
 }

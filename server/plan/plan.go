@@ -23,9 +23,14 @@ type Options struct {
 	// LegacyTargetNames is url-use-legacy-target-names: whether
 	// parameters may address an aliased embed by its relation's name.
 	LegacyTargetNames bool
-	// Refresh is how the snapshot is brought up to date, for the hints
-	// about names it lacks.
+	// Refresh is how the snapshot is brought up to date, for the advice
+	// on names it lacks.
 	Refresh Refresh
+	// Misconfigured, when set, is the advice on a relation or function
+	// not found in place of a reload: the configuration was loaded with
+	// warnings (a misspelt key) that may have left db-schemas other than
+	// meant, which no reload mends.
+	Misconfigured string
 }
 
 // Node is one relation of a read tree: the relation read, or an embed.
@@ -243,7 +248,7 @@ func target(req *request.Request, snap *snapshot.Snapshot, opts Options) (*snaps
 	}
 	rel := snap.Relation(name)
 	if rel == nil {
-		return nil, undefinedRelation(snap, name, opts.Refresh)
+		return nil, undefinedRelation(snap, name, opts)
 	}
 	return rel, nil
 }

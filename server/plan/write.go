@@ -109,7 +109,10 @@ func BuildWrite(req *request.Request, payload *request.Payload, snap *snapshot.S
 		for _, key := range payload.Keys {
 			col := snap.Column(rel, key)
 			if col == nil {
-				return nil, apierr.UnknownPayloadColumn(rel.Name, key)
+				// A column added (or renamed) since the snapshot was
+				// taken is unknown until it is reloaded.
+				return nil, apierr.UnknownPayloadColumn(rel.Name, key).
+					WithAdvice(staleAdvice(snap, opts.Refresh, "a column \""+key+"\" of "+rel.Name, "added"))
 			}
 			w.Columns = append(w.Columns, col)
 		}

@@ -17,47 +17,67 @@ import (
 // (ALTER ROLE authenticator [IN DATABASE ...] SET svc.db_schemas = '...',
 // which PostgreSQL applies at login) and, when preConfig names a function,
 // whatever that function sets with set_config. The result maps keys
-// ("db-schemas") to values, for config.Sources.Database.
-func ReadDatabaseConfig(ctx context.Context, uri, preConfig string) (map[string]string, error) {
+// ("db-schemas") to values, for config.Sources.Database. Settings of
+// another naming (pgrst.* under SVC's names) are refused with the fix
+// (ForeignSettingsError), or, when this naming's setting of the same key
+// overrides them, returned in notes for the log (dbconfig_naming.go).
+func ReadDatabaseConfig(ctx context.Context, uri, preConfig string) (settings map[string]string, notes []string, err error) {
 	conn, err := dbexec.Connect(ctx, uri)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
 	tx, err := conn.Begin(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// Read only: nothing here should change the database; the rollback
 	// also undoes what the pre-config function set.
 	defer tx.Rollback(context.WithoutCancel(ctx))
 	if preConfig != "" {
 		if _, err := tx.Exec(ctx, dbexec.CallSQL(preConfig)); err != nil {
-			return nil, fmt.Errorf("db-pre-config %s: %w", preConfig, err)
+			return nil, nil, fmt.Errorf("db-pre-config %s: %w", preConfig, err)
 		}
 	}
 	byName := config.DatabaseSettings()
-	names := slices.Sorted(maps.Keys(byName))
-	settings := make([]string, len(names))
-	for i, n := range names {
-		settings[i] = apierr.Names.SettingPrefix + n
+	suffixes := slices.Sorted(maps.Keys(byName))
+	foreignModes := foreignSettingNames(suffixes)
+	names := make([]string, 0, len(suffixes)+len(foreignModes))
+	for _, n := range suffixes {
+		names = append(names, apierr.Names.SettingPrefix+n)
 	}
-	rows, err := tx.Query(ctx, "select s, pg_catalog.current_setting(s, true) from pg_catalog.unnest($1::text[]) s", settings)
+	names = append(names, slices.Sorted(maps.Keys(foreignModes))...)
+	rows, err := tx.Query(ctx, "select s, pg_catalog.current_setting(s, true) from pg_catalog.unnest($1::text[]) s", names)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	out := map[string]string{}
+	out, foreign := map[string]string{}, map[string]string{}
 	for rows.Next() {
 		var name string
 		var value *string
 		if err := rows.Scan(&name, &value); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		// An unset custom setting reads as NULL, or as "" once a session
 		// has set and reset it; neither configures anything.
-		if value != nil && *value != "" {
-			out[byName[strings.TrimPrefix(name, apierr.Names.SettingPrefix)]] = *value
+		if value == nil || *value == "" {
+			continue
 		}
+		if _, ok := foreignModes[name]; ok {
+			foreign[name] = *value
+			continue
+		}
+		out[byName[strings.TrimPrefix(name, apierr.Names.SettingPrefix)]] = *value
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, nil, err
+	}
+	shadowed, err := checkForeignSettings(ctx, tx, foreign, foreignModes, byName, out)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, s := range shadowed {
+		notes = append(notes, shadowedMessage(s))
+	}
+	return out, notes, nil
 }

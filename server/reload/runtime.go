@@ -2,6 +2,7 @@ package reload
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -54,7 +55,9 @@ type served struct {
 // ResolveConfig loads the configuration from sources and, when db-config
 // is on, adds the in-database settings (ReadDatabaseConfig). At start, a
 // database that cannot be read is logged and skipped, so a server can
-// start while the database is away; the next reload reads it again.
+// start while the database is away; the next reload reads it again. One
+// that carries another naming's settings stops the start
+// (ForeignSettingsError).
 func ResolveConfig(ctx context.Context, sources config.Sources, log *slog.Logger) (*config.Config, error) {
 	return resolveConfig(ctx, sources, log, true)
 }
@@ -68,13 +71,21 @@ func resolveConfig(ctx context.Context, sources config.Sources, log *slog.Logger
 	if err != nil || !cfg.DBConfig {
 		return cfg, err
 	}
-	settings, err := ReadDatabaseConfig(ctx, cfg.DirectURI(), cfg.DBPreConfig)
+	settings, notes, err := ReadDatabaseConfig(ctx, cfg.DirectURI(), cfg.DBPreConfig)
+	if foreign := (*ForeignSettingsError)(nil); errors.As(err, &foreign) {
+		// Read, and refused: another naming's settings stop a start too,
+		// unlike a database that cannot be read.
+		return nil, fmt.Errorf("in-database configuration: %w", err)
+	}
 	if err != nil && !atStart {
 		return nil, fmt.Errorf("in-database configuration not read: %w", err)
 	}
 	if err != nil {
 		log.Warn("in-database configuration not read; using the file, environment and flags", "error", err)
 		return cfg, nil
+	}
+	for _, n := range notes {
+		log.Warn(n)
 	}
 	sources.Database, sources.DatabasePrefix = settings, apierr.Names.SettingPrefix
 	cfg, warnings, err := config.Load(sources)
