@@ -24,9 +24,7 @@ func TestUnchangedPublishedSnapshotNotFetched(t *testing.T) {
 	db := superConn(t)
 	exec := func(sql string) {
 		t.Helper()
-		if _, err := db.Exec(ctx, sql); err != nil {
-			t.Fatalf("%s: %v", sql, err)
-		}
+		mustExec(t, db, sql)
 	}
 	exec(`create schema fetchless; create table fetchless.racks (id int primary key)`)
 	t.Cleanup(func() { db.Exec(context.Background(), "drop schema if exists fetchless, fetchless_snaps cascade") })

@@ -24,9 +24,7 @@ func TestDBSource(t *testing.T) {
 	db := superConn(t)
 	exec := func(sql string) {
 		t.Helper()
-		if _, err := db.Exec(ctx, sql); err != nil {
-			t.Fatalf("%s: %v", sql, err)
-		}
+		mustExec(t, db, sql)
 	}
 	exec(`create schema dbsource;
 		create table dbsource.shelves (id int primary key);

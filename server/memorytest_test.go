@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/svc-dev/svc/sql/pgtest"
 )
 
@@ -105,4 +106,12 @@ func procFieldIfAlive(t *testing.T, pid int, file, field string) (int64, bool) {
 		t.Fatal(err)
 	}
 	return n, true
+}
+
+// mustExec runs sql on db, failing the test on an error.
+func mustExec(t *testing.T, db *pgx.Conn, sql string) {
+	t.Helper()
+	if _, err := db.Exec(t.Context(), sql); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
 }

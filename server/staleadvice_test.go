@@ -22,9 +22,7 @@ func TestStaleAdviceOnWritesAndCalls(t *testing.T) {
 	db := superConn(t)
 	exec := func(sql string) {
 		t.Helper()
-		if _, err := db.Exec(ctx, sql); err != nil {
-			t.Fatalf("%s: %v", sql, err)
-		}
+		mustExec(t, db, sql)
 	}
 	exec(`drop schema if exists staleadv cascade;
 		create schema staleadv;

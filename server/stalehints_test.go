@@ -28,9 +28,7 @@ func TestStaleHintsSayHowToRefresh(t *testing.T) {
 	db := superConn(t)
 	exec := func(sql string) {
 		t.Helper()
-		if _, err := db.Exec(ctx, sql); err != nil {
-			t.Fatalf("%s: %v", sql, err)
-		}
+		mustExec(t, db, sql)
 	}
 	reset := func() {
 		exec(`drop schema if exists stalehint, stalehint_snaps cascade;
