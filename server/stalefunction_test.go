@@ -17,13 +17,15 @@ import (
 
 // TestReplacedFunctionNeverWrong2xx replaces, without a reload, a scalar
 // function by one returning a table of two rows, by one returning a set
-// of integers, and a void function by one returning an integer, on a node
+// of integers, a void function by one returning an integer, and one
+// returning a row by one returning a set of them, on a node
 // with prepared statements and on one without (as behind a transaction
 // pooler), for a GET (read-only) and a POST call.
 func TestReplacedFunctionNeverWrong2xx(t *testing.T) {
 	const schema = `
 create function $s.total(n int) returns integer stable language sql as 'select n * 2';
 create function $s.touch(n int) returns void stable language sql as 'select';
+create function $s.one(n int) returns $s.people stable language sql as 'select * from $s.people where id = n - 2';
 grant execute on all functions in schema $s to web_anon;`
 	for _, tc := range []struct {
 		name, fn, replace string
@@ -41,6 +43,10 @@ grant execute on all functions in schema $s to web_anon;`
 		{"void to integer", "touch",
 			`drop function $s.touch(int); create function $s.touch(n int) returns integer stable language sql as 'select n * 2';`,
 			[]string{`6`}},
+		{"one row to a set", "one",
+			`drop function $s.one(int); create function $s.one(n int) returns setof $s.people stable language sql as
+				'select * from $s.people where id <= n';`,
+			[]string{`[{"id":1,"name":"Ann","mood":"happy"},{"id":2,"name":"Bob","mood":"sad"}]`}},
 	} {
 		for _, prepared := range []bool{true, false} {
 			name := tc.name + "/prepared"

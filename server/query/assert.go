@@ -27,23 +27,29 @@ import (
 // asserting the result the snapshot recorded, and the statement that
 // asserts only that (Statement.Assert): the function called with typed
 // nulls, which resolve to the same function as the call's arguments, of
-// the same types. Rows read as a relation's, and a result of a
-// polymorphic or record type, which no null can stand for, are left as
-// they are, with no assertion.
-func returnAssertion(c *plan.Call, call string) (expr, assert string) {
+// the same types. A function returning one row is called in FROM, where
+// PostgreSQL takes a set as well, so its statement asserts it in a guard
+// instead: a condition on the arguments' row that PostgreSQL refuses to
+// parse for a set or another row type, and folds to true (a CASE that is
+// never taken) without calling anything. Other rows, read by their
+// columns' names, are answered as the function now returns them, or
+// refused for a column it no longer has, as with the new snapshot; a
+// result of a polymorphic or record type, which no null can stand for,
+// has no assertion.
+func returnAssertion(c *plan.Call, call string) (expr, guard, assert string) {
 	fn := c.Function
-	if c.ReturnsRows() || fn.ReturnsRecord || pseudoType(fn.ReturnType) {
-		return call, ""
+	rows := c.ReturnsRows()
+	if (rows && fn.Returns != snapshot.ReturnsComposite) || fn.ReturnsRecord || pseudoType(fn.ReturnType) {
+		return call, "", ""
 	}
 	var typ strings.Builder
 	typ.WriteString("null::")
 	writeQuoted(&typ, fn.ReturnType.Schema)
 	typ.WriteByte('.')
 	writeQuoted(&typ, fn.ReturnType.Name)
-	expr = "coalesce(" + call + ", " + typ.String() + ")"
 
 	b := builder{}
-	b.write("select coalesce(")
+	b.write("coalesce(")
 	b.ident(fn.Schema, fn.Name)
 	b.write("(")
 	if len(c.Args) == 1 && c.Args[0].Name == "" {
@@ -58,7 +64,14 @@ func returnAssertion(c *plan.Call, call string) (expr, assert string) {
 		})
 	}
 	b.write("), ", typ.String(), ")")
-	return expr, b.sql.String()
+	if rows {
+		// A null test of the row, inside the CASE, leaves a boolean
+		// outside it, whose null test the planner folds; a row's it keeps
+		// to run.
+		guard = "case when false then " + b.sql.String() + " is null end is null"
+		return call, guard, "select " + guard
+	}
+	return "coalesce(" + call + ", " + typ.String() + ")", "", "select " + b.sql.String()
 }
 
 // pseudoType reports whether t is a polymorphic or other pseudo-type of

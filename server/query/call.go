@@ -34,7 +34,12 @@ func call(c *plan.Call, streamed bool) Statement {
 	invoke(&part, c)
 	call := part.sql.String()
 	b.rejoin(&part)
-	asserted, assert := returnAssertion(c, call)
+	asserted, guard, assert := returnAssertion(c, call)
+	if guard != "" {
+		// The arguments' row, kept under its name, with the guard.
+		alias := argsAlias(c)
+		args = "(select " + alias + ".* from " + args + " where " + guard + ") " + alias
+	}
 	var sb strings.Builder
 	writeQuoted(&sb, c.Alias())
 	rows := sb.String()
