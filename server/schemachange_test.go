@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/svc-dev/svc/server/config"
 	"github.com/svc-dev/svc/server/reload"
 )
 
@@ -55,6 +56,13 @@ create function %[1]s.boom() returns int stable language plpgsql as
 // newMigration creates schema and serves it with a pool of poolSize.
 func newMigration(t *testing.T, schema string, poolSize int) *migration {
 	t.Helper()
+	return newMigrationWith(t, schema, poolSize, nil)
+}
+
+// newMigrationWith is newMigration with the server's configuration
+// changed by edit first, when not nil.
+func newMigrationWith(t *testing.T, schema string, poolSize int, edit func(*config.Config)) *migration {
+	t.Helper()
 	ctx := context.Background()
 	db, err := pgx.Connect(ctx, fixture.superURI)
 	if err != nil {
@@ -68,6 +76,9 @@ func newMigration(t *testing.T, schema string, poolSize int) *migration {
 	cfg := *fixture.cfg
 	cfg.DBSchemas = []string{schema}
 	cfg.DBPool = poolSize
+	if edit != nil {
+		edit(&cfg)
+	}
 	m.srv, m.snaps, err = startServer(ctx, &cfg, nil)
 	if err != nil {
 		t.Fatal(err)

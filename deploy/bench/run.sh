@@ -27,7 +27,10 @@
 # connections too, for latency at SVC's concurrency), PAIRS (3: rounds per
 # workload of SVC at 32 connections and pgbench at 10, and pREST at 32
 # where PREST runs it, back to back, for the ratio's median; 0: none),
-# PAIR_SECONDS (10: each run of a round), FLOOR (1: floorserver in the
+# PAIR_SECONDS (10: each run of a round), UNPREPARED (1: a second svc-serve
+# with db-prepared-statements = false, as behind a transaction pooler, in
+# the paired rounds too, with pgbench -M extended on the same statements:
+# their ratios to the prepared path's in each round; 0: none), FLOOR (1: floorserver in the
 # paired rounds beside SVC and pREST, and PostgreSQL's CPU per transaction
 # for each part of what SVC sends and for pREST's statement, FLOOR_ROUNDS
 # (3) rounds; see floor.sh), RATE
@@ -88,6 +91,7 @@ CHECK_SQL=${CHECK_SQL:-1}
 EQUAL=${EQUAL:-1}
 PAIRS=${PAIRS:-3}
 PAIR_SECONDS=${PAIR_SECONDS:-10}
+UNPREPARED=${UNPREPARED:-1}
 RATE=${RATE:-}
 PERF_DIR=${PERF_DIR:-}
 TOPOLOGY=${TOPOLOGY:-shared}
@@ -100,6 +104,7 @@ HTTPPORT=${HTTPPORT:-3100}
 ADMINPORT=$((HTTPPORT + 2))
 PRESTPORT=$((HTTPPORT + 3))
 FLOORPORT=$((HTTPPORT + 4))
+UNPREPPORT=$((HTTPPORT + 5))
 PREST=${PREST:-1}
 # SVC's pool, and pgbench's connections: the database sees 10 sessions
 # either way, so the ratio compares like with like.
@@ -115,7 +120,7 @@ for kind in $KINDS; do
   # wrk runs a plain GET / when its script is missing; refuse instead.
   [ -f "deploy/bench/$kind.lua" ] && [ -f "deploy/bench/$kind.pgbench" ] || die "no workload $kind (deploy/bench/$kind.lua and .pgbench)"
 done
-for port in "$PGPORT" "$HTTPPORT" $((HTTPPORT + 1)) $([ "$FAULTS" = 1 ] && echo "$ADMINPORT") "$PRESTPORT" "$FLOORPORT"; do
+for port in "$PGPORT" "$HTTPPORT" $((HTTPPORT + 1)) $([ "$FAULTS" = 1 ] && echo "$ADMINPORT") "$PRESTPORT" "$FLOORPORT" "$UNPREPPORT"; do
   # A server already listening there would answer in SVC's place.
   if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then die "port $port is in use"; fi
 done
@@ -149,6 +154,7 @@ chmod 755 "$WORK"
 SVC_PID=
 PREST_PID=
 FLOOR_PID=
+UNPREP_PID=
 SAMPLER_PID=
 FAULT_PID=
 FAULT_CHECKS_FAILED=0
@@ -160,6 +166,7 @@ cleanup() {
   [ -n "$SVC_PID" ] && kill "$SVC_PID" 2>/dev/null && wait "$SVC_PID" 2>/dev/null
   [ -n "$PREST_PID" ] && kill "$PREST_PID" 2>/dev/null && wait "$PREST_PID" 2>/dev/null
   [ -n "$FLOOR_PID" ] && kill "$FLOOR_PID" 2>/dev/null && wait "$FLOOR_PID" 2>/dev/null
+  [ -n "$UNPREP_PID" ] && kill "$UNPREP_PID" 2>/dev/null && wait "$UNPREP_PID" 2>/dev/null
   as_pg "$BIN/pg_ctl" -D "$WORK/data" -m immediate stop >/dev/null 2>&1
   rm -rf "$WORK"
 }
@@ -280,6 +287,15 @@ start_svc() {
   await_server svc-serve "$SVC_PID" "$WORK/svc.log" "$HTTP/books?id=eq.1"
 }
 stop_svc() { kill "$SVC_PID" && wait "$SVC_PID" || true; SVC_PID=; }
+# start_unprepared starts a second svc-serve, UNPREP_PID, on UNPREPPORT
+# with db-prepared-statements = false: every statement parsed and planned
+# on each request, as behind a transaction pooler.
+UNPREP_HTTP=http://127.0.0.1:$UNPREPPORT
+start_unprepared() {
+  local main=$SVC_PID
+  HTTPPORT=$UNPREPPORT HTTP=$UNPREP_HTTP start_svc error SVC_DB_PREPARED_STATEMENTS=false
+  UNPREP_PID=$SVC_PID SVC_PID=$main
+}
 # pREST, the peer: build_prestd, start_prest, stop_prest, prest_kind.
 . deploy/bench/prest.sh
 # PostgreSQL's floor: run_floor, floor_report.
@@ -345,6 +361,7 @@ run_wrk() {
   local pid=$SVC_PID url=$HTTP script=deploy/bench/$1.lua
   if [ "${PEER:-}" = prest ]; then pid=$PREST_PID url=$PREST_HTTP script=deploy/bench/prest/$1.lua; fi
   if [ "${PEER:-}" = floor ]; then pid=$FLOOR_PID url=$FLOOR_HTTP; fi
+  if [ "${PEER:-}" = unprepared ]; then pid=$UNPREP_PID url=$UNPREP_HTTP; fi
   (while :; do rss_kb "$pid"; sleep 0.5; done) >"$WORK/rss.txt" 2>/dev/null &
   SAMPLER_PID=$!
   before=$(cpu_ticks "$pid")
@@ -408,6 +425,7 @@ run_pgbench() {
 # starts with the next one, so a steady drift favours none.
 run_pairs() {
   local kind=$1 i j parts=(svc pgbench)
+  [ -n "$UNPREP_PID" ] && parts+=(unprepared extended)
   prest_kind "$kind" && parts+=(prest)
   floor_kind "$kind" && parts+=(floor)
   for i in $(seq "$PAIRS"); do
@@ -418,6 +436,8 @@ run_pairs() {
       pgbench) DURATION=$PAIR_SECONDS PGROWS=pairs-pgbench.tsv run_pgbench "$kind" prepared ;;
       prest) PEER=prest DURATION=$PAIR_SECONDS ROWS=pairs-prest.tsv run_wrk "$kind" 32 ;;
       floor) PEER=floor DURATION=$PAIR_SECONDS ROWS=pairs-floor.tsv run_wrk "$kind" 32 ;;
+      unprepared) PEER=unprepared DURATION=$PAIR_SECONDS ROWS=pairs-unprepared.tsv run_wrk "$kind" 32 ;;
+      extended) DURATION=$PAIR_SECONDS PGROWS=pairs-extended.tsv run_pgbench "$kind" extended ;;
       esac
     done
   done
@@ -498,6 +518,8 @@ run_variants() {
 : >"$WORK/pairs-pgbench.tsv"
 : >"$WORK/pairs-prest.tsv"
 : >"$WORK/pairs-floor.tsv"
+: >"$WORK/pairs-unprepared.tsv"
+: >"$WORK/pairs-extended.tsv"
 : >"$WORK/variants.tsv"
 : >"$WORK/floor.tsv"
 if [ -n "$KINDS" ] && [ -n "$VARIANTS" ]; then
@@ -512,12 +534,16 @@ elif [ -n "$KINDS" ]; then
       start_prest
     fi
     if [ "$PAIRS" != 0 ] && floor_kind "$kind" && [ -z "$FLOOR_PID" ]; then start_floorserver; fi
+    if [ "$PAIRS" != 0 ] && [ "$UNPREPARED" = 1 ] && [ -z "$UNPREP_PID" ]; then start_unprepared; fi
     log "$kind: warming up for ${WARMUP} s, then ${DURATION} s per run"
     # Warms the pool's prepared statements and PostgreSQL's caches, for
     # pgbench's runs too.
     wrk_on_other "$kind" 32 -d"${WARMUP}s" -s "deploy/bench/$kind.lua" "$HTTP" >/dev/null
     if [ -n "$PREST_PID" ] && prest_kind "$kind"; then
       wrk_on_other "$kind" 32 -d"${WARMUP}s" -s "deploy/bench/prest/$kind.lua" "$PREST_HTTP" >/dev/null
+    fi
+    if [ -n "$UNPREP_PID" ]; then
+      wrk_on_other "$kind" 32 -d"${WARMUP}s" -s "deploy/bench/$kind.lua" "$UNPREP_HTTP" >/dev/null
     fi
     if [ -n "$FLOOR_PID" ] && floor_kind "$kind"; then
       wrk_on_other "$kind" 32 -d"${WARMUP}s" -s "deploy/bench/$kind.lua" "$FLOOR_HTTP" >/dev/null
@@ -678,6 +704,18 @@ if [ -s "$WORK/pairs-wrk.tsv" ]; then
   echo "| workload | ratio per round | median ratio | SVC µs/req | PostgreSQL µs/req under SVC | PostgreSQL µs/req under pgbench |"
   echo "|---|---|--:|--:|--:|--:|"
   awk -F'\t' -f deploy/bench/stats.awk -f deploy/bench/pairs.awk "$WORK/pairs-pgbench.tsv" "$WORK/pairs-wrk.tsv"
+fi
+if [ -s "$WORK/pairs-unprepared.tsv" ]; then
+  echo
+  echo "Prepared statements off (db-prepared-statements = false, as behind a transaction pooler), in the"
+  echo "same rounds: SVC unprepared against SVC prepared, and pgbench -M extended (every statement parsed"
+  echo "and planned, as SVC then sends them) against -M prepared. Medians of the rounds, lowest to highest"
+  echo "in parentheses; CPU in µs per request. \\* marks a disturbed round."
+  echo
+  echo "| workload | rounds | SVC unprepared req/s | SVC unprepared / prepared | pgbench -M extended tps | extended / prepared | SVC µs/req unprepared | PostgreSQL µs/req under SVC unprepared / prepared |"
+  echo "|---|--:|--:|--:|--:|--:|--:|--:|"
+  awk -F'\t' -f deploy/bench/stats.awk -f deploy/bench/modes.awk "$WORK/pairs-wrk.tsv" "$WORK/pairs-unprepared.tsv" \
+    "$WORK/pairs-pgbench.tsv" "$WORK/pairs-extended.tsv"
 fi
 if [ -s "$WORK/pairs-prest.tsv" ]; then
   echo

@@ -57,6 +57,7 @@ create function api.item_count() returns bigint stable language sql as $$ select
 %s
 %s
 %s
+%s
 alter table api.items enable row level security;
 create policy read_all on api.items for select using (true);
 create policy anon_write on api.items for all to web_anon using (owner = 'anon') with check (owner = 'anon');
@@ -67,7 +68,7 @@ grant select on api.authors, api.items, api.tags, api.item_moods to web_anon, we
 grant insert, update on api.items to web_anon, web_user;
 grant delete on api.items to web_anon;
 grant insert on api.tags to web_anon, web_user;
-`, seedRows, itemsByMoodSQL, setMoodSQL, bumpOldSQL)
+`, seedRows, itemTotalOldSQL, itemsByMoodSQL, setMoodSQL, bumpOldSQL)
 
 // seedRows is how many rows of api.items (and their tags) the seed holds.
 const seedRows = 20
@@ -92,6 +93,15 @@ const (
   update api.items i set qty = i.qty + amount, mood = (array['sad', 'ok', 'happy'])[(i.qty + amount) % 3 + 1]::api.mood,
     size.w = i.qty + amount
   where i.id = item_id returning i.id, i.qty::integer $$;`
+)
+
+// The two results of api.item_total(n), whose argument stays: a value,
+// then a table of two rows. A node planning with the old snapshot against
+// the new function must not answer one of those rows as the value.
+const (
+	itemTotalOldSQL = `create function api.item_total(n integer) returns integer stable language sql as $$ select n * 2 $$;`
+	itemTotalNewSQL = `create function api.item_total(n integer) returns table (total integer, tag text) stable language sql
+  as $$ select n * 2, 'x' union all select n * 2, 'y' $$;`
 )
 
 // action is how a step reaches the servers once committed.
@@ -236,6 +246,12 @@ alter type api.dims_new rename to dims;`),
 		Name:  "replace function",
 		SQL:   fixed("drop function api.bump(integer);\n" + bumpNewSQL),
 		Apply: func(v *Version) { v.BumpNew = true },
+		Short: true,
+	},
+	{
+		Name:  "change function return type",
+		SQL:   fixed("drop function api.item_total(integer);\n" + itemTotalNewSQL),
+		Apply: func(v *Version) { v.TotalTable = true },
 		Short: true,
 	},
 	{

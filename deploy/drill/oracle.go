@@ -242,6 +242,9 @@ func decide(a *answer, allowed []outcome, inWindow bool) (verdict, string) {
 		if a.code == "SVC004" && a.req.volatile && inWindow {
 			return explained, "a VOLATILE call met a stale catalog during the migration and was not retried"
 		}
+		if a.code == "SVC004" && a.req.reshaped && inWindow {
+			return explained, "a call of a function whose result type changed was refused until the node reloaded"
+		}
 		return wrong, "503 " + a.code + " not explained by a migration"
 	}
 	var expected []string

@@ -166,3 +166,44 @@ func TestRewriteSeenEmpty(t *testing.T) {
 		}
 	}
 }
+
+// A call of a function whose result type a step changes (the arguments
+// staying): in the window the old result, the new one and 503 SVC004 are
+// right, and a row of the new result answered as the old value, the
+// issue's stale answer, never is; outside the window a 503 is wrong.
+func TestReshapedFunction(t *testing.T) {
+	t.Parallel()
+	v0 := initialVersion()
+	v1 := after(t, v0, "change function return type")
+	t0 := time.Now()
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	runs := []*run{
+		{name: "baseline", old: v0, new: v0, start: at(0), converged: make([]time.Time, 1)},
+		{name: "reshape", old: v0, new: v1, start: at(1000), begin: at(1400), commit: at(1500), committed: at(1501),
+			converged: []time.Time{at(1600)}},
+	}
+	total := &request{role: anon, okStatus: 200, reshaped: true,
+		check: func(b []byte, c *Version) error { return checkTotal(b, 3, c) }}
+	for _, tc := range []struct {
+		name   string
+		sent   int
+		status int
+		code   string
+		body   string
+		want   verdict
+	}{
+		{"the value before the commit", 1200, 200, "", "6", right},
+		{"the table before the commit", 1200, 200, "", `[{"total":6,"tag":"x"}, {"total":6,"tag":"y"}]`, wrong},
+		{"the value in the window", 1550, 200, "", "6", right},
+		{"the table in the window", 1550, 200, "", `[{"total":6,"tag":"x"}, {"total":6,"tag":"y"}]`, right},
+		{"one row as the value in the window", 1550, 200, "", `{"total":6,"tag":"y"}`, wrong},
+		{"refused in the window", 1550, 503, "SVC004", "", explained},
+		{"refused after the node converged", 1700, 503, "SVC004", "", wrong},
+		{"the value after the node converged", 1700, 200, "", "6", wrong},
+	} {
+		a := &answer{req: total, sent: at(tc.sent), done: at(tc.sent + 5), status: tc.status, code: tc.code, body: []byte(tc.body)}
+		if j := judge(a, runs); j.verdict != tc.want {
+			t.Errorf("%s: verdict %d (%s), want %d", tc.name, j.verdict, j.reason, tc.want)
+		}
+	}
+}

@@ -69,6 +69,10 @@ type request struct {
 	// volatile marks a call of a VOLATILE function, which a server may
 	// not retry once it has run.
 	volatile bool
+	// reshaped marks a call of a function a step gives another result
+	// type under the same arguments: a node with the old snapshot
+	// cannot answer the new result, and refuses it (503 SVC004).
+	reshaped bool
 	// check says whether a success's body is right when the catalog is
 	// version c.
 	check func(body []byte, c *Version) error
@@ -183,13 +187,20 @@ func readRequest(rng *rand.Rand, cv *Version, r role, led *ledger) *request {
 		req.path = "/item_moods?select=" + strings.Join(cols, ",") + "&id=lte." + strconv.Itoa(seedRows)
 		req.refs = columnRefs("item_moods", cols)
 		req.check = func(body []byte, c *Version) error { return checkView(body, cols, c) }
-	case 11: // STABLE functions: a scalar, and a set filtered like a table
-		if rng.IntN(2) == 0 {
+	case 11: // STABLE functions: a scalar, one whose result type a step changes, and a set filtered like a table
+		switch rng.IntN(3) {
+		case 0:
 			req.kind = "call"
 			req.path = "/rpc/item_count"
 			req.check = func(body []byte, _ *Version) error { return checkCount(body) }
 			req.emptyRead = "0"
-		} else {
+		case 1:
+			req.kind = "call"
+			n := 1 + rng.IntN(100)
+			req.path = "/rpc/item_total?n=" + strconv.Itoa(n)
+			req.reshaped = true
+			req.check = func(body []byte, c *Version) error { return checkTotal(body, n, c) }
+		default:
 			req.kind = "call"
 			label, refs := pickLabel(rng, cv)
 			cols := []string{"id", "mood"}

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // The checks here judge a successful answer's body: its shape under the
@@ -384,6 +385,19 @@ func checkCount(body []byte) error {
 	}
 	if n, ok := intOf(v); !ok || n < seedRows {
 		return fmt.Errorf("item_count is %s, want an integer of at least %d", body, seedRows)
+	}
+	return nil
+}
+
+// checkTotal checks item_total(n): 2n, or the table of two rows after
+// "change function return type".
+func checkTotal(body []byte, n int, c *Version) error {
+	want := strconv.Itoa(2 * n)
+	if c.TotalTable {
+		want = fmt.Sprintf(`[{"total":%d,"tag":"x"},{"total":%[1]d,"tag":"y"}]`, 2*n)
+	}
+	if got := strings.Join(strings.Fields(string(body)), ""); got != want {
+		return fmt.Errorf("item_total(%d) is %s, want %s", n, body, want)
 	}
 	return nil
 }

@@ -22,6 +22,9 @@ type Version struct {
 	// BumpNew: api.bump is bump(item_id, by) returning table(id, qty);
 	// otherwise bump(item) returning integer.
 	BumpNew bool
+	// TotalTable: api.item_total(n) returns table(total, tag), two rows;
+	// otherwise an integer.
+	TotalTable bool
 	// AnonHidesU1: row-level security keeps the anonymous role from
 	// reading the rows user u1 owns.
 	AnonHidesU1 bool

@@ -115,6 +115,19 @@ func StaleCatalog(err error) *Error {
 		Headers: retryAfter, Cause: err}
 }
 
+// StaleSnapshot is SVC004 too: a migration changed what a function the
+// request calls returns (a table or a set where a value was) since the
+// schema snapshot in force was taken, and PostgreSQL refused the
+// statement built from the snapshot. The request is refused, not
+// answered in the old shape, until the server reloads; the retry after a
+// reload gets the new answer. err, PostgreSQL's own words, goes to the
+// log.
+func StaleSnapshot(err error) *Error {
+	return &Error{Status: 503, Code: code("004"), Message: "The database schema changed while the request ran. Retry it.",
+		Details: "A migration changed a function the request calls since the schema snapshot in force was taken; the server has not reloaded it yet.",
+		Headers: retryAfter, Cause: err}
+}
+
 // PoolTimeout is SVC003: no free connection within db-pool-acquisition-timeout.
 func PoolTimeout() *Error {
 	return &Error{Status: 504, Code: code("003"), Message: "Timed out acquiring connection from connection pool."}

@@ -66,6 +66,9 @@ func (e *Executor) Execute(ctx context.Context, tx Tx, steps ...Step) error {
 	if dbErr != nil && ctx.Err() == nil && prepare && poolerSymptom(dbErr) {
 		return e.afterPooler(ctx, pool, conn, &tx, steps, dbErr)
 	}
+	if dbErr != nil && ctx.Err() == nil && assertable(dbErr, steps) {
+		return e.afterAssert(ctx, pool, conn, &tx, steps, dbErr)
+	}
 	if dbErr != nil && ctx.Err() == nil && suspect(dbErr) {
 		return e.afterSuspect(ctx, pool, conn, &tx, steps, dbErr)
 	}

@@ -34,6 +34,12 @@ func call(c *plan.Call, streamed bool) Statement {
 	invoke(&part, c)
 	call := part.sql.String()
 	b.rejoin(&part)
+	asserted, guard, assert := returnAssertion(c, call)
+	if guard != "" {
+		// The arguments' row, kept under its name, with the guard.
+		alias := argsAlias(c)
+		args = "(select " + alias + ".* from " + args + " where " + guard + ") " + alias
+	}
 	var sb strings.Builder
 	writeQuoted(&sb, c.Alias())
 	rows := sb.String()
@@ -59,22 +65,23 @@ func call(c *plan.Call, streamed bool) Statement {
 		}
 	case c.Handler != nil:
 		// The function's value is the body, in the media type it returns.
-		b.write("with ", rows, " as materialized (select ", call, " as v from ", args,
+		b.write("with ", rows, " as materialized (select ", asserted, " as v from ", args,
 			") select null::bigint as total_count, 1::bigint as page_count, ")
 		handlerBody(b, c.Handler, func() { b.write(rows, ".v") })
 		b.write(" as body, ", resultColumns, " from ", rows)
 	case c.Function.Returns == snapshot.ReturnsVoid:
-		b.write("with ", rows, " as materialized (select from ", args, " cross join lateral ", call,
-			" as ", rows, ") select null::bigint as total_count, 0::bigint as page_count, null::text as body, ",
+		b.write("with ", rows, " as materialized (select ", asserted, " from ", args,
+			") select null::bigint as total_count, 0::bigint as page_count, null::text as body, ",
 			resultColumns, " from ", rows)
 	default:
 		// Materialized, so the function has run (and set any response
 		// headers) before the settings are read.
-		b.write("with ", rows, " as materialized (select pg_catalog.to_json(", call, ") as v from ", args,
+		b.write("with ", rows, " as materialized (select pg_catalog.to_json(", asserted, ") as v from ", args,
 			") select null::bigint as total_count, 1::bigint as page_count, coalesce(", rows, ".v::text, 'null') as body, ",
 			resultColumns, " from ", rows)
 	}
 	st := b.statement()
+	st.Assert = assert
 	if c.ReturnsRows() {
 		st.Expansion = readExpansion(c.Read)
 		st.RowTypes = nodeRowTypes(&c.Read.Node)

@@ -22,6 +22,12 @@ type Statement struct {
 	// of a session's life the first time the statement runs on it: the
 	// row types it registers (rowtypes.go).
 	RowTypes int
+	// Assert, when not empty, is a statement that only parses while the
+	// catalog still holds what the snapshot told of the objects SQL
+	// uses (assert.go). SQL carries the same assumptions, so it fails to
+	// parse when they no longer hold; parsing Assert alone then tells a
+	// stale snapshot from the request's own error.
+	Assert string
 }
 
 // Source is where a bind value came from. Slot 0: the statement's shape

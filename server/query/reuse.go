@@ -97,7 +97,7 @@ const (
 // The text may be shared with the statement prepared on the database
 // connections; it is counted here all the same.
 func (s Statement) Bytes() int {
-	n := sizeStatement + allocated(len(s.SQL)) + allocated(len(s.Args)*sizeArg) + allocated(len(s.Sources)*sizeSource)
+	n := sizeStatement + allocated(len(s.SQL)) + allocated(len(s.Assert)) + allocated(len(s.Args)*sizeArg) + allocated(len(s.Sources)*sizeSource)
 	for _, a := range s.Args {
 		switch v := a.(type) {
 		case nil:
