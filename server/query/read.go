@@ -48,13 +48,8 @@ const WholeValue = -1
 
 // Result columns every main statement ends with: the response.headers and
 // response.status settings a function may have set.
-const resultColumns = responseHeaders + ` as response_headers, ` + responseStatus + ` as response_status`
-
-// responseHeaders and responseStatus read the settings.
-const (
-	responseHeaders = `nullif(pg_catalog.current_setting('response.headers', true), '')`
-	responseStatus  = `nullif(pg_catalog.current_setting('response.status', true), '')`
-)
+const resultColumns = `nullif(pg_catalog.current_setting('response.headers', true), '') as response_headers, ` +
+	`nullif(pg_catalog.current_setting('response.status', true), '') as response_status`
 
 // Read builds the main statement of a planned read. It returns the total
 // count (or null), the rows in the page, the body, and the response

@@ -89,9 +89,10 @@ func rowKind(p *plan.Read) request.MediaKind {
 // streamedRows writes the statement of streamed read p over the rows
 // top's scope names: per row of the answer, the count, a true flag,
 // the row's text and the response settings; one row with a null flag
-// and body when there is none, and a last row with neither (see
-// streamedLines). The page is read once, in its order, and the count,
-// an init plan, in the same snapshot.
+// and body when there is none. The rows come from a lateral subquery
+// that refers to the one row before it, which PostgreSQL can only join
+// in a nested loop driven by that row: the page is read once, in its
+// order, and the count, an init plan, in the same snapshot.
 //
 // An exact count of a page that is every row read is a window over the
 // page, as the aggregate counted it in one scan: a function read is
@@ -106,34 +107,19 @@ func streamedRows(b *builder, p *plan.Read, top func() *scope) {
 // its total_count: a write's representation (Write) is read the same
 // way from the rows written. window counts the rows as they are read,
 // into _svc_line.total.
-//
-// The rows come from the first of two driving rows; the second adds one
-// last row, with no body, once they have all been sent (a nested loop
-// takes its outer rows in order, and the rows' subquery, fenced by
-// OFFSET 0 so that it stays under the loop, runs for the first only: a
-// one-time filter stops it for the second). That last row carries the
-// response settings as the statement left them, as the aggregate's one
-// row did; the others carry them as they were when the first row was
-// made (an init plan, evaluated once), so that a streamed answer's header
-// has them, at the cost of no function call per row.
 func streamedLines(b *builder, p *plan.Read, top func() *scope, total func(), window bool) {
 	b.write("select ")
 	total()
-	b.write(" as total_count, _svc_line.present as page_count, _svc_line.body as body, ", streamedSettings,
-		" from (values (false), (true)) _svc_one(last) left join lateral (select true as present, ")
+	b.write(" as total_count, _svc_line.present as page_count, _svc_line.body as body, ", resultColumns,
+		" from (select true as present) _svc_one left join lateral (select _svc_one.present, ")
 	if window {
 		b.write("pg_catalog.count(*) over () as total, ")
 	}
 	rowText(b, p)
 	b.write(" as body from (select * from (")
 	source(b, top(), nil, nil, nil)
-	b.write(") _svc_row) _svc_row where not _svc_one.last offset 0) _svc_line on true")
+	b.write(") _svc_row) _svc_row) _svc_line on true")
 }
-
-// streamedSettings are resultColumns for streamedLines: read again for
-// the last row, once for the others.
-const streamedSettings = `case when _svc_one.last then ` + responseHeaders + ` else (select ` + responseHeaders + `) end as response_headers, ` +
-	`case when _svc_one.last then ` + responseStatus + ` else (select ` + responseStatus + `) end as response_status`
 
 // rowText writes the text of one row of streamed read p, as the
 // aggregate that Framing stands in for rendered it.
