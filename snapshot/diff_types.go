@@ -39,14 +39,7 @@ func (d *differ) types(old, new []UserType) {
 			}
 			d.add(c)
 		}
-		names := func(as []Attribute) []string {
-			out := make([]string, len(as))
-			for i, a := range as {
-				out[i] = a.Name + " " + a.Type
-			}
-			return out
-		}
-		if was, now := names(o.Attributes), names(n.Attributes); strings.Join(was, ", ") != strings.Join(now, ", ") {
+		if was, now := attributeWords(o.Attributes), attributeWords(n.Attributes); strings.Join(was, ", ") != strings.Join(now, ", ") {
 			c := Change{Kind: TypeAttributesChanged, Object: o.QualifiedName.String(),
 				Old: strings.Join(was, ", "), New: strings.Join(now, ", ")}
 			if !kept(was, now) {
@@ -61,13 +54,18 @@ func (d *differ) types(old, new []UserType) {
 // "composite: street text, zip text".
 func typeWords(t *UserType) string {
 	if t.Attributes != nil {
-		as := make([]string, len(t.Attributes))
-		for i, a := range t.Attributes {
-			as[i] = a.Name + " " + a.Type
-		}
-		return "composite: " + strings.Join(as, ", ")
+		return "composite: " + strings.Join(attributeWords(t.Attributes), ", ")
 	}
 	return "enum: " + strings.Join(t.Labels, ", ")
+}
+
+// attributeWords renders a composite type's attributes as "name type".
+func attributeWords(as []Attribute) []string {
+	out := make([]string, len(as))
+	for i, a := range as {
+		out[i] = a.Name + " " + a.Type
+	}
+	return out
 }
 
 // kept reports whether every element of old is in new.

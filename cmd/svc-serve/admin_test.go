@@ -1,9 +1,7 @@
 package main
 
 import (
-	"io"
 	"net"
-	"net/http"
 	"regexp"
 	"strings"
 	"testing"
@@ -22,16 +20,7 @@ func TestAdminServer(t *testing.T) {
 	_, port, _ := net.SplitHostPort(admin)
 	addr, stop := start(t, map[string]string{"admin-server-port": port, "admin-server-host": "127.0.0.1"})
 
-	get := func(url string) (int, string) {
-		t.Helper()
-		resp, err := http.Get(url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		body, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(body)
-	}
+	get := func(url string) (int, string) { t.Helper(); return httpGet(t, url) }
 	if code, _ := get("http://" + addr + "/rpc/nap?seconds=0"); code != 200 {
 		t.Fatalf("API request: %d", code)
 	}
@@ -69,16 +58,7 @@ func TestReplicaWiring(t *testing.T) {
 	var log logBuffer
 	addr, _ := startLogging(t, map[string]string{"admin-server-port": port, "admin-server-host": "127.0.0.1",
 		"db-replica-uris": authURI, "db-replica-pool": "2", "log-level": "warn", "db-schemas": "serve_replica"}, &log)
-	get := func(url string) (int, string) {
-		t.Helper()
-		resp, err := http.Get(url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		body, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(body)
-	}
+	get := func(url string) (int, string) { t.Helper(); return httpGet(t, url) }
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		_, metrics := get("http://" + admin + "/metrics")
