@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/svc-dev/svc/server/apierr"
+	"github.com/svc-dev/svc/server/query"
 	"github.com/svc-dev/svc/sql/connerr"
 )
 
@@ -198,14 +199,14 @@ func runPipeline(ctx context.Context, pc *pgconn.PgConn, tx Tx, steps []Step, pr
 	// request, on both sides of the connection.
 	explicit := needsBegin(&tx, pc)
 	var room [8]call
-	calls, setups, err := requestCalls(room[:0], &tx, steps, explicit)
+	calls, err := requestCalls(room[:0], &tx, steps, explicit)
 	if err != nil {
 		return err
 	}
 	if prepare && !explicit && preparedPathTakes(pc, calls) {
 		// Every statement ran on the session before, when it was
 		// prepared: its row types are counted.
-		return runPrepared(pc, calls, steps, setups)
+		return runPrepared(pc, calls)
 	}
 	rowTypesOf(pc).note(calls)
 	cache := statementsOf(pc)
@@ -251,8 +252,8 @@ func runPipeline(ctx context.Context, pc *pgconn.PgConn, tx Tx, steps []Step, pr
 			cache.add(prepared[0], res)
 			prepared = prepared[1:]
 		case *pgconn.ResultReader:
-			if i := reader - setups; i >= 0 && i < len(steps) {
-				if err := readRows(pc, res, steps[i].Row); err != nil {
+			if row := calls[reader].row; row != nil {
+				if err := readRows(pc, res, row); err != nil {
 					pl.Close()
 					return err
 				}
@@ -285,16 +286,19 @@ type call struct {
 	// name is the statement's on the connection, once allPrepared has
 	// found it there.
 	name string
+	// row takes the statement's rows: its step's; nil for the set-up
+	// and the transaction's control, whose rows nobody reads.
+	row RowFunc
 }
 
 // requestCalls appends the request transaction's statements to calls in
 // the order they run: begin when explicit, the set-up statements, the
-// steps, and the transaction's end when explicit and not left to the
-// caller. setups counts the statements before the first step. BEGIN and
+// steps (each followed by query.SettingsSQL when it asks for it), and
+// the transaction's end when explicit and not left to the caller. BEGIN and
 // COMMIT are prepared like the rest: transaction control resolves no
 // names, so one statement serves every role, and the server then skips
 // parsing them on each request.
-func requestCalls(calls []call, tx *Tx, steps []Step, explicit bool) (_ []call, setups int, err error) {
+func requestCalls(calls []call, tx *Tx, steps []Step, explicit bool) ([]call, error) {
 	if explicit {
 		calls = append(calls, call{key: stmtKey{sql: beginSQL(tx)}})
 	}
@@ -305,13 +309,17 @@ func requestCalls(calls []call, tx *Tx, steps []Step, explicit bool) (_ []call, 
 	if pr := tx.PreRequest; pr != nil {
 		calls = append(calls, call{key: stmtKey{tx.Role, tx.SearchPath, pr.SQL}})
 	}
-	setups = len(calls)
 	for _, st := range steps {
 		args, err := textArgs(st.Stmt.Args)
 		if err != nil {
-			return nil, 0, err
+			return nil, err
 		}
-		calls = append(calls, call{key: stmtKey{tx.Role, tx.SearchPath, st.Stmt.SQL}, args: args, expansion: st.Stmt.Expansion, rowTypes: st.Stmt.RowTypes})
+		calls = append(calls, call{key: stmtKey{tx.Role, tx.SearchPath, st.Stmt.SQL}, args: args,
+			expansion: st.Stmt.Expansion, rowTypes: st.Stmt.RowTypes, row: st.Row})
+		if st.Stmt.SettingsAfter {
+			// It names no relation: one statement serves every role.
+			calls = append(calls, call{key: stmtKey{sql: query.SettingsSQL}, row: st.Row})
+		}
 	}
 	switch {
 	case !explicit:
@@ -330,7 +338,7 @@ func requestCalls(calls []call, tx *Tx, steps []Step, explicit bool) (_ []call, 
 		// results, or the steps end it (a mark).
 		calls = append(calls, call{key: stmtKey{sql: "commit"}})
 	}
-	return calls, setups, nil
+	return calls, nil
 }
 
 // checkDeferredSQL runs the deferred constraint checks and constraint

@@ -69,11 +69,11 @@ func RunPreparedWrite(ctx context.Context, pc *pgconn.PgConn, role, sql string, 
 func runPreparedAs(ctx context.Context, pc *pgconn.PgConn, tx Tx, sql string, args []any, row func([][]byte) error) (ok bool, err error) {
 	steps := []Step{{query.Statement{SQL: sql, Args: args}, row}}
 	explicit := needsBegin(&tx, pc)
-	calls, setups, err := requestCalls(nil, &tx, steps, explicit)
+	calls, err := requestCalls(nil, &tx, steps, explicit)
 	if err != nil || explicit || !preparedPathTakes(pc, calls) {
 		return false, err
 	}
-	return true, watched(ctx, pc, func() error { return runPrepared(pc, calls, steps, setups) })
+	return true, watched(ctx, pc, func() error { return runPrepared(pc, calls) })
 }
 
 // StatementCost is what the statement cache counts st to cost its

@@ -30,9 +30,8 @@ const preparedMaxBytes = 32 << 10
 // has answered, whether or not the client is still there: the request's
 // clientWatch (abandon.go) has PostgreSQL cancel the statements.
 //
-// calls are named by allPrepared; the results of the calls from setups on
-// are the steps', in order.
-func runPrepared(pc *pgconn.PgConn, calls []call, steps []Step, setups int) error {
+// calls are named by allPrepared.
+func runPrepared(pc *pgconn.PgConn, calls []call) error {
 	fe := pc.Frontend()
 	var bind pgproto3.Bind
 	for _, c := range calls {
@@ -61,8 +60,8 @@ func runPrepared(pc *pgconn.PgConn, calls []call, steps []Step, setups int) erro
 		switch msg := msg.(type) {
 		case *pgproto3.BindComplete:
 		case *pgproto3.DataRow:
-			if i := result - setups; i >= 0 && i < len(steps) && rowErr == nil {
-				rowErr = steps[i].Row(msg.Values)
+			if row := calls[result].row; row != nil && rowErr == nil {
+				rowErr = row(msg.Values)
 				clientGone(pc, rowErr)
 			}
 		case *pgproto3.CommandComplete, *pgproto3.EmptyQueryResponse:

@@ -82,6 +82,7 @@ func call(c *plan.Call, streamed bool) Statement {
 	}
 	st := b.statement()
 	st.Assert = assert
+	st.SettingsAfter = c.ReturnsRows() && streamed && bareStream(c.Read)
 	if c.ReturnsRows() {
 		st.Expansion = readExpansion(c.Read)
 		st.RowTypes = nodeRowTypes(&c.Read.Node)

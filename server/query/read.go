@@ -28,6 +28,11 @@ type Statement struct {
 	// parse when they no longer hold; parsing Assert alone then tells a
 	// stale snapshot from the request's own error.
 	Assert string
+	// SettingsAfter is set for a streamed read whose statement returns no
+	// row for an empty page: the response settings are then read after
+	// it, in the same transaction, by SettingsSQL, whose one row the same
+	// row function takes.
+	SettingsAfter bool
 }
 
 // Source is where a bind value came from. Slot 0: the statement's shape
@@ -74,6 +79,7 @@ func read(p *plan.Read, streamed bool) Statement {
 		readRows(b, p, top)
 	}
 	st := b.statement()
+	st.SettingsAfter = streamed && bareStream(p)
 	st.Expansion = readExpansion(p)
 	st.RowTypes = nodeRowTypes(&p.Node)
 	return st

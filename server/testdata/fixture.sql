@@ -514,6 +514,13 @@ begin
   perform set_config('response.status', '202', true);
   return 42;
 end $$;
+-- A search that finds nothing and says so: its settings must arrive with
+-- no row to carry them (rpc_responses.case).
+create function test.none_found() returns setof test.authors stable language plpgsql as $$
+begin
+  perform set_config('response.headers', '[{"X-Searched":"authors"}]', true);
+  perform set_config('response.status', '404', true);
+end $$;
 create function test.bad_headers() returns int stable language plpgsql as $$
 begin perform set_config('response.headers', '{"not":"an array"}', true); return 1; end $$;
 -- Headers HTTP cannot carry as set: JSON escapes decode to a NUL, to a CR
