@@ -4,9 +4,10 @@
 // against the floor of its design on the same machine. Per request it reads
 // the request head (and an insert's body), sends the statements SVC sends
 // for that workload (the set-up and main statements of
-// deploy/bench/KIND.pgbench, which run.sh holds to SVC's own) as prepared
-// statements in one pipelined write ending in one Sync, reads the answer,
-// and writes the body in one write. It parses no headers, checks nothing
+// deploy/bench/KIND.pgbench, which run.sh holds to SVC's own, and the
+// settings read after a streamed read) as prepared statements in one
+// pipelined write ending in one Sync, reads the answer, joining a read's
+// rows into a JSON array as SVC does, and writes the body in one write. It parses no headers, checks nothing
 // and plans nothing; an unknown path gets 404.
 //
 //	floorserver -scripts deploy/bench
@@ -47,8 +48,15 @@ import (
 // the main statement's parameters, in order.
 type workload struct {
 	setup, main string
-	params      []string // query parameters, or "body" for the request body
+	// after is the statement that reads the response settings after the
+	// main one, "" for none.
+	after  string
+	params []string // query parameters, or "body" for the request body
 }
+
+// settingsPrefix starts the statement SVC sends after a streamed read to
+// read the response settings (query.SettingsSQL).
+const settingsPrefix = "select null::bigint as total_count, null::boolean as page_count,"
 
 func main() {
 	scripts := flag.String("scripts", "deploy/bench", "directory holding lookup.pgbench, page.pgbench and insert.pgbench")
@@ -122,6 +130,8 @@ func readScript(path string, params []string) (*workload, error) {
 		switch {
 		case strings.HasPrefix(line, "select pg_catalog.set_config('role'"):
 			w.setup = strings.TrimSuffix(line, ";")
+		case strings.HasPrefix(line, settingsPrefix):
+			w.after = strings.TrimSuffix(line, ";")
 		case strings.HasPrefix(line, "select ") || strings.HasPrefix(line, "with "):
 			// The insert's body is its marked expression, $1; any
 			// other variable comes after it.
@@ -163,7 +173,7 @@ func isWord(c byte) bool {
 // session is one connection with every workload's statements prepared.
 type session struct {
 	pc    *pgconn.PgConn
-	names map[*workload][2]string
+	names map[*workload][3]string
 }
 
 func openSession(uri string, kinds map[string]*workload) (*session, error) {
@@ -172,9 +182,12 @@ func openSession(uri string, kinds map[string]*workload) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &session{pc: pc, names: map[*workload][2]string{}}
+	s := &session{pc: pc, names: map[*workload][3]string{}}
 	for _, w := range kinds {
-		names := [2]string{"f" + strconv.Itoa(2*len(s.names)), "f" + strconv.Itoa(2*len(s.names)+1)}
+		var names [3]string
+		for j := range names {
+			names[j] = "f" + strconv.Itoa(3*len(s.names)+j)
+		}
 		// The main statement is prepared as the anonymous role, whose
 		// schema USAGE the parse needs: after the set-up, in a transaction.
 		if err := pc.Exec(ctx, "begin").Close(); err != nil {
@@ -183,7 +196,10 @@ func openSession(uri string, kinds map[string]*workload) (*session, error) {
 		if _, err := pc.Exec(ctx, w.setup).ReadAll(); err != nil {
 			return nil, err
 		}
-		for j, sql := range [2]string{w.setup, w.main} {
+		for j, sql := range [3]string{w.setup, w.main, w.after} {
+			if sql == "" {
+				continue
+			}
 			if _, err := pc.Prepare(ctx, names[j], sql, nil); err != nil {
 				return nil, fmt.Errorf("%s: %w", sql, err)
 			}
@@ -213,7 +229,7 @@ func exclusive(sessions []*session) runner {
 		if err := s.pc.Frontend().Flush(); err != nil {
 			return nil, nil, err
 		}
-		return s.receive()
+		return s.receive(w)
 	}
 }
 
@@ -269,7 +285,7 @@ func (s *session) lane(jobs chan *job, depth int) {
 		for _, j := range batch {
 			var a answer
 			if a.err = err; err == nil {
-				a.body, a.failed, a.err = s.receive()
+				a.body, a.failed, a.err = s.receive(j.w)
 			}
 			err = a.err
 			j.done <- a
@@ -384,13 +400,18 @@ func (s *session) send(w *workload, args [][]byte) {
 	fe.SendExecute(&pgproto3.Execute{})
 	fe.SendBind(&pgproto3.Bind{PreparedStatement: names[1], Parameters: args})
 	fe.SendExecute(&pgproto3.Execute{})
+	if w.after != "" {
+		fe.SendBind(&pgproto3.Bind{PreparedStatement: names[2]})
+		fe.SendExecute(&pgproto3.Execute{})
+	}
 	fe.SendSync(&pgproto3.Sync{})
 }
 
-// receive reads one sent transaction's answer, up to its Sync's
-// ReadyForQuery: the main statement's body column, or the error
-// PostgreSQL answered (failed) or the connection's (err).
-func (s *session) receive() (body []byte, failed, err error) {
+// receive reads one sent transaction of w's answer, up to its Sync's
+// ReadyForQuery: the main statement's body, its rows' texts joined as
+// json_agg joins them, or the error PostgreSQL answered (failed) or the
+// connection's (err).
+func (s *session) receive(w *workload) (body []byte, failed, err error) {
 	fe := s.pc.Frontend()
 	results := 0
 	for {
@@ -400,15 +421,27 @@ func (s *session) receive() (body []byte, failed, err error) {
 		}
 		switch msg := msg.(type) {
 		case *pgproto3.DataRow:
-			if results == 1 && len(msg.Values) > 2 {
-				body = append(body[:0], msg.Values[2]...)
+			// A row of the body has its flag (page_count) set.
+			if results == 1 && len(msg.Values) > 2 && msg.Values[1] != nil {
+				if body == nil {
+					body = append(body, '[')
+				} else {
+					body = append(body, ", \n "...)
+				}
+				body = append(body, msg.Values[2]...)
 			}
 		case *pgproto3.CommandComplete:
 			results++
 		case *pgproto3.ErrorResponse:
 			failed = errors.New(msg.Message)
 		case *pgproto3.ReadyForQuery:
-			return body, failed, nil
+			if w.params[0] == "body" {
+				return nil, failed, nil // an insert answers no body
+			}
+			if body == nil {
+				return []byte("[]"), failed, nil
+			}
+			return append(body, ']'), failed, nil
 		}
 	}
 }

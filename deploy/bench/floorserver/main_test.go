@@ -9,7 +9,7 @@ import (
 // TestReadScripts holds readScript to the benchmark's own scripts: every
 // pgbench variable of a main statement becomes a bind parameter, in
 // order, one for each of the request's values, and no cast is taken for a
-// variable.
+// variable; a read's settings statement is told from its main one.
 func TestReadScripts(t *testing.T) {
 	param := regexp.MustCompile(`\$[0-9]+`)
 	for kind, params := range map[string][]string{
@@ -38,6 +38,11 @@ func TestReadScripts(t *testing.T) {
 		}
 		if !strings.HasPrefix(w.setup, "select pg_catalog.set_config('role'") {
 			t.Errorf("%s: set-up %s", kind, w.setup)
+		}
+		// A read's settings are read after its rows, as SVC reads them;
+		// an insert's come with its one row.
+		if wantAfter := kind != "insert"; strings.HasPrefix(w.after, settingsPrefix) != wantAfter || strings.HasPrefix(w.main, settingsPrefix) {
+			t.Errorf("%s: main %s, after %q", kind, w.main, w.after)
 		}
 	}
 	if got := numberVars("select :a::int, x::text, :b", 0); got != "select $1::int, x::text, $2" {
