@@ -16,7 +16,8 @@ func ParseAccept(h string) (accepted, refused []MediaRange) {
 	if strings.TrimSpace(h) == "" {
 		return []MediaRange{{Type: "*/*", Q: 1}}, nil
 	}
-	for _, part := range splitHeaderList(h) {
+	for _, part := range splitOutsideQuotes(h, ',') {
+		part = strings.TrimSpace(part)
 		if part == "" {
 			continue
 		}
@@ -124,24 +125,4 @@ func matchRank(rng, typ string) int {
 		return 1
 	}
 	return -1
-}
-
-// splitHeaderList splits a comma-separated header value, keeping commas
-// inside quoted parameter values.
-func splitHeaderList(h string) []string {
-	var parts []string
-	inQuote, start := false, 0
-	for i := 0; i < len(h); i++ {
-		switch h[i] {
-		case '"':
-			inQuote = !inQuote
-		case ',':
-			if !inQuote {
-				parts = append(parts, strings.TrimSpace(h[start:i]))
-				start = i + 1
-			}
-		}
-	}
-	parts = append(parts, strings.TrimSpace(h[start:]))
-	return parts
 }

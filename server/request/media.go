@@ -249,7 +249,7 @@ func validMediaType(t string) bool {
 // with characters a token cannot hold is dropped rather than refusing
 // the whole header. Q is left zero.
 func ParseMediaType(s string) MediaRange {
-	parts := splitParams(s)
+	parts := splitOutsideQuotes(s, ';')
 	r := MediaRange{Type: strings.ToLower(strings.TrimSpace(parts[0])), Params: map[string]string{}}
 	for _, p := range parts[1:] {
 		k, v, ok := strings.Cut(p, "=")
@@ -266,15 +266,18 @@ func ParseMediaType(s string) MediaRange {
 	return r
 }
 
-// splitParams splits a media type at the semicolons outside quotes.
-func splitParams(s string) []string {
+// splitOutsideQuotes splits s at each sep outside a quoted string, so
+// that a quoted parameter value may hold the separator: the semicolons of
+// a media type's parameters, the commas of a header list (ParseAccept).
+// The parts are not trimmed.
+func splitOutsideQuotes(s string, sep byte) []string {
 	var parts []string
 	inQuote, start := false, 0
 	for i := 0; i < len(s); i++ {
 		switch s[i] {
 		case '"':
 			inQuote = !inQuote
-		case ';':
+		case sep:
 			if !inQuote {
 				parts = append(parts, s[start:i])
 				start = i + 1
