@@ -16,6 +16,7 @@ import (
 
 	"github.com/svc-dev/svc/server"
 	"github.com/svc-dev/svc/server/admin"
+	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/config"
 	"github.com/svc-dev/svc/server/dbexec"
 	"github.com/svc-dev/svc/server/reload"
@@ -74,7 +75,7 @@ func TestAdminEndpoints(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	adm := admin.New(pool, snaps, metrics, log)
+	adm := admin.New(pool, snaps, metrics, apierr.SVCNaming, log)
 
 	for _, path := range []string{"/live", "/ready"} {
 		if w := do(adm, "GET", path); w.Code != 200 || w.Body.Len() != 0 {
@@ -202,7 +203,7 @@ func TestReadyNeedsSnapshot(t *testing.T) {
 	snaps := reload.NewSnapshots(reload.FileSource{Path: path}, log)
 	metrics := admin.NewMetrics(pool, snaps)
 	snaps.OnReload(metrics.SnapshotReloaded)
-	adm := admin.New(pool, snaps, metrics, log)
+	adm := admin.New(pool, snaps, metrics, apierr.SVCNaming, log)
 	if snaps.Reload(ctx) == nil {
 		t.Fatal("loaded a snapshot file that does not exist")
 	}
@@ -262,7 +263,7 @@ func TestReadyNeedsDatabase(t *testing.T) {
 	if err := snaps.Reload(ctx); err != nil {
 		t.Fatal(err)
 	}
-	adm := admin.New(pool, snaps, admin.NewMetrics(pool, snaps), log)
+	adm := admin.New(pool, snaps, admin.NewMetrics(pool, snaps), apierr.SVCNaming, log)
 	start := time.Now()
 	if w := do(adm, "GET", "/ready"); w.Code != 503 {
 		t.Errorf("GET /ready with the database unreachable: %d", w.Code)

@@ -89,9 +89,6 @@ func TestNamingTable(t *testing.T) {
 	if apierr.Namings[config.CompatPostgREST] != want {
 		t.Errorf("postgrest naming = %+v", apierr.Namings[config.CompatPostgREST])
 	}
-	if apierr.Names != apierr.SVCNaming {
-		t.Errorf("the test process runs under %+v; other namings need a process of their own", apierr.Names)
-	}
 }
 
 // TestReloadKeepsNaming refuses a reloaded configuration that switches
@@ -118,6 +115,13 @@ func TestReloadKeepsNaming(t *testing.T) {
 // fetch requests url with an optional Accept header and bearer token.
 func fetch(t *testing.T, url, accept, token string) (int, []byte) {
 	t.Helper()
+	status, _, body := fetchHeader(t, url, accept, token)
+	return status, body
+}
+
+// fetchHeader is fetch also returning the answer's header.
+func fetchHeader(t *testing.T, url, accept, token string) (int, http.Header, []byte) {
+	t.Helper()
 	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, url, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -140,7 +144,7 @@ func fetch(t *testing.T, url, accept, token string) (int, []byte) {
 	if !json.Valid(body) {
 		t.Errorf("GET %s: not JSON: %s", url, body)
 	}
-	return resp.StatusCode, body
+	return resp.StatusCode, resp.Header, body
 }
 
 // waitOutput waits until the process output holds text.

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/reload"
 )
 
@@ -26,7 +27,7 @@ func TestDatabaseTraces(t *testing.T) {
 	}
 	t.Cleanup(func() { db.Exec(t.Context(), "drop schema if exists pgrsttrace cascade") })
 	var logged bytes.Buffer
-	reload.NoteDatabaseTraces(t.Context(), fixture.authURI, slog.New(slog.NewTextHandler(&logged, nil)))
+	reload.NoteDatabaseTraces(t.Context(), apierr.SVCNaming, fixture.authURI, slog.New(slog.NewTextHandler(&logged, nil)))
 	line := logged.String()
 	for _, want := range []string{
 		"functions of the database use compat-names = postgrest's names (",

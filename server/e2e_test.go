@@ -86,7 +86,8 @@ func runFixtureScript(t *testing.T, name string) {
 
 // serverWith starts a server with settings over the shared fixture's
 // configuration, for case files that need, say, a row cap. A naming other
-// than SVC's needs a process of its own (processWith).
+// than SVC's runs as svc-serve, a process of its own (processWith), so
+// that its cases test the program a PostgREST deployment switches to.
 func serverWith(t *testing.T, settings map[string]string) string {
 	t.Helper()
 	if mode, ok := settings["compat-names"]; ok && mode != "svc" {
@@ -96,8 +97,8 @@ func serverWith(t *testing.T, settings map[string]string) string {
 	return url
 }
 
-// serverWithSnapshots is serverWith in this process, so SVC's naming
-// only, for tests that reload the server's snapshot themselves.
+// serverWithSnapshots is serverWith in this process, under any naming,
+// for tests that reload the server's snapshot themselves.
 func serverWithSnapshots(t *testing.T, settings map[string]string) (string, *reload.Snapshots) {
 	t.Helper()
 	flags := map[string]string{

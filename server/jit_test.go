@@ -90,8 +90,8 @@ func TestJITOffForRequests(t *testing.T) {
 	}
 	var e struct{ Code, Details string }
 	json.Unmarshal(body, &e)
-	if e.Code != apierr.Names.CodePrefix+"100" || !strings.Contains(e.Details, "request-max-json-path-steps") {
-		t.Errorf("the hostile read: %s, want %s100 naming request-max-json-path-steps", body, apierr.Names.CodePrefix)
+	if e.Code != apierr.SVCNaming.CodePrefix+"100" || !strings.Contains(e.Details, "request-max-json-path-steps") {
+		t.Errorf("the hostile read: %s, want %s100 naming request-max-json-path-steps", body, apierr.SVCNaming.CodePrefix)
 	}
 	if status, body := getDocs(t, defaults, largest, "application/json", ""); status != 200 {
 		t.Fatalf("the largest read the limits allow: status %d, want 200 (%s)", status, body)

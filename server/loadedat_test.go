@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/svc-dev/svc/server/admin"
+	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/config"
 	"github.com/svc-dev/svc/server/dbexec"
 	"github.com/svc-dev/svc/server/reload"
@@ -51,7 +52,7 @@ func TestLoadedAtIsWhenSwapped(t *testing.T) {
 	if err := snaps.Reload(ctx); err != nil {
 		t.Fatal(err)
 	}
-	adm := admin.New(pool, snaps, metrics, log)
+	adm := admin.New(pool, snaps, metrics, apierr.SVCNaming, log)
 	type info struct {
 		Fingerprint string    `json:"fingerprint"`
 		LoadedAt    time.Time `json:"loaded_at"`

@@ -13,13 +13,13 @@ import (
 func (s *Server) handleOptions(w http.ResponseWriter, r *http.Request, kind request.Kind, target string) {
 	obs := observationOf(r.Context())
 	t0 := obs.stageStart()
-	req, err := request.Parse(r, kind, target)
+	req, err := request.Parse(s.names, r, kind, target)
 	obs.parseDone(t0)
 	if err == nil {
 		err = req.CheckLimits(s.limits)
 	}
 	if err != nil {
-		writeError(w, s.log, err)
+		writeError(w, s.names, s.log, err)
 		return
 	}
 	allow := "OPTIONS,GET,HEAD"
@@ -31,7 +31,7 @@ func (s *Server) handleOptions(w http.ResponseWriter, r *http.Request, kind requ
 		allow, err = plan.AllowFunction(req, snap, s.planOptions())
 	}
 	if err != nil {
-		writeError(w, s.log, err)
+		writeError(w, s.names, s.log, err)
 		return
 	}
 	observationOf(r.Context()).answeredNow()

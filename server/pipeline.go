@@ -107,7 +107,7 @@ func serve[P any](s *Server, w http.ResponseWriter, r *http.Request, rt *route[P
 			// The header has left: the body can only be cut.
 			s.cutStream(x, err)
 		}
-		writeError(w, s.log, err)
+		writeError(w, s.names, s.log, err)
 	}
 	x.sink.release()
 	x.lines.release()
@@ -136,7 +136,7 @@ func pipeline[P any](s *Server, x *exchange, rt *route[P], target string) error 
 	if act == nil {
 		t0 := x.obs.stageStart()
 		var err error
-		req, err = request.Parse(x.r, rt.kind, target)
+		req, err = request.Parse(s.names, x.r, rt.kind, target)
 		x.obs.parseDone(t0)
 		if err != nil {
 			return err
@@ -207,5 +207,5 @@ func (s *Server) refusePlan(r *http.Request, req *request.Request) error {
 	if req.Media.Kind != request.MediaPlan || s.cfg.DBPlanEnabled {
 		return nil
 	}
-	return apierr.UnsupportedMediaType(strings.Join(r.Header.Values("Accept"), ", "))
+	return apierr.UnsupportedMediaType(s.names, strings.Join(r.Header.Values("Accept"), ", "))
 }

@@ -16,11 +16,11 @@ import (
 	"time"
 )
 
-// The naming (compat-names) is process-wide, set once when svc-serve
-// starts (apierr.Names), and every server of this test process runs under
-// SVC's. A server under another naming therefore runs as a process of its
-// own: svc-serve itself, built from cmd/svc-serve, which also tests the
-// program a PostgREST deployment would switch to.
+// A server under another naming (compat-names) runs here as a process of
+// its own: svc-serve itself, built from cmd/svc-serve, which tests the
+// program a PostgREST deployment would switch to, its start-up, channel
+// and in-database settings included. The naming is a value each Server
+// is handed (TestTwoNamingsInOneProcess), not a setting of the process.
 
 // processWith starts svc-serve with settings over the shared fixture's,
 // written as a PostgREST-style config file, and returns its base URL.

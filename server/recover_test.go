@@ -7,12 +7,14 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/svc-dev/svc/server/apierr"
 )
 
 func TestRecoverPanics(t *testing.T) {
 	var logged bytes.Buffer
 	log := slog.New(slog.NewTextHandler(&logged, nil))
-	h := recoverPanics(log, http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
+	h := recoverPanics(apierr.SVCNaming, log, http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
 		var m map[string]int
 		m["boom"]++ // a nil map write: a runtime panic, as a bug would cause
 	}))
@@ -29,7 +31,7 @@ func TestRecoverPanics(t *testing.T) {
 		t.Errorf("the log lacks the panic and its stack: %s", logged.String())
 	}
 
-	abort := recoverPanics(log, http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic(http.ErrAbortHandler) }))
+	abort := recoverPanics(apierr.SVCNaming, log, http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic(http.ErrAbortHandler) }))
 	defer func() {
 		if recover() != http.ErrAbortHandler {
 			t.Error("http.ErrAbortHandler was swallowed")

@@ -260,7 +260,7 @@ func (run *replicaRun) checkReplayed(values [][]byte) error {
 // (SVC004; the session is closed).
 func retryOnPrimary(err error) bool {
 	var e *apierr.Error
-	return replicaDown(err) || errors.As(err, &e) && (e.Code == "40001" || e.Code == apierr.Names.CodePrefix+"004")
+	return replicaDown(err) || errors.As(err, &e) && (e.Code == "40001" || e.Code == "SVC004")
 }
 
 // replicaDown reports whether err says the replica could not be reached,
@@ -271,7 +271,7 @@ func replicaDown(err error) bool {
 		return false
 	}
 	switch e.Code {
-	case apierr.Names.CodePrefix + "000", apierr.Names.CodePrefix + "001", "57P01", "57P02", "57P03":
+	case "SVC000", "SVC001", "57P01", "57P02", "57P03": // SVC's codes are spelt so under any naming
 		return true
 	}
 	return false

@@ -18,13 +18,14 @@ import (
 
 const jsonType = "application/json; charset=utf-8"
 
-// writeError sends err as the SVC error body with its status.
-func writeError(w http.ResponseWriter, log *slog.Logger, err error) {
+// writeError sends err as the SVC error body with its status, its code
+// written under names.
+func writeError(w http.ResponseWriter, names apierr.Naming, log *slog.Logger, err error) {
 	if errors.Is(err, dbexec.ErrClientGone) {
 		log.Debug("request abandoned by the client")
 		return
 	}
-	apierr.From(err).Write(w, log)
+	apierr.From(err).Write(w, names, log)
 }
 
 // contentRange renders `first-last/total` for a page of n rows starting at

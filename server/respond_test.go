@@ -27,10 +27,10 @@ func TestConnectionErrorsDiscloseNothing(t *testing.T) {
 	broken := fmt.Errorf("failed to receive message: %w: user=authenticator database=payroll (db.internal)", &net.OpError{Op: "read", Net: "tcp",
 		Addr: &net.TCPAddr{IP: net.IPv4(10, 1, 2, 3), Port: 6432}, Err: syscall.ECONNRESET})
 	for _, e := range []*apierr.Error{apierr.ConnectionRefused(cause), apierr.ConnectionFailed(cause),
-		apierr.From(dbexec.APIError(broken, false))} {
+		apierr.From(dbexec.APIError(apierr.SVCNaming, broken, false))} {
 		var logged bytes.Buffer
 		w := httptest.NewRecorder()
-		writeError(w, slog.New(slog.NewTextHandler(&logged, nil)), e)
+		writeError(w, apierr.SVCNaming, slog.New(slog.NewTextHandler(&logged, nil)), e)
 		if w.Code != 503 {
 			t.Errorf("%s: status %d, want 503", e.Code, w.Code)
 		}

@@ -28,7 +28,7 @@ const openAPI31Type = "application/openapi+json; version=3.1; charset=utf-8"
 // is served instead, called as GET /rpc/<function> would call it.
 func (s *Server) handleRoot(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		writeError(w, s.log, apierr.UnsupportedVerb(r.Method))
+		writeError(w, s.names, s.log, apierr.UnsupportedVerb(r.Method))
 		return
 	}
 	if s.cfg.DBRootSpec != "" {
@@ -36,7 +36,7 @@ func (s *Server) handleRoot(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if s.cfg.OpenAPIMode == config.OpenAPIDisabled {
-		writeError(w, s.log, apierr.OpenAPIDisabled())
+		writeError(w, s.names, s.log, apierr.OpenAPIDisabled())
 		return
 	}
 	serve(s, w, r, &s.routes.root, "")
@@ -109,7 +109,7 @@ func (a *rootAnswer) run(s *Server, x *exchange) error {
 		Scheme:           scheme,
 		Host:             host,
 		BasePath:         basePath,
-		Vendor:           apierr.Names.Vendor,
+		Vendor:           s.names.Vendor,
 	})
 	if err != nil {
 		return rootFailure(x, err)
@@ -152,9 +152,9 @@ func (a *rootAnswer) respond(s *Server, x *exchange) error {
 // successful answer is labelled as the root description, unless the
 // client asked for application/json (request.NegotiateRootSpec).
 func (s *Server) serveRootSpec(w http.ResponseWriter, r *http.Request) {
-	asJSON, err := request.NegotiateRootSpec(strings.Join(r.Header.Values("Accept"), ", "))
+	asJSON, err := request.NegotiateRootSpec(s.names, strings.Join(r.Header.Values("Accept"), ", "))
 	if err != nil {
-		writeError(w, s.log, err)
+		writeError(w, s.names, s.log, err)
 		return
 	}
 	call := r.Clone(r.Context())

@@ -49,7 +49,7 @@ const noLimit = -1
 
 func newRowsReply(p *plan.Read) rowsReply {
 	rep := rowsReply{offset: p.Offset, limit: noLimit, count: p.Count, maxRows: p.MaxRows, media: p.Media,
-		head: csvHead(&p.Node, p.Media), warning: legacyNamesWarning(&p.Node), streamed: query.Streamed(p)}
+		head: csvHead(&p.Node, p.Media), warning: legacyNamesWarning(p), streamed: query.Streamed(p)}
 	if p.Limit != nil {
 		rep.limit = *p.Limit
 	}

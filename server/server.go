@@ -27,7 +27,10 @@ import (
 
 // Server serves the API of the snapshot in force over a connection pool.
 type Server struct {
-	cfg       *config.Config
+	cfg *config.Config
+	// names is the naming cfg's compat-names chose, handed to every stage
+	// that writes a name: error codes, media types, a call's aliases.
+	names     apierr.Naming
 	pool      *pgxpool.Pool
 	snapshots *reload.Snapshots
 	log       *slog.Logger
@@ -91,7 +94,7 @@ func WithMetrics(m *admin.Metrics) Option { return func(s *Server) { s.metrics =
 // New returns a server; snapshots must have loaded before it serves. jwt
 // may be nil: requests carrying a token are then refused (SVC300).
 func New(cfg *config.Config, pool *pgxpool.Pool, snapshots *reload.Snapshots, jwt *auth.Verifier, log *slog.Logger, opts ...Option) *Server {
-	s := &Server{cfg: cfg, pool: pool, snapshots: snapshots, log: log, jwt: jwt,
+	s := &Server{cfg: cfg, names: apierr.NamingOf(cfg.CompatNames), pool: pool, snapshots: snapshots, log: log, jwt: jwt,
 		appSettings: appSettingsOf(cfg), preRequest: preRequestCall(cfg.DBPreRequest),
 		logQuery:      cfg.LogQuery == "main-query",
 		readShapes:    newShapeCache(cfg.ServerShapeCacheMaxEntries, cfg.ServerShapeCacheMaxBytes),
@@ -115,7 +118,7 @@ func New(cfg *config.Config, pool *pgxpool.Pool, snapshots *reload.Snapshots, jw
 	s.rootDocs = openapi.NewCache(int64(cfg.OpenAPICacheMaxBytes), snapshots.Current)
 	s.stopRootDocs = snapshots.OnSwap(s.rootDocs.Reset)
 	s.exec = &dbexec.Executor{Pool: pool, AcquireTimeout: cfg.DBPoolAcquisitionTimeout, Prepare: cfg.DBPreparedStatements,
-		CancelTimeout: cfg.DBPoolCancelTimeout, Log: log}
+		CancelTimeout: cfg.DBPoolCancelTimeout, Log: log, Names: s.names}
 	s.routes.read = route[*plan.Read]{kind: request.KindRelation, shapes: s.readShapes, plan: s.planRead, build: s.buildRead}
 	s.routes.write = route[*plan.Write]{kind: request.KindRelation, plan: s.planWrite, build: s.buildWrite}
 	s.routes.call = route[*plan.Call]{kind: request.KindFunction, shapes: s.callShapes, plan: s.planCall, build: s.buildCall}
@@ -134,13 +137,13 @@ func New(cfg *config.Config, pool *pgxpool.Pool, snapshots *reload.Snapshots, jw
 	})
 	r.HandleFunc("/", s.handleRoot)
 	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		writeError(w, s.log, apierr.NotFound())
+		writeError(w, s.names, s.log, apierr.NotFound())
 	})
 	expose := corsExposeHeaders
 	if s.replicas != nil {
 		expose += ", " + CommitLSNHeader
 	}
-	s.handler = recoverPanics(log, cors(cfg.ServerCORSAllowedOrigins, expose, s.limitURL(router{r})))
+	s.handler = recoverPanics(s.names, log, cors(cfg.ServerCORSAllowedOrigins, expose, s.limitURL(router{r})))
 	return s
 }
 
@@ -163,7 +166,7 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request) {
 	if s.snapshots.Current() == nil {
 		// The database was away when the server started; the loader keeps
 		// trying, and until it succeeds there is no schema to serve.
-		writeError(w, s.log, apierr.SnapshotUnavailable())
+		writeError(w, s.names, s.log, apierr.SnapshotUnavailable())
 		return
 	}
 	s.handler.ServeHTTP(w, r)
@@ -179,12 +182,12 @@ func (s *Server) handleRelation(w http.ResponseWriter, r *http.Request, vars map
 	case http.MethodOptions:
 		s.handleOptions(w, r, request.KindRelation, target)
 	default:
-		writeError(w, s.log, apierr.UnsupportedVerb(r.Method))
+		writeError(w, s.names, s.log, apierr.UnsupportedVerb(r.Method))
 	}
 }
 
 func (s *Server) planOptions() plan.Options {
-	return plan.Options{Schemas: s.cfg.DBSchemas, MaxRows: int64(s.cfg.DBMaxRows),
+	return plan.Options{Names: s.names, Schemas: s.cfg.DBSchemas, MaxRows: int64(s.cfg.DBMaxRows),
 		Aggregates: s.cfg.DBAggregatesEnabled, Refresh: s.refresh, Misconfigured: s.misconfigured,
 		LegacyTargetNames: s.cfg.URLUseLegacyTargetNames}
 }

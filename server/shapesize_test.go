@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/config"
 	"github.com/svc-dev/svc/server/plan"
 	"github.com/svc-dev/svc/server/query"
@@ -94,7 +95,7 @@ func keepShape(t *testing.T, s *Server, c *shapeCache, snap *snapshot.Snapshot, 
 	if !tpl.Read(r, request.KindRelation, "docs") {
 		t.Fatalf("%.80s: no template", target)
 	}
-	req, err := request.Parse(r, request.KindRelation, "docs")
+	req, err := request.Parse(apierr.SVCNaming, r, request.KindRelation, "docs")
 	if err != nil {
 		t.Fatalf("%.80s: %v", target, err)
 	}
@@ -116,7 +117,7 @@ func keepWriteShape(t *testing.T, s *Server, snap *snapshot.Snapshot, target str
 	for k, v := range header {
 		r.Header.Set(k, v)
 	}
-	req, err := request.Parse(r, request.KindRelation, "docs")
+	req, err := request.Parse(apierr.SVCNaming, r, request.KindRelation, "docs")
 	if err != nil {
 		t.Fatalf("%.80s: %v", target, err)
 	}

@@ -15,7 +15,7 @@ func (s *Server) limitURL(next http.Handler) http.Handler {
 	limit := s.cfg.ServerMaxURLBytes
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if n := uriLength(r); limit > 0 && n > limit {
-			writeError(w, s.log, apierr.URLTooLong(n, limit))
+			writeError(w, s.names, s.log, apierr.URLTooLong(n, limit))
 			return
 		}
 		next.ServeHTTP(w, r)

@@ -12,8 +12,10 @@ import (
 // whose parameters addressed aliased embeds by their relations' names
 // (url-use-legacy-target-names): a deprecation, code 299, naming the
 // alias to use for each; "" when there is none. The agent is the product
-// of the naming in force with SVC's version, as PostgREST's is its own.
-func legacyNamesWarning(n *plan.Node) string {
+// of the naming p was planned under with SVC's version, as PostgREST's is
+// its own.
+func legacyNamesWarning(p *plan.Read) string {
+	n := &p.Node
 	names := n.LegacyNames()
 	if len(names) == 0 {
 		return ""
@@ -25,5 +27,5 @@ func legacyNamesWarning(n *plan.Node) string {
 	text := "Embedded resource was referenced by relation name even though it has an alias. " +
 		"This is deprecated and will stop working in a future release. Update " + strings.Join(updates, ", ") +
 		" in query string filters, orders or limits."
-	return "299 " + apierr.Names.Product + "v" + snapshot.SVCVersion + " " + apierr.QuotedString(text)
+	return "299 " + p.Product + "v" + snapshot.SVCVersion + " " + apierr.QuotedString(text)
 }

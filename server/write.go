@@ -217,7 +217,7 @@ func writeHeader(x *exchange, rep *writeReply, res *dbexec.Result, streamed bool
 	if applied != "" {
 		h.Set("Preference-Applied", applied)
 	}
-	if warning := legacyNamesWarning(&p.Read.Node); warning != "" {
+	if warning := legacyNamesWarning(p.Read); warning != "" {
 		setDefault(h, "Warning", warning)
 	}
 	// Location names the one row created.

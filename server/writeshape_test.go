@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/config"
 	"github.com/svc-dev/svc/server/plan"
 	"github.com/svc-dev/svc/server/query"
@@ -58,7 +59,7 @@ func TestWriteShapesBuildLikeFreshStatements(t *testing.T) {
 			for k, v := range c.header {
 				r.Header.Set(k, v)
 			}
-			req, err := request.Parse(r, request.KindRelation, "docs")
+			req, err := request.Parse(apierr.SVCNaming, r, request.KindRelation, "docs")
 			if err != nil {
 				t.Fatalf("%s ?%s: %v", c.method, c.query, err)
 			}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/config"
-	"github.com/svc-dev/svc/server/naming"
 	"github.com/svc-dev/svc/server/openapi"
 	"github.com/svc-dev/svc/snapshot"
 	"github.com/svc-dev/svc/sql/snapstore"
@@ -77,7 +76,7 @@ func openAPIConfig(c *cli.Context) (*config.Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	return cfg, naming.Use(cfg)
+	return cfg, nil
 }
 
 // describe builds the document of the snapshot, schema and role the flags
@@ -122,7 +121,7 @@ func describe(c *cli.Context, cfg *config.Config) ([]byte, error) {
 	return openapi.Build(snap, openapi.Options{
 		Schema: schema, Version: snapshot.SVCVersion, Role: role, FollowPrivileges: follow,
 		Security: cfg.OpenAPISecurityActive, Scheme: scheme, Host: host, BasePath: basePath,
-		Vendor: apierr.Names.Vendor, Format: version, Anonymous: cfg.DBAnonRole != "",
+		Vendor: apierr.NamingOf(cfg.CompatNames).Vendor, Format: version, Anonymous: cfg.DBAnonRole != "",
 	})
 }
 

@@ -10,9 +10,8 @@ import (
 )
 
 // runAsServe, set in the environment, has TestMain run svc-serve's main
-// instead of the tests. The naming (compat-names) is process-wide, so a
-// test whose server may run under PostgREST's names runs it as a process
-// of its own: this test binary, as svc-serve, with no go tool needed. The
+// instead of the tests. A test of the program as a deployment runs it,
+// under PostgREST's names or SVC's, runs it as a process of its own: this test binary, as svc-serve, with no go tool needed. The
 // name has no SVC_ prefix, which svc-serve would take for a setting.
 const runAsServe = "GO_TEST_RUN_SVC_SERVE"
 

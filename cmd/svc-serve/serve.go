@@ -12,6 +12,7 @@ import (
 
 	"github.com/svc-dev/svc/server"
 	"github.com/svc-dev/svc/server/admin"
+	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/config"
 	"github.com/svc-dev/svc/server/dbexec"
 	"github.com/svc-dev/svc/server/gcheadroom"
@@ -34,11 +35,6 @@ func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log 
 			"response buffers (server-response-buffers-max-bytes)", server.BodiesMax(cfg, limit))
 	}
 	go gcheadroom.Run(ctx, uint64(cfg.ServerGCHeadroom), server.Quiet)
-	// First: the naming decides which in-database settings are read.
-	if err := naming.Use(cfg); err != nil {
-		return err
-	}
-
 	// The JWT settings are checked first: a mistyped key should not wait
 	// for the database to be reachable to be reported. Checked only: the
 	// Runtime builds the verifier, and fetches a JWKS once.
@@ -50,7 +46,7 @@ func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log 
 		return err
 	}
 	// Advice only, so it neither delays the start nor stops it.
-	go reload.NoteDatabaseTraces(ctx, cfg.DirectURI(), log)
+	go reload.NoteDatabaseTraces(ctx, apierr.NamingOf(cfg.CompatNames), cfg.DirectURI(), log)
 
 	pool, err := dbexec.NewPool(ctx, cfg)
 	if err != nil {
@@ -87,7 +83,7 @@ func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log 
 	if cfg.AdminEnabled() {
 		// Up before the first snapshot loads: /live answers and /ready
 		// says 503 while it does.
-		adm := admin.New(pool, snaps, metrics, log)
+		adm := admin.New(pool, snaps, metrics, apierr.NamingOf(cfg.CompatNames), log)
 		adm.UseHealth(health)
 		stopAdmin, err := startAdmin(ctx, cfg, adm, log)
 		if err != nil {

@@ -81,8 +81,7 @@ func TestStartupLines(t *testing.T) {
 
 // TestStartupNamesItsSources: the first line names the configuration
 // file and the snapshot file by their absolute paths, whatever directory
-// svc-serve was started in, and the naming compat-names puts in force
-// (process-wide, so the other tests' own is kept here).
+// svc-serve was started in, and the naming compat-names chooses.
 func TestStartupNamesItsSources(t *testing.T) {
 	dir := t.TempDir()
 	snap, err := introspectServeAPI(t)

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/svc-dev/svc/sql/pgtest"
 )
 
 // node is one svc-serve process. Its log is read as it is written: the
@@ -154,13 +156,7 @@ func (n *node) logTail() string {
 }
 
 func (n *node) stop() {
-	n.cmd.Process.Signal(os.Interrupt)
-	select {
-	case <-n.exited:
-	case <-time.After(15 * time.Second):
-		n.cmd.Process.Kill()
-		<-n.exited
-	}
+	pgtest.StopProcess(n.cmd.Process, n.exited, 15*time.Second)
 }
 
 // snapshotInfo is what the admin server's /snapshot says.

@@ -35,15 +35,17 @@ type Admin struct {
 	pool    *pgxpool.Pool
 	snaps   *reload.Snapshots
 	metrics *Metrics
+	names   apierr.Naming // which its errors are written under
 	log     *slog.Logger
 	mux     *http.ServeMux
 	health  *reload.Health
 }
 
 // New returns the admin handler over the request pool, the snapshot
-// holder and the metrics the main server counts in.
-func New(pool *pgxpool.Pool, snaps *reload.Snapshots, metrics *Metrics, log *slog.Logger) *Admin {
-	a := &Admin{pool: pool, snaps: snaps, metrics: metrics, log: log, mux: http.NewServeMux()}
+// holder and the metrics the main server counts in; its errors are
+// written under the main server's naming, names.
+func New(pool *pgxpool.Pool, snaps *reload.Snapshots, metrics *Metrics, names apierr.Naming, log *slog.Logger) *Admin {
+	a := &Admin{pool: pool, snaps: snaps, metrics: metrics, names: names, log: log, mux: http.NewServeMux()}
 	a.mux.HandleFunc("GET /live", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
 	a.mux.HandleFunc("GET /ready", a.ready)
 	a.mux.Handle("GET /metrics", metrics.Handler())
@@ -106,7 +108,7 @@ func (a *Admin) healthAnswer(w http.ResponseWriter, r *http.Request) {
 	}
 	body, err := json.Marshal(info)
 	if err != nil {
-		apierr.Internal(err).Write(w, a.log)
+		apierr.Internal(err).Write(w, a.names, a.log)
 		return
 	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
@@ -131,7 +133,7 @@ type snapshotInfo struct {
 func (a *Admin) snapshot(w http.ResponseWriter, _ *http.Request) {
 	snap := a.snaps.Current()
 	if snap == nil {
-		apierr.SnapshotUnavailable().Write(w, a.log)
+		apierr.SnapshotUnavailable().Write(w, a.names, a.log)
 		return
 	}
 	h := snap.Header
@@ -143,7 +145,7 @@ func (a *Admin) snapshot(w http.ResponseWriter, _ *http.Request) {
 	}
 	body, err := json.Marshal(info)
 	if err != nil {
-		apierr.Internal(err).Write(w, a.log)
+		apierr.Internal(err).Write(w, a.names, a.log)
 		return
 	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")

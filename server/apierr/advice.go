@@ -28,14 +28,15 @@ func (e *Error) WithAdvice(advice string) *Error {
 	return e
 }
 
-// writeAdvice sends e's advice in AdviceHeader and logs it, so that an
+// writeAdvice sends e's advice in AdviceHeader and logs it with code (as
+// the answer writes it), so that an
 // operator who reads only the log sees it too.
-func (e *Error) writeAdvice(h http.Header, log *slog.Logger) {
+func (e *Error) writeAdvice(h http.Header, code string, log *slog.Logger) {
 	if e.Advice == "" {
 		return
 	}
 	h.Set(AdviceHeader, headerSafe(e.Advice))
-	log.Info("advice", "code", e.Code, "status", e.Status, "advice", e.Advice)
+	log.Info("advice", "code", code, "status", e.Status, "advice", e.Advice)
 }
 
 // headerSafe turns the bytes a header value may not hold (control

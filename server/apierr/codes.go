@@ -35,14 +35,14 @@ func UnacceptableSchema(allowed []string) *Error {
 		Message: "The schema must be one of the following: " + strings.Join(allowed, ", ")}
 }
 
-// UnsupportedMediaType is SVC107 for an Accept header nothing here can
-// produce. When it asks for another naming's vendor types (postgrest-js's
+// UnsupportedMediaType is SVC107 for an Accept header nothing a server
+// under naming n can produce. When it asks for another naming's vendor types (postgrest-js's
 // .single() sends application/vnd.pgrst.object+json), the advice names
 // the compat-names setting that would answer them, and the log says so
 // once (traces.go); the body is PostgREST's, hint null.
-func UnsupportedMediaType(accepted string) *Error {
+func UnsupportedMediaType(n Naming, accepted string) *Error {
 	e := &Error{Status: 415, Code: code("107"), Message: "None of these media types are available: " + accepted}
-	if advice, mode := otherVendorHint(accepted); advice != "" {
+	if advice, mode := otherVendorHint(n, accepted); advice != "" {
 		e.Advice = advice
 		e.trace = trace{kind: "media type", mode: mode, seen: "a request asked for " + accepted}
 	}

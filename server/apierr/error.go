@@ -4,11 +4,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Error is an error with everything its HTTP response needs.
 type Error struct {
-	Status  int
+	Status int
+	// Code is SVC's own code in SVCNaming's spelling (SVC100), whatever
+	// the naming the answer is written under (CodeIn), or a SQLSTATE, or
+	// the code a function raised.
 	Code    string
 	Message string
 	// Details is a string, nil, or (for ambiguous embeds) a list of objects.
@@ -21,6 +25,10 @@ type Error struct {
 	// trace is another naming's name the request or a function used, for
 	// the once-a-kind log line (traces.go).
 	trace trace
+	// fromDB marks a code that came from the database or a function's
+	// RAISE: a SQLSTATE or a code of the function's choosing, written as
+	// it came under any naming (CodeIn).
+	fromDB bool
 	// Headers are extra response headers (e.g. WWW-Authenticate).
 	Headers map[string]string
 	// Cause is what went wrong underneath, for the server's log only: it
@@ -41,13 +49,25 @@ type body struct {
 	Message string `json:"message"`
 }
 
-// JSON renders the response body.
-func (e *Error) JSON() []byte {
-	b, err := json.Marshal(body{Code: e.Code, Details: e.Details, Hint: e.Hint, Message: e.Message})
+// CodeIn is e's code as naming n writes it: SVC's own codes take n's
+// prefix (PGRST100 for SVC100); a SQLSTATE, or a code a function raised,
+// is written as it came.
+func (e *Error) CodeIn(n Naming) string {
+	own, ok := strings.CutPrefix(e.Code, SVCNaming.CodePrefix)
+	if e.fromDB || !ok || n.CodePrefix == SVCNaming.CodePrefix {
+		return e.Code
+	}
+	return n.CodePrefix + own
+}
+
+// JSON renders the response body under naming n.
+func (e *Error) JSON(n Naming) []byte {
+	code := e.CodeIn(n)
+	b, err := json.Marshal(body{Code: code, Details: e.Details, Hint: e.Hint, Message: e.Message})
 	if err != nil {
 		// Details built by SVC are always marshalable; reaching here is a bug
 		// in a constructor, so answer with what is certainly encodable.
-		b, _ = json.Marshal(body{Code: e.Code, Message: e.Message})
+		b, _ = json.Marshal(body{Code: code, Message: e.Message})
 	}
 	return b
 }

@@ -9,7 +9,10 @@ import (
 
 // Naming holds every name a client sees that carries the product prefix, so
 // a PostgREST-compatible naming mode is one switch of this value rather than
-// conditionals through the code.
+// conditionals through the code. It is a value handed down, not a setting
+// of the process: a server holds the naming its configuration chose
+// (naming.Of) and gives it to what writes a name, so that two servers of
+// one process may each answer under their own.
 type Naming struct {
 	// CodePrefix starts every SVC error code ("SVC" -> "SVC100").
 	CodePrefix string
@@ -41,57 +44,45 @@ var PostgRESTNaming = Naming{CodePrefix: "PGRST", Vendor: "pgrst", Channel: "pgr
 // Namings are the namings by the values of the compat-names key.
 var Namings = map[string]Naming{"svc": SVCNaming, "postgrest": PostgRESTNaming}
 
-// Names is the naming in force. It is process-wide: svc-serve sets it once
-// with Use, from compat-names, before it reads in-database settings or
-// serves, and it never changes afterwards, so request goroutines read it
-// without locking. A process serves one API under one naming: its LISTEN
-// channel and its clients' media types and error codes do not switch at
-// run time.
-var Names = SVCNaming
-
-// Use puts the naming of a compat-names value in force. Call it before
-// serving, never while requests run.
-func Use(mode string) error {
-	n, ok := Namings[mode]
-	if !ok {
-		return fmt.Errorf("compat-names: unknown naming %q (one of %s)", mode,
-			strings.Join(slices.Sorted(maps.Keys(Namings)), ", "))
+// NamingOf is the naming of a compat-names value, SVC's for "" (a
+// configuration not loaded through config, as tests build) or a value
+// config would not have taken.
+func NamingOf(mode string) Naming {
+	if n, ok := Namings[mode]; ok {
+		return n
 	}
-	if Names != n {
-		// Written only when it changes, so that starting a second server
-		// in one process (tests) under the same naming races with nothing.
-		Names = n
-	}
-	return nil
+	return SVCNaming
 }
 
-func code(suffix string) string { return Names.CodePrefix + suffix }
-
-// otherVendorHint is the advice for an Accept header naming the vendor
-// media types of a naming not in force (application/vnd.pgrst.* under
-// SVC's names, application/vnd.svc.* under PostgREST's), which are
-// otherwise refused like any unknown type, and that naming's compat-names
-// value; "" when it names none.
-func otherVendorHint(accepted string) (string, string) {
-	accepted = strings.ToLower(accepted)
-	current := modeOf(Names)
-	for _, mode := range slices.Sorted(maps.Keys(Namings)) {
-		n := Namings[mode]
-		if n == Names || !strings.Contains(accepted, "application/vnd."+n.Vendor+".") {
-			continue
-		}
-		return fmt.Sprintf("application/vnd.%s.* are the media types of compat-names = %s, and this server runs under compat-names = %s: "+
-			"ask for application/vnd.%s.* instead, or set compat-names = %s", n.Vendor, mode, current, Names.Vendor, mode), mode
-	}
-	return "", ""
-}
-
-// modeOf is the compat-names value of naming n.
-func modeOf(n Naming) string {
+// Mode is n's compat-names value, "" for a naming of none.
+func (n Naming) Mode() string {
 	for mode, m := range Namings {
 		if m == n {
 			return mode
 		}
 	}
 	return ""
+}
+
+// code is SVC's own code of suffix, in SVCNaming's spelling: an error
+// keeps that identity whatever the naming, and takes the naming's prefix
+// where it is written (Error.CodeIn).
+func code(suffix string) string { return SVCNaming.CodePrefix + suffix }
+
+// otherVendorHint is the advice for an Accept header naming the vendor
+// media types of a naming other than own (application/vnd.pgrst.* under
+// SVC's names, application/vnd.svc.* under PostgREST's), which are
+// otherwise refused like any unknown type, and that naming's compat-names
+// value; "" when it names none.
+func otherVendorHint(own Naming, accepted string) (string, string) {
+	accepted = strings.ToLower(accepted)
+	for _, mode := range slices.Sorted(maps.Keys(Namings)) {
+		n := Namings[mode]
+		if n == own || !strings.Contains(accepted, "application/vnd."+n.Vendor+".") {
+			continue
+		}
+		return fmt.Sprintf("application/vnd.%s.* are the media types of compat-names = %s, and this server runs under compat-names = %s: "+
+			"ask for application/vnd.%s.* instead, or set compat-names = %s", n.Vendor, mode, own.Mode(), own.Vendor, mode), mode
+	}
+	return "", ""
 }

@@ -24,7 +24,7 @@ const (
 
 // raised builds the answer e's message and detail specify, or SVC121
 // saying which of the two is not what it must be.
-func raised(e *pgconn.PgError) *Error {
+func raised(n Naming, e *pgconn.PgError) *Error {
 	var body struct {
 		Code, Message string
 		Details, Hint *string
@@ -34,11 +34,11 @@ func raised(e *pgconn.PgError) *Error {
 			optional(m, "details", &body.Details) && optional(m, "hint", &body.Hint)
 	})
 	if !ok {
-		return unparsableRaise("Invalid JSON value for MESSAGE: '"+e.Message+"'", raiseMessageHint)
+		return unparsableRaise(n, "Invalid JSON value for MESSAGE: '"+e.Message+"'", raiseMessageHint)
 	}
 	// PostgreSQL sends an empty DETAIL as none: either is missing.
 	if e.Detail == "" {
-		return unparsableRaise("DETAIL is missing in the RAISE statement", raiseDetailHint)
+		return unparsableRaise(n, "DETAIL is missing in the RAISE statement", raiseDetailHint)
 	}
 	var status float64
 	var headers map[string]string
@@ -50,21 +50,21 @@ func raised(e *pgconn.PgError) *Error {
 	})
 	badDetail := "Invalid JSON value for DETAIL: '" + e.Detail + "'"
 	if !ok || status != math.Trunc(status) {
-		return unparsableRaise(badDetail, raiseDetailHint)
+		return unparsableRaise(n, badDetail, raiseDetailHint)
 	}
 	// Beyond PostgREST: a status HTTP has no room for, or a header it
 	// cannot carry as set, would not reach the client as the function
 	// meant; the hint says which.
 	if status < 100 || status > 599 {
-		return unparsableRaise(badDetail, fmt.Sprintf("The status %v is no HTTP status code.", status))
+		return unparsableRaise(n, badDetail, fmt.Sprintf("The status %v is no HTTP status code.", status))
 	}
 	for name, value := range headers {
 		if reason := HeaderFieldError(name, value); reason != "" {
-			return unparsableRaise(badDetail, fmt.Sprintf("The header %q cannot be sent: %s.", name, reason))
+			return unparsableRaise(n, badDetail, fmt.Sprintf("The header %q cannot be sent: %s.", name, reason))
 		}
 	}
 	return &Error{Status: int(status), Code: body.Code, Message: body.Message, Details: strPtr(body.Details),
-		Hint: strPtr(body.Hint), Headers: headers}
+		Hint: strPtr(body.Hint), Headers: headers, fromDB: true}
 }
 
 // readRaised decodes text as a JSON object and hands its members to read,
@@ -122,9 +122,9 @@ func strPtr(s *string) any {
 	return *s
 }
 
-// unparsableRaise is SVC121.
-func unparsableRaise(details, hint string) *Error {
+// unparsableRaise is SVC121, for a server under naming n.
+func unparsableRaise(n Naming, details, hint string) *Error {
 	return &Error{Status: 500, Code: code("121"),
-		Message: `Could not parse JSON in the "RAISE SQLSTATE '` + Names.RaiseState + `'" error`,
+		Message: `Could not parse JSON in the "RAISE SQLSTATE '` + n.RaiseState + `'" error`,
 		Details: details, Hint: hint}
 }

@@ -47,7 +47,7 @@ func TestRaisedReadAsPostgREST(t *testing.T) {
 			bad("DETAIL", `{"status":402,"status_text":1,"headers":{}}`)},
 	}
 	for _, c := range cases {
-		e := FromPG(&pgconn.PgError{Code: "SVC00", Message: c.message, Detail: c.detail}, false)
+		e := FromPG(SVCNaming, &pgconn.PgError{Code: "SVC00", Message: c.message, Detail: c.detail}, false)
 		if c.want == ([2]string{}) {
 			if e.Code == "SVC121" {
 				t.Errorf("%s: refused: %v / %v", c.name, e.Details, e.Hint)

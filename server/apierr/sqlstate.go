@@ -43,16 +43,33 @@ func StatusForSQLState(state string, authenticated bool) int {
 	return 400
 }
 
-// FromPG forwards a database error with the database's own code and text.
-// Two kinds of SQLSTATE raised on purpose by functions choose the response
-// themselves: PTnnn answers status nnn, and SVC.. carries the whole error
-// body (message) and status and headers (detail) as JSON.
-func FromPG(e *pgconn.PgError, authenticated bool) *Error {
-	if strings.HasPrefix(e.Code, Names.RaiseState) {
-		return raised(e)
+// FromPG forwards a database error with the database's own code and text,
+// for a server under naming n. Two kinds of SQLSTATE raised on purpose by
+// functions choose the response themselves: PTnnn answers status nnn, and
+// n's RaiseState (SVC.., or PGRST) carries the whole error body (message)
+// and status and headers (detail) as JSON.
+func FromPG(n Naming, e *pgconn.PgError, authenticated bool) *Error {
+	if strings.HasPrefix(e.Code, n.RaiseState) {
+		return raised(n, e)
 	}
+	out := fromState(e, authenticated)
+	if mode := otherRaiseState(n, e.Code); mode != "" {
+		// A function written for PostgREST (RAISE SQLSTATE 'PGRST' under
+		// SVC's names): answered as any SQLSTATE, with the fix.
+		out.Advice = fmt.Sprintf("SQLSTATE '%s' is the custom error of compat-names = %s, and this server runs under compat-names = %s: "+
+			"raise SQLSTATE '%s' (the same message and detail) instead, or set compat-names = %s", e.Code, mode, n.Mode(),
+			raiseStateOf(n), mode)
+		out.trace = trace{kind: "raise", mode: mode, seen: "a function raised SQLSTATE '" + e.Code + "'"}
+	}
+	return out
+}
+
+// fromState is the answer to a SQLSTATE that is no naming's custom error:
+// its status (a PTnnn's own, or by the table), the database's code and
+// words.
+func fromState(e *pgconn.PgError, authenticated bool) *Error {
 	if status, ok := ptStatus(e.Code); ok {
-		return &Error{Status: status, Code: e.Code, Message: e.Message, Details: str(e.Detail), Hint: str(e.Hint)}
+		return &Error{Status: status, Code: e.Code, Message: e.Message, Details: str(e.Detail), Hint: str(e.Hint), fromDB: true}
 	}
 	status := StatusForSQLState(e.Code, authenticated)
 	if e.Code == "22023" && strings.HasPrefix(e.Message, "role ") && strings.HasSuffix(e.Message, " does not exist") {
@@ -66,14 +83,7 @@ func FromPG(e *pgconn.PgError, authenticated bool) *Error {
 		Message: e.Message,
 		Details: str(e.Detail),
 		Hint:    str(e.Hint),
-	}
-	if mode := otherRaiseState(e.Code); mode != "" {
-		// A function written for PostgREST (RAISE SQLSTATE 'PGRST' under
-		// SVC's names): answered as any SQLSTATE, with the fix.
-		out.Advice = fmt.Sprintf("SQLSTATE '%s' is the custom error of compat-names = %s, and this server runs under compat-names = %s: "+
-			"raise SQLSTATE '%s' (the same message and detail) instead, or set compat-names = %s", e.Code, mode, modeOf(Names),
-			raiseStateOf(Names), mode)
-		out.trace = trace{kind: "raise", mode: mode, seen: "a function raised SQLSTATE '" + e.Code + "'"}
+		fromDB:  true,
 	}
 	switch out.Status {
 	case 401:
@@ -110,5 +120,5 @@ func ptStatus(state string) (int, bool) {
 // PostgreSQL's word for the object: table, view, materialized view,
 // foreign table or function.
 func PermissionDenied(kind, name string, authenticated bool) *Error {
-	return FromPG(&pgconn.PgError{Code: "42501", Message: "permission denied for " + kind + " " + name}, authenticated)
+	return fromState(&pgconn.PgError{Code: "42501", Message: "permission denied for " + kind + " " + name}, authenticated)
 }

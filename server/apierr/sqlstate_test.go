@@ -35,7 +35,7 @@ func TestStatusForSQLState(t *testing.T) {
 
 func TestErrorJSON(t *testing.T) {
 	t.Parallel()
-	got := string(ParseError("failed to parse select", "unexpected ')'").JSON())
+	got := string(ParseError("failed to parse select", "unexpected ')'").JSON(SVCNaming))
 	want := `{"code":"SVC100","details":"unexpected ')'","hint":null,"message":"failed to parse select"}`
 	if got != want {
 		t.Errorf("JSON() = %s, want %s", got, want)
@@ -77,7 +77,7 @@ func TestFromPGRaised(t *testing.T) {
 			`Could not parse JSON in the "RAISE SQLSTATE 'SVC'" error`, nil},
 	}
 	for _, c := range cases {
-		e := FromPG(&c.pg, false)
+		e := FromPG(SVCNaming, &c.pg, false)
 		if e.Status != c.status || e.Code != c.code || e.Message != c.message || len(e.Headers) != len(c.headers) {
 			t.Errorf("%s: got %d %s %q %v, want %d %s %q %v", c.name, e.Status, e.Code, e.Message, e.Headers, c.status, c.code, c.message, c.headers)
 		}

@@ -31,14 +31,15 @@ var tracesSeen sync.Map // kind -> struct{}
 type trace struct{ kind, mode, seen string }
 
 // NoteTrace logs, the first time a trace of kind is seen in this process,
-// what was seen, the naming in force, and what mode's naming would
-// change (NamingChanges). Later traces of the kind log nothing.
-func NoteTrace(log *slog.Logger, kind, mode, seen string) {
+// what was seen, own (the naming of the server that saw it), and what
+// mode's naming would change (NamingChanges). Later traces of the kind
+// log nothing.
+func NoteTrace(log *slog.Logger, own Naming, kind, mode, seen string) {
 	if _, loaded := tracesSeen.LoadOrStore(kind, struct{}{}); loaded {
 		return
 	}
 	log.Log(context.Background(), TraceLevel, fmt.Sprintf("%s: a trace of compat-names = %s, and this server runs under compat-names = %s; "+
-		"compat-names = %s would change %s (said once)", seen, mode, modeOf(Names), mode, NamingChanges(modeOf(Names), mode)))
+		"compat-names = %s would change %s (said once)", seen, mode, own.Mode(), mode, NamingChanges(own.Mode(), mode)))
 }
 
 // NamingChanges lists what switching from the naming of compat-names
@@ -68,19 +69,19 @@ func envOf(mode string) string {
 }
 
 // otherRaiseState is the compat-names value whose custom-error SQLSTATE
-// state starts with, when it is not the naming in force's, or "".
-func otherRaiseState(state string) string {
+// state starts with, when it is not own's, or "".
+func otherRaiseState(own Naming, state string) string {
 	for _, mode := range slices.Sorted(maps.Keys(Namings)) {
-		if n := Namings[mode]; n != Names && strings.HasPrefix(state, n.RaiseState) {
+		if n := Namings[mode]; n != own && strings.HasPrefix(state, n.RaiseState) {
 			return mode
 		}
 	}
 	return ""
 }
 
-// writeTrace logs e's trace, once per kind.
-func (e *Error) writeTrace(log *slog.Logger) {
+// writeTrace logs e's trace, once per kind, as seen under naming n.
+func (e *Error) writeTrace(n Naming, log *slog.Logger) {
 	if e.trace.kind != "" {
-		NoteTrace(log, e.trace.kind, e.trace.mode, e.trace.seen)
+		NoteTrace(log, n, e.trace.kind, e.trace.mode, e.trace.seen)
 	}
 }

@@ -47,7 +47,7 @@ func (e *Executor) afterAssert(ctx context.Context, pool *pgxpool.Pool, conn *pg
 	switch {
 	case err != nil:
 		discardPooled(conn)
-		return answer(ctx, tx, first, nil)
+		return e.answer(ctx, tx, first, nil)
 	case broken:
 		releaseAndYield(conn)
 		if e.Log != nil {
@@ -59,7 +59,7 @@ func (e *Executor) afterAssert(ctx context.Context, pool *pgxpool.Pool, conn *pg
 		return e.afterSuspect(ctx, pool, conn, tx, steps, first)
 	}
 	releaseAndYield(conn)
-	return answer(ctx, tx, first, nil)
+	return e.answer(ctx, tx, first, nil)
 }
 
 // assertionsBroken parses, without running them, the assertions of steps

@@ -34,7 +34,7 @@ func TestDBErrorClassifies(t *testing.T) {
 		{"something else", errors.New("result has 3 columns, expected 5"), 500, "SVCX00"},
 	}
 	for _, c := range cases {
-		e := apierr.From(APIError(c.err, false))
+		e := apierr.From(APIError(apierr.SVCNaming, c.err, false))
 		if e.Status != c.status || e.Code != c.code {
 			t.Errorf("%s: %d %s, want %d %s", c.name, e.Status, e.Code, c.status, c.code)
 		}

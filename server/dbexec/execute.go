@@ -42,6 +42,10 @@ type Executor struct {
 	// when the database is reached again after requests found it away
 	// (reach.go).
 	Log *slog.Logger
+	// Names is the naming of the server the transactions run for: which
+	// SQLSTATE a function raises to choose the whole answer (RaiseState),
+	// and what an advice on another naming's says (apierr.FromPG).
+	Names apierr.Naming
 	// reach caches where the primary's reach is kept.
 	reach reachState
 }
@@ -74,7 +78,7 @@ func (e *Executor) Execute(ctx context.Context, tx Tx, steps ...Step) error {
 		return e.afterSuspect(ctx, pool, conn, &tx, steps, dbErr)
 	}
 	releaseAndYield(conn)
-	return answer(ctx, &tx, dbErr, checkErr)
+	return e.answer(ctx, &tx, dbErr, checkErr)
 }
 
 // acquire takes a session from pool within the acquisition timeout.
@@ -173,12 +177,12 @@ func runNext(ctx context.Context, pc *pgconn.PgConn, next func() (Step, bool, er
 }
 
 // answer is the request's outcome from what runTx reported.
-func answer(ctx context.Context, tx *Tx, dbErr, checkErr error) error {
+func (e *Executor) answer(ctx context.Context, tx *Tx, dbErr, checkErr error) error {
 	if dbErr != nil {
 		if ctx.Err() != nil {
 			return ErrClientGone
 		}
-		return APIError(dbErr, tx.Authenticated)
+		return APIError(e.Names, dbErr, tx.Authenticated)
 	}
 	return checkErr
 }
@@ -410,8 +414,9 @@ func textArgs(args []any) ([][]byte, error) {
 // is no one to answer and nothing went wrong on our side.
 var ErrClientGone = errors.New("client closed the request")
 
-// APIError turns a database or driver error into the caller's error.
-func APIError(err error, authenticated bool) error {
+// APIError turns a database or driver error into the caller's error, for
+// a server under naming n.
+func APIError(n apierr.Naming, err error, authenticated bool) error {
 	var pgErr *pgconn.PgError
 	var answered *apierr.Error
 	switch {
@@ -420,7 +425,7 @@ func APIError(err error, authenticated bool) error {
 		// header): its words stand.
 		return answered
 	case errors.As(err, &pgErr):
-		return apierr.FromPG(pgErr, authenticated)
+		return apierr.FromPG(n, pgErr, authenticated)
 	}
 	if pgconn.SafeToRetry(err) || isConnectionError(err) {
 		return apierr.ConnectionFailed(err)

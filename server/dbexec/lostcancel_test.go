@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/dbexec"
 	"github.com/svc-dev/svc/server/query"
 )
@@ -58,7 +59,7 @@ func TestLostCancelRollsBack(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer pool.Close()
-			exec := &dbexec.Executor{Pool: pool, AcquireTimeout: 10 * time.Second, Prepare: tc.prepare, CancelTimeout: dbexec.TestCancelTimeout}
+			exec := &dbexec.Executor{Names: apierr.SVCNaming, Pool: pool, AcquireTimeout: 10 * time.Second, Prepare: tc.prepare, CancelTimeout: dbexec.TestCancelTimeout}
 			tx := dbexec.Tx{Role: "web_anon", SearchPath: `"test"`, Method: "POST", Path: "/rpc/log_then_nap",
 				Isolation: tc.isolation}
 			call := func(ctx context.Context, name string, seconds string) error {

@@ -118,7 +118,7 @@ func (e *Executor) afterPooler(ctx context.Context, pool *pgxpool.Pool, conn *pg
 	if dbErr != nil && poolerSymptom(dbErr) {
 		return apierr.ConnectionFailed(dbErr)
 	}
-	return answer(ctx, tx, dbErr, checkErr)
+	return e.answer(ctx, tx, dbErr, checkErr)
 }
 
 // probeTimeout bounds ProbePooler.

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/dbexec"
 	"github.com/svc-dev/svc/server/query"
 )
@@ -24,7 +25,7 @@ func TestRowTypeLedgerRetiresOnNewShapesOnly(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer pool.Close()
-			exec := &dbexec.Executor{Pool: pool, AcquireTimeout: 10 * time.Second, Prepare: prepare, CancelTimeout: dbexec.TestCancelTimeout}
+			exec := &dbexec.Executor{Names: apierr.SVCNaming, Pool: pool, AcquireTimeout: 10 * time.Second, Prepare: prepare, CancelTimeout: dbexec.TestCancelTimeout}
 			tx := dbexec.Tx{ReadOnly: true, Role: "web_anon", SearchPath: `"test"`, Method: "GET", Path: "/"}
 			// read runs shape n, estimated at 64 KiB of row types, and
 			// returns the pid of the backend that ran it.

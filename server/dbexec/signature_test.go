@@ -62,7 +62,7 @@ func TestSignatureProvesStale(t *testing.T) {
 		t.Fatal(err)
 	}
 	dbexec.RetireFor(pool, sig) // as a reload does
-	e := &dbexec.Executor{Pool: pool, AcquireTimeout: 5 * time.Second, Prepare: true}
+	e := &dbexec.Executor{Names: apierr.SVCNaming, Pool: pool, AcquireTimeout: 5 * time.Second, Prepare: true}
 	run := func(readOnly bool, sql string, row dbexec.RowFunc) error {
 		tx := dbexec.Tx{ReadOnly: readOnly, Role: "web_anon", SearchPath: `"sigcheck"`, Method: "GET", Path: "/"}
 		if !readOnly {

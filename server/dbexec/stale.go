@@ -75,7 +75,7 @@ func (e *Executor) afterSuspect(ctx context.Context, pool *pgxpool.Pool, conn *p
 		// The session failed while parsing again; the request's error
 		// stands, and the session goes.
 		discardPooled(conn)
-		return answer(ctx, tx, first, nil)
+		return e.answer(ctx, tx, first, nil)
 	case stale || planChanged(first):
 		e.retireStale(ctx, pool, conn, first)
 		return e.rerun(ctx, pool, conn, tx, steps, first)
@@ -83,7 +83,7 @@ func (e *Executor) afterSuspect(ctx context.Context, pool *pgxpool.Pool, conn *p
 		return e.afterStale(ctx, pool, conn, tx, steps, first)
 	}
 	releaseAndYield(conn)
-	return answer(ctx, tx, first, nil)
+	return e.answer(ctx, tx, first, nil)
 }
 
 // afterStale answers a request whose run on conn failed with first, which
@@ -117,7 +117,7 @@ func (e *Executor) afterStale(ctx context.Context, pool *pgxpool.Pool, conn *pgx
 		} else {
 			releaseAndYield(conn)
 		}
-		return answer(ctx, tx, first, nil)
+		return e.answer(ctx, tx, first, nil)
 	}
 	if !tx.ReadOnly {
 		discardPooled(conn)
@@ -149,7 +149,7 @@ func (e *Executor) rerun(ctx context.Context, pool *pgxpool.Pool, conn *pgxpool.
 		return apierr.StaleCatalog(dbErr)
 	}
 	releaseAndYield(again)
-	return answer(ctx, tx, dbErr, checkErr)
+	return e.answer(ctx, tx, dbErr, checkErr)
 }
 
 // catalogChanged reports whether the catalog's signature differs from the

@@ -11,6 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/dbexec"
 	"github.com/svc-dev/svc/server/plan"
 	"github.com/svc-dev/svc/server/query"
@@ -156,11 +157,11 @@ func planRead(t *testing.T, snap *snapshot.Snapshot, target, schema string, head
 		}
 	}
 	relation := strings.TrimPrefix(strings.SplitN(target, "?", 2)[0], "/")
-	req, err := request.Parse(r, request.KindRelation, relation)
+	req, err := request.Parse(apierr.SVCNaming, r, request.KindRelation, relation)
 	if err != nil {
 		t.Fatalf("%.200s: %v", target, err)
 	}
-	p, err := plan.BuildRead(req, snap, plan.Options{Schemas: []string{schema}, Aggregates: true})
+	p, err := plan.BuildRead(req, snap, plan.Options{Names: apierr.SVCNaming, Schemas: []string{schema}, Aggregates: true})
 	if err != nil {
 		t.Fatalf("%.200s: %v", target, err)
 	}

@@ -1,8 +1,9 @@
-// Package naming puts in force the names a client and the database see
-// (error codes, media types, the NOTIFY channel, the settings prefix), as
-// compat-names chooses, and names the channel a configuration's servers
-// listen on. It is small on purpose: svc-introspect publish needs the
-// channel, and must not link the HTTP server for it.
+// Package naming names the NOTIFY channel a configuration's servers
+// listen on, and the other namings' channels they also hear, and keeps a
+// reload from switching compat-names. The naming itself is a value
+// (apierr.NamingOf(cfg.CompatNames)) each server is handed at start. It is
+// small on purpose: svc-introspect publish needs the channel, and must not
+// link the HTTP server for it.
 package naming
 
 import (
@@ -11,14 +12,6 @@ import (
 	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/config"
 )
-
-// Use puts in force the naming cfg's compat-names chooses
-// (apierr.Names: error codes, vendor media types, the default channel, the
-// raised-error SQLSTATE and the in-database settings prefix). svc-serve
-// calls it once at start, before reading in-database settings or serving:
-// the naming is process-wide and read without locking, which is why a
-// reload cannot change it (see CheckUnchanged).
-func Use(cfg *config.Config) error { return apierr.Use(cfg.CompatNames) }
 
 // ListenChannel is the NOTIFY channel of cfg's servers: db-channel, or
 // when it is unset the channel of its naming (svc, or pgrst under

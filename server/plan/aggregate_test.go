@@ -43,11 +43,11 @@ func aggSnapshot(t *testing.T) *snapshot.Snapshot {
 func planRead(t *testing.T, snap *snapshot.Snapshot, target, rawQuery string, enabled bool) (*Read, error) {
 	t.Helper()
 	r := httptest.NewRequest("GET", "/"+target+"?"+rawQuery, nil)
-	req, err := request.Parse(r, request.KindRelation, target)
+	req, err := request.Parse(apierr.SVCNaming, r, request.KindRelation, target)
 	if err != nil {
 		t.Fatalf("%s: %v", rawQuery, err)
 	}
-	return BuildRead(req, snap, Options{Schemas: []string{"api"}, Aggregates: enabled})
+	return BuildRead(req, snap, Options{Names: apierr.SVCNaming, Schemas: []string{"api"}, Aggregates: enabled})
 }
 
 func TestAggregatesGate(t *testing.T) {

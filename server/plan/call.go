@@ -27,21 +27,24 @@ type Call struct {
 	// Handler renders a scalar result when the negotiated media type is
 	// one the function returns itself (Read.Handler renders rows).
 	Handler *Handler
+	// vendor is the vendor of the naming planned under (plan.Options),
+	// which the aliases below start with.
+	vendor string
 }
 
 // Alias is the name the statement gives the call's result: PostgREST's
 // pgrst_call under its naming, svc_call under SVC's, so errors and plans
 // that name it read as PostgREST's do.
-func (c *Call) Alias() string { return apierr.Names.Vendor + "_call" }
+func (c *Call) Alias() string { return c.vendor + "_call" }
 
 // ScalarColumn names the one column of the rows of a function returning a
 // set of scalars: PostgREST's pgrst_scalar under its naming, svc_scalar
 // under SVC's. Filters, order and select address the values by it.
-func (c *Call) ScalarColumn() string { return apierr.Names.Vendor + "_scalar" }
+func (c *Call) ScalarColumn() string { return c.vendor + "_scalar" }
 
 // ArgsAlias names the row the arguments are read from, as PostgREST's
 // pgrst_body does.
-func (c *Call) ArgsAlias() string { return apierr.Names.Vendor + "_body" }
+func (c *Call) ArgsAlias() string { return c.vendor + "_body" }
 
 // CallArg is one argument given to a call.
 type CallArg struct {
@@ -172,6 +175,7 @@ func BuildCall(req *request.Request, body *request.Payload, raw []byte, media st
 // rows get a read tree.
 func finishCall(req *request.Request, c *Call, filters []request.Pair, snap *snapshot.Snapshot, opts Options) (*Call, error) {
 	fn := c.Function
+	c.vendor = opts.Names.Vendor
 	if pr := req.Prefer; pr.Handling == "strict" && pr.MaxAffected != nil &&
 		fn.Returns != snapshot.ReturnsSetOfComposite && fn.Returns != snapshot.ReturnsSetOfScalar {
 		// Only a set's rows can be counted against the bound; refusing
@@ -196,7 +200,7 @@ func finishCall(req *request.Request, c *Call, filters []request.Pair, snap *sna
 			t.fn = fn
 		}
 		var err error
-		if req.Media, c.Handler, err = negotiate(req, snap, t); err != nil {
+		if req.Media, c.Handler, err = negotiate(opts.Names, req, snap, t); err != nil {
 			return nil, err
 		}
 		return c, nil
@@ -206,7 +210,7 @@ func finishCall(req *request.Request, c *Call, filters []request.Pair, snap *sna
 	if scalars {
 		rel = scalarRows(fn, c.ScalarColumn())
 	}
-	c.Read = &Read{Head: req.Method == "HEAD", Media: req.Media, Count: req.Prefer.Count, MaxRows: opts.MaxRows,
+	c.Read = &Read{Head: req.Method == "HEAD", Media: req.Media, Count: req.Prefer.Count, MaxRows: opts.MaxRows, Product: opts.Names.Product,
 		Single: fn.Returns == snapshot.ReturnsComposite, Scalars: scalars}
 	c.Read.Alias = c.Alias()
 	if c.Read.Count == "planned" || c.Read.Count == "estimated" {
@@ -239,7 +243,7 @@ func finishCall(req *request.Request, c *Call, filters []request.Pair, snap *sna
 		t.wholeRows = false
 	}
 	var err error
-	if c.Read.Media, c.Read.Handler, err = negotiate(req, snap, t); err != nil {
+	if c.Read.Media, c.Read.Handler, err = negotiate(opts.Names, req, snap, t); err != nil {
 		return nil, err
 	}
 	req.Media = c.Read.Media

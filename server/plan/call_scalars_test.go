@@ -43,11 +43,11 @@ func TestCallOfScalarSet(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.target, func(t *testing.T) {
 			t.Parallel()
-			req, err := request.Parse(httptest.NewRequest("GET", c.target, nil), request.KindFunction, "keys")
+			req, err := request.Parse(apierr.SVCNaming, httptest.NewRequest("GET", c.target, nil), request.KindFunction, "keys")
 			if err != nil {
 				t.Fatal(err)
 			}
-			call, err := BuildCall(req, nil, nil, "application/json", snap, Options{Schemas: []string{"api"}, MaxRows: 100})
+			call, err := BuildCall(req, nil, nil, "application/json", snap, Options{Names: apierr.SVCNaming, Schemas: []string{"api"}, MaxRows: 100})
 			if c.code != "" {
 				var e *apierr.Error
 				if !errors.As(err, &e) || e.Code != c.code || e.Status != 400 {

@@ -80,11 +80,11 @@ func planFields(t *testing.T, snap *snapshot.Snapshot, target string) (*Read, er
 	t.Helper()
 	r := httptest.NewRequest("GET", target, nil)
 	rel, _, _ := strings.Cut(strings.TrimPrefix(target, "/"), "?")
-	req, err := request.Parse(r, request.KindRelation, rel)
+	req, err := request.Parse(apierr.SVCNaming, r, request.KindRelation, rel)
 	if err != nil {
 		t.Fatalf("%s: %v", target, err)
 	}
-	return BuildRead(req, snap, Options{Schemas: []string{"api"}})
+	return BuildRead(req, snap, Options{Names: apierr.SVCNaming, Schemas: []string{"api"}})
 }
 
 func TestFieldResolution(t *testing.T) {
@@ -154,7 +154,7 @@ func TestWriteFields(t *testing.T) {
 	t.Parallel()
 	snap := fieldSnapshot(t, false)
 	r := httptest.NewRequest("PATCH", "/paints?doubled=gt.4&color=eq.x&select=id,tint", nil)
-	req, err := request.Parse(r, request.KindRelation, "paints")
+	req, err := request.Parse(apierr.SVCNaming, r, request.KindRelation, "paints")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +162,7 @@ func TestWriteFields(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := BuildWrite(req, payload, snap, Options{Schemas: []string{"api"}})
+	w, err := BuildWrite(req, payload, snap, Options{Names: apierr.SVCNaming, Schemas: []string{"api"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,11 +179,11 @@ func TestWriteFields(t *testing.T) {
 	}
 
 	payload, _ = request.ParsePayload("application/json", []byte(`{"doubled":1}`), nil)
-	if _, err := BuildWrite(req, payload, snap, Options{Schemas: []string{"api"}}); err == nil {
+	if _, err := BuildWrite(req, payload, snap, Options{Names: apierr.SVCNaming, Schemas: []string{"api"}}); err == nil {
 		t.Error("a computed field was accepted as a body key")
 	}
 	payload, _ = request.ParsePayload("application/json", []byte(`{"name":"x"}`), nil)
-	w, err = BuildWrite(req, payload, fieldSnapshot(t, true), Options{Schemas: []string{"api"}})
+	w, err = BuildWrite(req, payload, fieldSnapshot(t, true), Options{Names: apierr.SVCNaming, Schemas: []string{"api"}})
 	if err != nil {
 		t.Fatal(err)
 	}

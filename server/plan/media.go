@@ -52,14 +52,14 @@ type mediaTarget struct {
 // types first (the schema cannot take them over), then for each range a
 // handler of the relation (its `*/*` one answering any range), a
 // function's own media type, an anyelement handler, and last what SVC
-// renders itself. Nothing is SVC107.
-func negotiate(req *request.Request, snap *snapshot.Snapshot, t mediaTarget) (request.Media, *Handler, error) {
+// renders itself, the vendor types those of naming n. Nothing is SVC107.
+func negotiate(n apierr.Naming, req *request.Request, snap *snapshot.Snapshot, t mediaTarget) (request.Media, *Handler, error) {
 	if req.AcceptRanges == nil {
 		// Built by hand rather than parsed (tests): SVC's own pick.
-		return req.Media, nil, refuseUnrendered(req)
+		return req.Media, nil, refuseUnrendered(n, req)
 	}
 	for _, r := range req.AcceptRanges {
-		builtin, ok := req.BuiltinMedia(r)
+		builtin, ok := req.BuiltinMedia(n, r)
 		if ok && builtin.IsVendor() {
 			if builtin.Kind == request.MediaPlan && builtin.PlanFor == request.MediaHandler {
 				inner, h := t.handler(snap, builtin.PlanForName)
@@ -78,7 +78,7 @@ func negotiate(req *request.Request, snap *snapshot.Snapshot, t mediaTarget) (re
 			return builtin, nil, nil
 		}
 	}
-	return request.Media{}, nil, apierr.UnsupportedMediaType(req.Accept)
+	return request.Media{}, nil, apierr.UnsupportedMediaType(n, req.Accept)
 }
 
 // handler finds the schema's handler of media type typ for t, and the
@@ -153,10 +153,10 @@ func rawMedia(fn *snapshot.Function) *snapshot.MediaDomain {
 // refuseUnrendered is SVC107 for a request whose Accept names only media
 // types SVC does not render itself, where no media handler can answer
 // (writes), or a plan for one.
-func refuseUnrendered(req *request.Request) error {
+func refuseUnrendered(n apierr.Naming, req *request.Request) error {
 	m := req.Media
 	if m.Kind == request.MediaNone || (m.Kind == request.MediaPlan && m.PlanFor == request.MediaHandler) {
-		return apierr.UnsupportedMediaType(req.Accept)
+		return apierr.UnsupportedMediaType(n, req.Accept)
 	}
 	return nil
 }

@@ -57,9 +57,9 @@ func TestNegotiate(t *testing.T) {
 		{"SVC's JSON without select=*", linesSelected, "application/json", request.Media{Kind: request.MediaJSON}, ""},
 		{"q-values first", linesSelected, "text/x;q=0.1, text/csv", request.Media{Kind: request.MediaCSV}, ""},
 		{"a */* handler answers anything", notes, "app/bingo", handled("application/octet-stream", true), "notes_any"},
-		{"vendor types stay SVC's", lines, "application/vnd.svc.object", request.Media{Kind: request.MediaObject}, ""},
+		{"vendor types stay SVC's", lines, "application/vnd.svc.object", request.Media{Vendor: "svc", Kind: request.MediaObject}, ""},
 		{"a plan for a handler's type", lines, `application/vnd.svc.plan; for="text/x"`,
-			request.Media{Kind: request.MediaPlan, PlanFor: request.MediaHandler, PlanForName: "text/x"}, "lines_x"},
+			request.Media{Vendor: "svc", Kind: request.MediaPlan, PlanFor: request.MediaHandler, PlanForName: "text/x"}, "lines_x"},
 		{"a function's own media type", mediaTarget{fn: png}, "image/png", handled("image/png", true), "-"},
 		{"skipping what it does not return", mediaTarget{fn: png}, "image/jpeg, application/json", request.Media{Kind: request.MediaJSON}, ""},
 		{"*/* asks for SVC's JSON", mediaTarget{fn: png}, "*/*", request.Media{Kind: request.MediaJSON}, ""},
@@ -71,11 +71,11 @@ func TestNegotiate(t *testing.T) {
 			t.Parallel()
 			r := httptest.NewRequest("GET", "/x", nil)
 			r.Header.Set("Accept", c.accept)
-			req, err := request.Parse(r, request.KindRelation, "x")
+			req, err := request.Parse(apierr.SVCNaming, r, request.KindRelation, "x")
 			if err != nil {
 				t.Fatal(err)
 			}
-			media, h, err := negotiate(req, snap, c.target)
+			media, h, err := negotiate(apierr.SVCNaming, req, snap, c.target)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -99,11 +99,11 @@ func TestNegotiate(t *testing.T) {
 	for _, accept := range []string{"image/png", `application/vnd.svc.plan; for="image/png"`, "text/x;q=0"} {
 		r := httptest.NewRequest("GET", "/x", nil)
 		r.Header.Set("Accept", accept)
-		req, err := request.Parse(r, request.KindRelation, "x")
+		req, err := request.Parse(apierr.SVCNaming, r, request.KindRelation, "x")
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, _, err = negotiate(req, snap, lines)
+		_, _, err = negotiate(apierr.SVCNaming, req, snap, lines)
 		var e *apierr.Error
 		if !errors.As(err, &e) || e.Code != "SVC107" || e.Status != 415 {
 			t.Errorf("%q: %v, want 415 SVC107", accept, err)

@@ -31,6 +31,9 @@ type Options struct {
 	// warnings (a misspelt key) that may have left db-schemas other than
 	// meant, which no reload mends.
 	Misconfigured string
+	// Names is the naming of the server planning: the vendor of its
+	// media types and of a call's aliases (pgrst_call under PostgREST's).
+	Names apierr.Naming
 }
 
 // Node is one relation of a read tree: the relation read, or an embed.
@@ -160,6 +163,9 @@ type Read struct {
 	// Handler renders the rows when Media is a media handler's (or a plan
 	// for one).
 	Handler *Handler
+	// Product is the product of the naming planned under (Options.Names),
+	// the agent a Warning on the answer names (PostgREST under its naming).
+	Product string
 }
 
 // OutputNames lists the keys of each output row in order, expanding `*`
@@ -259,7 +265,7 @@ func BuildRead(req *request.Request, snap *snapshot.Snapshot, opts Options) (*Re
 	if err != nil {
 		return nil, err
 	}
-	p := &Read{Head: req.Method == "HEAD", Media: req.Media, Count: req.Prefer.Count, MaxRows: opts.MaxRows}
+	p := &Read{Head: req.Method == "HEAD", Media: req.Media, Count: req.Prefer.Count, MaxRows: opts.MaxRows, Product: opts.Names.Product}
 	if err := buildNode(&p.Node, snap, rel, req.Select, opts.Refresh); err != nil {
 		return nil, err
 	}
@@ -275,7 +281,7 @@ func BuildRead(req *request.Request, snap *snapshot.Snapshot, opts Options) (*Re
 		return nil, err
 	}
 	t := mediaTarget{rows: rel.QualifiedName, wholeRows: wholeRows(&p.Node)}
-	if p.Media, p.Handler, err = negotiate(req, snap, t); err != nil {
+	if p.Media, p.Handler, err = negotiate(opts.Names, req, snap, t); err != nil {
 		return nil, err
 	}
 	req.Media = p.Media

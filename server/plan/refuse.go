@@ -15,7 +15,7 @@ import (
 // BuildWrite would give first (an Accept SVC cannot answer, preferences,
 // schema, unknown relation). Media handlers render reads and calls only.
 func WriteTarget(req *request.Request, snap *snapshot.Snapshot, opts Options) (*snapshot.Relation, error) {
-	if err := refuseUnrendered(req); err != nil {
+	if err := refuseUnrendered(opts.Names, req); err != nil {
 		return nil, err
 	}
 	return target(req, snap, opts)

@@ -84,7 +84,7 @@ func BuildWrite(req *request.Request, payload *request.Payload, snap *snapshot.S
 	if w.Kind == Put && (w.Limit != nil || w.Offset > 0) {
 		return nil, apierr.PutWithLimit()
 	}
-	w.Read = &Read{Media: req.Media, Count: req.Prefer.Count}
+	w.Read = &Read{Media: req.Media, Count: req.Prefer.Count, Product: opts.Names.Product}
 	if err := buildNode(&w.Read.Node, snap, rel, req.Select, opts.Refresh); err != nil {
 		return nil, err
 	}

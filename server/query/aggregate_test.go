@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/plan"
 	"github.com/svc-dev/svc/server/query"
 	"github.com/svc-dev/svc/server/request"
@@ -16,11 +17,11 @@ import (
 func readSQL(t *testing.T, snap *snapshot.Snapshot, rawQuery string) query.Statement {
 	t.Helper()
 	r := httptest.NewRequest("GET", "/orders?"+rawQuery, nil)
-	req, err := request.Parse(r, request.KindRelation, "orders")
+	req, err := request.Parse(apierr.SVCNaming, r, request.KindRelation, "orders")
 	if err != nil {
 		t.Fatalf("%s: %v", rawQuery, err)
 	}
-	p, err := plan.BuildRead(req, snap, plan.Options{Schemas: []string{"api"}, Aggregates: true})
+	p, err := plan.BuildRead(req, snap, plan.Options{Names: apierr.SVCNaming, Schemas: []string{"api"}, Aggregates: true})
 	if err != nil {
 		t.Fatalf("%s: %v", rawQuery, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/plan"
 	"github.com/svc-dev/svc/server/query"
 	"github.com/svc-dev/svc/server/request"
@@ -85,11 +86,11 @@ func BenchmarkEmbedPipeline(b *testing.B) {
 // statement must bind wantArgs values.
 func benchPipeline(b *testing.B, target string, wantArgs int) {
 	snap := benchSnapshot(b)
-	opts := plan.Options{Schemas: []string{"api"}}
+	opts := plan.Options{Names: apierr.SVCNaming, Schemas: []string{"api"}}
 	r := httptest.NewRequest("GET", target, nil)
 	b.ReportAllocs()
 	for b.Loop() {
-		req, err := request.Parse(r, request.KindRelation, "orders")
+		req, err := request.Parse(apierr.SVCNaming, r, request.KindRelation, "orders")
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -118,11 +119,11 @@ func BenchmarkKeptPipeline(b *testing.B) {
 		b.Run(bc.name, func(b *testing.B) {
 			snap := benchSnapshot(b)
 			r := httptest.NewRequest("GET", bc.target, nil)
-			req, err := request.Parse(r, request.KindRelation, "orders")
+			req, err := request.Parse(apierr.SVCNaming, r, request.KindRelation, "orders")
 			if err != nil {
 				b.Fatal(err)
 			}
-			p, err := plan.BuildRead(req, snap, plan.Options{Schemas: []string{"api"}})
+			p, err := plan.BuildRead(req, snap, plan.Options{Names: apierr.SVCNaming, Schemas: []string{"api"}})
 			if err != nil {
 				b.Fatal(err)
 			}

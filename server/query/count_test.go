@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/plan"
 	"github.com/svc-dev/svc/server/query"
 	"github.com/svc-dev/svc/server/request"
@@ -35,11 +36,11 @@ func TestExactCount(t *testing.T) {
 			t.Parallel()
 			r := httptest.NewRequest("GET", c.target, nil)
 			r.Header.Set("Prefer", "count=exact")
-			req, err := request.Parse(r, request.KindRelation, "orders")
+			req, err := request.Parse(apierr.SVCNaming, r, request.KindRelation, "orders")
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := plan.BuildRead(req, snap, plan.Options{Schemas: []string{"api"}, MaxRows: c.maxRows, Aggregates: true})
+			p, err := plan.BuildRead(req, snap, plan.Options{Names: apierr.SVCNaming, Schemas: []string{"api"}, MaxRows: c.maxRows, Aggregates: true})
 			if err != nil {
 				t.Fatal(err)
 			}

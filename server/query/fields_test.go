@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/plan"
 	"github.com/svc-dev/svc/server/query"
 	"github.com/svc-dev/svc/server/request"
@@ -111,11 +112,11 @@ func TestFieldsReadSQL(t *testing.T) {
 	for _, tc := range cases {
 		r := httptest.NewRequest("GET", tc.target, nil)
 		rel, _, _ := strings.Cut(strings.TrimPrefix(tc.target, "/"), "?")
-		req, err := request.Parse(r, request.KindRelation, rel)
+		req, err := request.Parse(apierr.SVCNaming, r, request.KindRelation, rel)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.target, err)
 		}
-		p, err := plan.BuildRead(req, snap, plan.Options{Schemas: []string{"api"}, Aggregates: true})
+		p, err := plan.BuildRead(req, snap, plan.Options{Names: apierr.SVCNaming, Schemas: []string{"api"}, Aggregates: true})
 		if err != nil {
 			t.Fatalf("%s: %v", tc.target, err)
 		}
@@ -165,7 +166,7 @@ func TestFieldsWriteSQL(t *testing.T) {
 		if tc.prefer != "" {
 			r.Header.Set("Prefer", tc.prefer)
 		}
-		req, err := request.Parse(r, request.KindRelation, "paints")
+		req, err := request.Parse(apierr.SVCNaming, r, request.KindRelation, "paints")
 		if err != nil {
 			t.Fatalf("%s %s: %v", tc.method, tc.target, err)
 		}
@@ -173,7 +174,7 @@ func TestFieldsWriteSQL(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		w, err := plan.BuildWrite(req, payload, snap, plan.Options{Schemas: []string{"api"}})
+		w, err := plan.BuildWrite(req, payload, snap, plan.Options{Names: apierr.SVCNaming, Schemas: []string{"api"}})
 		if err != nil {
 			t.Fatalf("%s %s: %v", tc.method, tc.target, err)
 		}
@@ -191,11 +192,11 @@ func TestFieldsShapeKept(t *testing.T) {
 	snap := fieldsSnapshot(t)
 	read := func(target string) (query.Statement, *request.Template) {
 		r := httptest.NewRequest("GET", target, nil)
-		req, err := request.Parse(r, request.KindRelation, "paints")
+		req, err := request.Parse(apierr.SVCNaming, r, request.KindRelation, "paints")
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := plan.BuildRead(req, snap, plan.Options{Schemas: []string{"api"}})
+		p, err := plan.BuildRead(req, snap, plan.Options{Names: apierr.SVCNaming, Schemas: []string{"api"}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -36,13 +36,13 @@ func FuzzReadPipeline(f *testing.F) {
 	f.Add("select=c0", "text/csv")
 	f.Add("c0=eq.1", "application/vnd.svc.object+json")
 	snap := benchSnapshot(f)
-	opts := plan.Options{Schemas: []string{"api"}, MaxRows: 100, Aggregates: true}
+	opts := plan.Options{Names: apierr.SVCNaming, Schemas: []string{"api"}, MaxRows: 100, Aggregates: true}
 	f.Fuzz(func(t *testing.T, rawQuery, accept string) {
 		r := httptest.NewRequest("GET", "/orders", nil)
 		r.URL.RawQuery = rawQuery
 		r.Header.Set("Accept", accept)
 		r.Header.Set("Prefer", "count=exact")
-		req, err := request.Parse(r, request.KindRelation, "orders")
+		req, err := request.Parse(apierr.SVCNaming, r, request.KindRelation, "orders")
 		if err != nil {
 			checkClientError(t, rawQuery, err)
 			return

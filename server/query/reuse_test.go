@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/plan"
 	"github.com/svc-dev/svc/server/query"
 	"github.com/svc-dev/svc/server/request"
@@ -83,12 +84,12 @@ func buildTarget(t *testing.T, target, accept, prefer string) built {
 	var b built
 	b.shaped = b.tpl.Read(r, request.KindRelation, "orders")
 	b.tpl.Key = bytes.Clone(b.tpl.Key)
-	req, err := request.Parse(r, request.KindRelation, "orders")
+	req, err := request.Parse(apierr.SVCNaming, r, request.KindRelation, "orders")
 	if err != nil {
 		b.parseFailed = true
 		return b
 	}
-	p, err := plan.BuildRead(req, snap, plan.Options{Schemas: []string{"api"}, MaxRows: 1000})
+	p, err := plan.BuildRead(req, snap, plan.Options{Names: apierr.SVCNaming, Schemas: []string{"api"}, MaxRows: 1000})
 	if err != nil {
 		t.Fatalf("%s: %v", target, err)
 	}
@@ -156,7 +157,7 @@ func TestShapeRefusesWhatItCannotTrace(t *testing.T) {
 		t.Error("a statement with logic-tree operands was kept")
 	}
 	r := httptest.NewRequest("POST", "/orders?c0=eq.1", nil)
-	req, err := request.Parse(r, request.KindRelation, "orders")
+	req, err := request.Parse(apierr.SVCNaming, r, request.KindRelation, "orders")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +165,7 @@ func TestShapeRefusesWhatItCannotTrace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := plan.BuildWrite(req, payload, benchSnapshot(t), plan.Options{Schemas: []string{"api"}})
+	w, err := plan.BuildWrite(req, payload, benchSnapshot(t), plan.Options{Names: apierr.SVCNaming, Schemas: []string{"api"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -284,11 +285,11 @@ func callBuild(t *testing.T, target string) built {
 	var b built
 	b.shaped = b.tpl.Read(r, request.KindFunction, name)
 	b.tpl.Key = bytes.Clone(b.tpl.Key)
-	req, err := request.Parse(r, request.KindFunction, name)
+	req, err := request.Parse(apierr.SVCNaming, r, request.KindFunction, name)
 	if err != nil {
 		t.Fatalf("%s: %v", target, err)
 	}
-	call, err := plan.BuildCall(req, nil, nil, "application/json", callSnapshot(t), plan.Options{Schemas: []string{"api"}})
+	call, err := plan.BuildCall(req, nil, nil, "application/json", callSnapshot(t), plan.Options{Names: apierr.SVCNaming, Schemas: []string{"api"}})
 	if err != nil {
 		t.Fatalf("%s: %v", target, err)
 	}

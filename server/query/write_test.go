@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/plan"
 	"github.com/svc-dev/svc/server/query"
 	"github.com/svc-dev/svc/server/request"
@@ -16,7 +17,7 @@ func buildWrite(t *testing.T, method, target, prefer, body string) query.Stateme
 	t.Helper()
 	r := httptest.NewRequest(method, target, strings.NewReader(body))
 	r.Header.Set("Prefer", prefer)
-	req, err := request.Parse(r, request.KindRelation, "orders")
+	req, err := request.Parse(apierr.SVCNaming, r, request.KindRelation, "orders")
 	if err != nil {
 		t.Fatalf("%s %s: %v", method, target, err)
 	}
@@ -26,7 +27,7 @@ func buildWrite(t *testing.T, method, target, prefer, body string) query.Stateme
 			t.Fatalf("%s %s: %v", method, target, err)
 		}
 	}
-	p, err := plan.BuildWrite(req, payload, benchSnapshot(t), plan.Options{Schemas: []string{"api"}, Aggregates: true})
+	p, err := plan.BuildWrite(req, payload, benchSnapshot(t), plan.Options{Names: apierr.SVCNaming, Schemas: []string{"api"}, Aggregates: true})
 	if err != nil {
 		t.Fatalf("%s %s: %v", method, target, err)
 	}

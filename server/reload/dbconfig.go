@@ -21,7 +21,9 @@ import (
 // another naming (pgrst.* under SVC's names) are refused with the fix
 // (ForeignSettingsError), or, when this naming's setting of the same key
 // overrides them, returned in notes for the log (dbconfig_naming.go).
-func ReadDatabaseConfig(ctx context.Context, uri, preConfig string) (settings map[string]string, notes []string, err error) {
+// own is the naming of the server the settings are for: its
+// SettingPrefix is the one read.
+func ReadDatabaseConfig(ctx context.Context, own apierr.Naming, uri, preConfig string) (settings map[string]string, notes []string, err error) {
 	conn, err := dbexec.Connect(ctx, uri)
 	if err != nil {
 		return nil, nil, err
@@ -41,10 +43,10 @@ func ReadDatabaseConfig(ctx context.Context, uri, preConfig string) (settings ma
 	}
 	byName := config.DatabaseSettings()
 	suffixes := slices.Sorted(maps.Keys(byName))
-	foreignModes := foreignSettingNames(suffixes)
+	foreignModes := foreignSettingNames(own, suffixes)
 	names := make([]string, 0, len(suffixes)+len(foreignModes))
 	for _, n := range suffixes {
-		names = append(names, apierr.Names.SettingPrefix+n)
+		names = append(names, own.SettingPrefix+n)
 	}
 	names = append(names, slices.Sorted(maps.Keys(foreignModes))...)
 	rows, err := tx.Query(ctx, "select s, pg_catalog.current_setting(s, true) from pg_catalog.unnest($1::text[]) s", names)
@@ -67,17 +69,17 @@ func ReadDatabaseConfig(ctx context.Context, uri, preConfig string) (settings ma
 			foreign[name] = *value
 			continue
 		}
-		out[byName[strings.TrimPrefix(name, apierr.Names.SettingPrefix)]] = *value
+		out[byName[strings.TrimPrefix(name, own.SettingPrefix)]] = *value
 	}
 	if err := rows.Err(); err != nil {
 		return nil, nil, err
 	}
-	shadowed, err := checkForeignSettings(ctx, tx, foreign, foreignModes, byName, out)
+	shadowed, err := checkForeignSettings(ctx, tx, own, foreign, foreignModes, byName, out)
 	if err != nil {
 		return nil, nil, err
 	}
 	for _, s := range shadowed {
-		notes = append(notes, shadowedMessage(s))
+		notes = append(notes, shadowedMessage(own, s))
 	}
 	return out, notes, nil
 }

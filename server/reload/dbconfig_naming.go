@@ -33,7 +33,10 @@ type foreignSetting struct {
 
 // ForeignSettingsError refuses in-database settings of a naming not in
 // force (see above). Its message is the fix.
-type ForeignSettingsError struct{ settings []foreignSetting }
+type ForeignSettingsError struct {
+	own      apierr.Naming // the naming the server runs under
+	settings []foreignSetting
+}
 
 func (e *ForeignSettingsError) Error() string {
 	var names, fixes []string
@@ -41,7 +44,7 @@ func (e *ForeignSettingsError) Error() string {
 	for _, s := range e.settings {
 		names = append(names, s.name)
 		mode = s.mode
-		own := apierr.Names.SettingPrefix + strings.TrimPrefix(s.name, apierr.Namings[s.mode].SettingPrefix)
+		own := e.own.SettingPrefix + strings.TrimPrefix(s.name, apierr.Namings[s.mode].SettingPrefix)
 		if s.where == "" {
 			fixes = append(fixes, fmt.Sprintf("set %s = %s instead of %s where it is set (db-pre-config's function, or postgresql.conf)",
 				own, quoteValue(s.value), s.name))
@@ -51,17 +54,17 @@ func (e *ForeignSettingsError) Error() string {
 	}
 	return fmt.Sprintf("in-database setting%s %s %s compat-names = %s's, and this server runs under compat-names = %s, "+
 		"which reads %s* settings: set compat-names = %s to read %s, or run: %s",
-		plural(len(names)), strings.Join(names, ", "), isAre(len(names)), mode, modeOf(), apierr.Names.SettingPrefix,
+		plural(len(names)), strings.Join(names, ", "), isAre(len(names)), mode, e.own.Mode(), e.own.SettingPrefix,
 		mode, them(len(names)), strings.Join(fixes, " "))
 }
 
-// foreignSettingNames are the setting names of the namings not in force
+// foreignSettingNames are the setting names of the namings other than own
 // for the in-database setting suffixes given ("db_max_rows"), by the
 // compat-names value they belong to.
-func foreignSettingNames(suffixes []string) map[string]string {
+func foreignSettingNames(own apierr.Naming, suffixes []string) map[string]string {
 	out := map[string]string{}
 	for mode, n := range apierr.Namings {
-		if n.SettingPrefix == apierr.Names.SettingPrefix {
+		if n.SettingPrefix == own.SettingPrefix {
 			continue
 		}
 		for _, s := range suffixes {
@@ -74,8 +77,8 @@ func foreignSettingNames(suffixes []string) map[string]string {
 // checkForeignSettings judges the foreign settings read (full name ->
 // value, only those set) against own (key -> value, this naming's), and
 // returns the shadowed ones to log, or the refusal.
-func checkForeignSettings(ctx context.Context, tx pgx.Tx, foreign map[string]string, modes map[string]string, byName map[string]string,
-	own map[string]string) ([]foreignSetting, error) {
+func checkForeignSettings(ctx context.Context, tx pgx.Tx, naming apierr.Naming, foreign map[string]string, modes map[string]string,
+	byName map[string]string, own map[string]string) ([]foreignSetting, error) {
 	if len(foreign) == 0 {
 		return nil, nil
 	}
@@ -96,7 +99,7 @@ func checkForeignSettings(ctx context.Context, tx pgx.Tx, foreign map[string]str
 		}
 	}
 	if len(refused) > 0 {
-		return shadowed, &ForeignSettingsError{refused}
+		return shadowed, &ForeignSettingsError{own: naming, settings: refused}
 	}
 	return shadowed, nil
 }
@@ -140,26 +143,16 @@ func settingPlaces(ctx context.Context, tx pgx.Tx) (map[string]string, error) {
 	return out, rows.Err()
 }
 
-// shadowedMessage is the log line of a foreign setting this naming's own
-// setting of the same key overrides.
-func shadowedMessage(s foreignSetting) string {
-	own := apierr.Names.SettingPrefix + strings.TrimPrefix(s.name, apierr.Namings[s.mode].SettingPrefix)
+// shadowedMessage is the log line of a foreign setting the setting of the
+// same key of naming n, the server's, overrides.
+func shadowedMessage(n apierr.Naming, s foreignSetting) string {
+	own := n.SettingPrefix + strings.TrimPrefix(s.name, apierr.Namings[s.mode].SettingPrefix)
 	return fmt.Sprintf("in-database setting %s is compat-names = %s's and is not read under compat-names = %s; %s, which is read, sets %s",
-		s.name, s.mode, modeOf(), own, s.key)
+		s.name, s.mode, n.Mode(), own, s.key)
 }
 
 // quoteValue is value as an SQL string literal.
 func quoteValue(v string) string { return "'" + strings.ReplaceAll(v, "'", "''") + "'" }
-
-// modeOf is the compat-names value of the naming in force.
-func modeOf() string {
-	for mode, n := range apierr.Namings {
-		if n == apierr.Names {
-			return mode
-		}
-	}
-	return ""
-}
 
 func plural(n int) string {
 	if n == 1 {

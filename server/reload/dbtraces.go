@@ -27,10 +27,10 @@ const maxTraceFunctions = 5
 
 // NoteDatabaseTraces looks, over a connection of its own to uri, for
 // functions outside the system schemas whose source uses the names of a
-// naming not in force (its custom-error SQLSTATE, its channel), and logs
-// once what it finds (apierr.NoteTrace). A database that cannot be asked
+// naming other than own, the server's (its custom-error SQLSTATE, its
+// channel), and logs once what it finds (apierr.NoteTrace). A database that cannot be asked
 // is skipped: this is advice, and the server starts without it.
-func NoteDatabaseTraces(ctx context.Context, uri string, log *slog.Logger) {
+func NoteDatabaseTraces(ctx context.Context, own apierr.Naming, uri string, log *slog.Logger) {
 	conn, err := dbexec.Connect(ctx, uri)
 	if err != nil {
 		log.Debug("the database's functions were not searched for another naming's names", "error", err)
@@ -39,7 +39,7 @@ func NoteDatabaseTraces(ctx context.Context, uri string, log *slog.Logger) {
 	defer conn.Close(context.WithoutCancel(ctx))
 	for _, mode := range slices.Sorted(maps.Keys(apierr.Namings)) {
 		n := apierr.Namings[mode]
-		if n == apierr.Names {
+		if n == own {
 			continue
 		}
 		raise := `(sqlstate|errcode)\s*=?\s*'` + regexp.QuoteMeta(n.RaiseState)
@@ -77,7 +77,7 @@ func NoteDatabaseTraces(ctx context.Context, uri string, log *slog.Logger) {
 		if len(found) > maxTraceFunctions {
 			found = append(found[:maxTraceFunctions], "and more")
 		}
-		apierr.NoteTrace(log, "database functions", mode, fmt.Sprintf("functions of the database use compat-names = %s's names (%s)",
+		apierr.NoteTrace(log, own, "database functions", mode, fmt.Sprintf("functions of the database use compat-names = %s's names (%s)",
 			mode, strings.Join(found, "; ")))
 	}
 }

@@ -71,7 +71,10 @@ func resolveConfig(ctx context.Context, sources config.Sources, log *slog.Logger
 	if err != nil || !cfg.DBConfig {
 		return cfg, err
 	}
-	settings, notes, err := ReadDatabaseConfig(ctx, cfg.DirectURI(), cfg.DBPreConfig)
+	// The naming decides which in-database settings are read; compat-names
+	// is not one of them.
+	own := apierr.NamingOf(cfg.CompatNames)
+	settings, notes, err := ReadDatabaseConfig(ctx, own, cfg.DirectURI(), cfg.DBPreConfig)
 	if foreign := (*ForeignSettingsError)(nil); errors.As(err, &foreign) {
 		// Read, and refused: another naming's settings stop a start too,
 		// unlike a database that cannot be read.
@@ -87,7 +90,7 @@ func resolveConfig(ctx context.Context, sources config.Sources, log *slog.Logger
 	for _, n := range notes {
 		log.Warn(n)
 	}
-	sources.Database, sources.DatabasePrefix = settings, apierr.Names.SettingPrefix
+	sources.Database, sources.DatabasePrefix = settings, own.SettingPrefix
 	cfg, warnings, err := config.Load(sources)
 	for _, w := range warnings {
 		if strings.HasPrefix(w.Source, "database setting") {

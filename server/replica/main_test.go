@@ -17,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/svc-dev/svc/server"
 	"github.com/svc-dev/svc/server/admin"
+	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/config"
 	"github.com/svc-dev/svc/server/dbexec"
 	"github.com/svc-dev/svc/server/reload"
@@ -172,7 +173,7 @@ func startServerChecking(t testing.TB, interval time.Duration, cfg *config.Confi
 		t.Fatal(err)
 	}
 	h := server.New(cfg, pool, ts.Snaps, jwt, log, server.WithReplicas(ts.Replicas), server.WithMetrics(metrics))
-	ts.Admin = admin.New(pool, ts.Snaps, metrics, log)
+	ts.Admin = admin.New(pool, ts.Snaps, metrics, apierr.SVCNaming, log)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -3,6 +3,8 @@ package request
 import (
 	"sort"
 	"strings"
+
+	"github.com/svc-dev/svc/server/apierr"
 )
 
 // ParseAccept reads an Accept header: the ranges it accepts, ordered by
@@ -16,7 +18,8 @@ func ParseAccept(h string) (accepted, refused []MediaRange) {
 	if strings.TrimSpace(h) == "" {
 		return []MediaRange{{Type: "*/*", Q: 1}}, nil
 	}
-	for _, part := range splitHeaderList(h) {
+	for _, part := range splitOutsideQuotes(h, ',') {
+		part = strings.TrimSpace(part)
 		if part == "" {
 			continue
 		}
@@ -66,13 +69,13 @@ func parseQValue(s string) (float64, bool) {
 }
 
 // builtinFor maps the accepted range r to the representation SVC renders
-// itself for it, if any. A wildcard range (*/*, type/*) stands only for
+// itself for it under naming n, if any. A wildcard range (*/*, type/*) stands only for
 // media types the header does not refuse: `application/json;q=0, */*`
 // accepts anything but JSON (RFC 9110 section 12.5.1), and for a
 // relation */* then means CSV, the other type SVC renders for any table.
 // A range that names its type is answered as asked.
-func builtinFor(r MediaRange, accepted, refused []MediaRange, root bool) (Media, bool) {
-	m, ok := mediaFor(r, root)
+func builtinFor(n apierr.Naming, r MediaRange, accepted, refused []MediaRange, root bool) (Media, bool) {
+	m, ok := mediaFor(n, r, root)
 	if !ok || len(refused) == 0 || !strings.HasSuffix(r.Type, "/*") {
 		return m, ok
 	}
@@ -124,24 +127,4 @@ func matchRank(rng, typ string) int {
 		return 1
 	}
 	return -1
-}
-
-// splitHeaderList splits a comma-separated header value, keeping commas
-// inside quoted parameter values.
-func splitHeaderList(h string) []string {
-	var parts []string
-	inQuote, start := false, 0
-	for i := 0; i < len(h); i++ {
-		switch h[i] {
-		case '"':
-			inQuote = !inQuote
-		case ',':
-			if !inQuote {
-				parts = append(parts, strings.TrimSpace(h[start:i]))
-				start = i + 1
-			}
-		}
-	}
-	parts = append(parts, strings.TrimSpace(h[start:]))
-	return parts
 }

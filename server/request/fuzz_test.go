@@ -32,13 +32,13 @@ func FuzzParse(f *testing.F) {
 		r := httptest.NewRequest("GET", "/t", nil)
 		r.URL.RawQuery = rawQuery
 		r.Header.Set("Range", rangeHeader)
-		_, err := Parse(r, KindRelation, "t")
+		_, err := Parse(apierr.SVCNaming, r, KindRelation, "t")
 		if err == nil {
 			return
 		}
 		var e *apierr.Error
 		if !errors.As(err, &e) || e.Status < 400 || e.Status >= 500 {
-			t.Fatalf("Parse(%q) gave %v, want a 4xx apierr.Error", rawQuery, err)
+			t.Fatalf("Parse(apierr.SVCNaming, %q) gave %v, want a 4xx apierr.Error", rawQuery, err)
 		}
 	})
 }
@@ -174,7 +174,7 @@ func FuzzHeaders(f *testing.F) {
 			r.Header.Set("Accept-Profile", profile)
 			r.Header.Set("Content-Profile", profile)
 			for _, kind := range []Kind{KindRelation, KindFunction, KindRoot} {
-				req, err := Parse(r, kind, "t")
+				req, err := Parse(apierr.SVCNaming, r, kind, "t")
 				if err != nil {
 					var e *apierr.Error
 					if !errors.As(err, &e) || e.Status < 400 || e.Status >= 500 {

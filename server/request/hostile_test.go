@@ -61,14 +61,14 @@ func TestParseRefusesWhatSQLCannotSay(t *testing.T) {
 	for _, c := range cases {
 		r := httptest.NewRequest("GET", "/x", nil)
 		r.URL.RawQuery = strings.ReplaceAll(c.query, " ", "%20")
-		_, err := Parse(r, KindRelation, "x")
+		_, err := Parse(apierr.SVCNaming, r, KindRelation, "x")
 		switch {
 		case !c.refused && err != nil:
 			t.Errorf("%s (%s): %v, want it parsed", c.name, c.query, err)
 		case c.refused && err == nil:
 			t.Errorf("%s (%s): parsed, want 400 SVC100", c.name, c.query)
 		case c.refused:
-			if e := apierr.From(err); e.Status != 400 || e.Code != apierr.Names.CodePrefix+"100" {
+			if e := apierr.From(err); e.Status != 400 || e.Code != apierr.SVCNaming.CodePrefix+"100" {
 				t.Errorf("%s (%s): %v, want 400 SVC100", c.name, c.query, err)
 			}
 		}

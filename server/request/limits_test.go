@@ -74,7 +74,7 @@ func TestCheckLimits(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			req, err := Parse(httptest.NewRequest("GET", "/x?"+c.query, nil), c.kind, "x")
+			req, err := Parse(apierr.SVCNaming, httptest.NewRequest("GET", "/x?"+c.query, nil), c.kind, "x")
 			if err != nil {
 				t.Fatalf("Parse: %v", err)
 			}
@@ -86,8 +86,8 @@ func TestCheckLimits(t *testing.T) {
 				return
 			}
 			var e *apierr.Error
-			if !errors.As(err, &e) || e.Status != 400 || e.Code != apierr.Names.CodePrefix+"100" {
-				t.Fatalf("CheckLimits(%+v) = %v, want 400 %s100", c.limits, err, apierr.Names.CodePrefix)
+			if !errors.As(err, &e) || e.Status != 400 || e.Code != apierr.SVCNaming.CodePrefix+"100" {
+				t.Fatalf("CheckLimits(%+v) = %v, want 400 %s100", c.limits, err, apierr.SVCNaming.CodePrefix)
 			}
 			if details, _ := e.Details.(string); !strings.Contains(details, c.key) {
 				t.Errorf("details %q do not name %s", details, c.key)
@@ -99,7 +99,7 @@ func TestCheckLimits(t *testing.T) {
 // TestCheckLimitsCounts pins the counts the messages report.
 func TestCheckLimitsCounts(t *testing.T) {
 	t.Parallel()
-	req, err := Parse(httptest.NewRequest("GET", "/x?select=a,r1(b,r2(c,r3(d)))&a=eq.1&or=(b.eq.1,not.and(c.eq.1,d.eq.1))&r1.r2.e=eq.1", nil), KindRelation, "x")
+	req, err := Parse(apierr.SVCNaming, httptest.NewRequest("GET", "/x?select=a,r1(b,r2(c,r3(d)))&a=eq.1&or=(b.eq.1,not.and(c.eq.1,d.eq.1))&r1.r2.e=eq.1", nil), KindRelation, "x")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +115,7 @@ func TestCheckLimitsCounts(t *testing.T) {
 	if n := embedCount(req.Select); n != 3 {
 		t.Errorf("embedCount = %d, want 3", n)
 	}
-	deep, err := Parse(httptest.NewRequest("GET", "/x?select=j->a,r(k->a->b)&or=(a.eq.1,and(j->a->b->c.eq.1,or(b.eq.1)))", nil), KindRelation, "x")
+	deep, err := Parse(apierr.SVCNaming, httptest.NewRequest("GET", "/x?select=j->a,r(k->a->b)&or=(a.eq.1,and(j->a->b->c.eq.1,or(b.eq.1)))", nil), KindRelation, "x")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,8 +189,8 @@ func TestDepthCeilings(t *testing.T) {
 			t.Errorf("%s: depth %d, want %d", c.name, n, c.at)
 		}
 		_, err = over[i]()
-		if e := apierr.From(err); err == nil || e.Status != 400 || e.Code != apierr.Names.CodePrefix+"100" {
-			t.Errorf("%s %d deep: %v, want 400 %s100", c.name, c.at+1, err, apierr.Names.CodePrefix)
+		if e := apierr.From(err); err == nil || e.Status != 400 || e.Code != apierr.SVCNaming.CodePrefix+"100" {
+			t.Errorf("%s %d deep: %v, want 400 %s100", c.name, c.at+1, err, apierr.SVCNaming.CodePrefix)
 		}
 	}
 }
@@ -199,7 +199,7 @@ func TestDepthCeilings(t *testing.T) {
 func parseQuery(q string) (*Request, error) {
 	r := httptest.NewRequest("GET", "/x", nil)
 	r.URL.RawQuery = q
-	return Parse(r, KindRelation, "x")
+	return Parse(apierr.SVCNaming, r, KindRelation, "x")
 }
 
 // TestCheckLimitsMessages pins each limit's message and details, which
@@ -207,7 +207,7 @@ func parseQuery(q string) (*Request, error) {
 // count and the bound.
 func TestCheckLimitsMessages(t *testing.T) {
 	t.Parallel()
-	req, err := Parse(httptest.NewRequest("GET", "/x?select=a,j->a->b,r(k->a->b,s(t()))&a=eq.1&b=eq.2&or=(c.eq.1,and(d.eq.1))", nil), KindRelation, "x")
+	req, err := Parse(apierr.SVCNaming, httptest.NewRequest("GET", "/x?select=a,j->a->b,r(k->a->b,s(t()))&a=eq.1&b=eq.2&or=(c.eq.1,and(d.eq.1))", nil), KindRelation, "x")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,7 +244,7 @@ func TestCheckLimitsMessages(t *testing.T) {
 // CheckLimits runs for every request parsed: within its bounds it must
 // not allocate, BenchmarkServeRead's figures included.
 func TestCheckLimitsAllocatesNothing(t *testing.T) {
-	req, err := Parse(httptest.NewRequest("GET", "/x?select=a,r(b)&a=eq.1&or=(c.eq.1,d.eq.2)", nil), KindRelation, "x")
+	req, err := Parse(apierr.SVCNaming, httptest.NewRequest("GET", "/x?select=a,r(b)&a=eq.1&or=(c.eq.1,d.eq.2)", nil), KindRelation, "x")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,8 +9,8 @@ import (
 // MediaKind is a response representation SVC can produce.
 type MediaKind int
 
-// The representations. Their media type names come from apierr.Names so
-// the vendor prefix is one switch.
+// The representations. The vendor types' names take the vendor of the
+// naming they were negotiated under (Media.Vendor).
 const (
 	MediaJSON MediaKind = iota
 	MediaCSV
@@ -49,6 +49,11 @@ type Media struct {
 	// Binary marks a MediaHandler body that PostgreSQL sends hex-encoded,
 	// for the server to decode: the bytes of a value that is not text.
 	Binary bool
+	// Vendor is the vendor part of the naming a vendor type (MediaObject,
+	// MediaArray, MediaPlan) was negotiated under: "svc" answers
+	// application/vnd.svc.object+json. A name of the naming table, never
+	// of the request, so it costs a shape kept nothing.
+	Vendor string
 	// OpenAPI is the version of the root description the Accept header's
 	// version parameter asks for ("2.0" or "3.1"); empty leaves it to the
 	// configuration (openapi-version).
@@ -67,7 +72,7 @@ var charsetTypes = map[string]bool{
 
 // ContentType renders the Content-Type header for m.
 func (m Media) ContentType() string {
-	v := apierr.Names.Vendor
+	v := m.Vendor
 	switch m.Kind {
 	case MediaCSV:
 		return "text/csv; charset=utf-8"
@@ -83,7 +88,7 @@ func (m Media) ContentType() string {
 		if m.PlanJSON {
 			format = "json"
 		}
-		inner := Media{Kind: m.PlanFor, Name: m.PlanForName}.ContentType()
+		inner := Media{Kind: m.PlanFor, Name: m.PlanForName, Vendor: m.Vendor}.ContentType()
 		inner, _, _ = strings.Cut(inner, ";")
 		var opts string
 		if len(m.PlanOptions) > 0 {
@@ -117,16 +122,16 @@ type MediaRange struct {
 }
 
 // NegotiateRelation picks the representation SVC renders itself for a
-// relation or function response from the Accept header. Nothing
-// acceptable is SVC107; the schema's media handlers are planning's to
-// try (see Request.AcceptRanges).
-func NegotiateRelation(accept string) (Media, error) {
-	return negotiate(accept, false)
+// relation or function response from the Accept header, the vendor types
+// those of naming n. Nothing acceptable is SVC107; the schema's media
+// handlers are planning's to try (see Request.AcceptRanges).
+func NegotiateRelation(n apierr.Naming, accept string) (Media, error) {
+	return negotiate(n, accept, false)
 }
 
 // NegotiateRoot picks the representation for the root description.
-func NegotiateRoot(accept string) (Media, error) {
-	return negotiate(accept, true)
+func NegotiateRoot(n apierr.Naming, accept string) (Media, error) {
+	return negotiate(n, accept, true)
 }
 
 // NegotiateRootSpec picks the media type of a db-root-spec function's
@@ -134,33 +139,33 @@ func NegotiateRoot(accept string) (Media, error) {
 // first range the root takes is application/json gets application/json,
 // as PostgREST labels a function's JSON; any other range the root takes
 // gets the description's application/openapi+json, */* included (SPEC.md).
-func NegotiateRootSpec(accept string) (json bool, err error) {
+func NegotiateRootSpec(n apierr.Naming, accept string) (json bool, err error) {
 	ranges, refused := ParseAccept(accept)
 	for _, r := range ranges {
-		if _, ok := builtinFor(r, ranges, refused, true); ok {
+		if _, ok := builtinFor(n, r, ranges, refused, true); ok {
 			return r.Type == "application/json", nil
 		}
 	}
-	return false, apierr.UnsupportedMediaType(accept)
+	return false, apierr.UnsupportedMediaType(n, accept)
 }
 
-func negotiate(accept string, root bool) (Media, error) {
+func negotiate(n apierr.Naming, accept string, root bool) (Media, error) {
 	ranges, refused := ParseAccept(accept)
 	for _, r := range ranges {
-		if m, ok := builtinFor(r, ranges, refused, root); ok {
+		if m, ok := builtinFor(n, r, ranges, refused, root); ok {
 			return m, nil
 		}
 	}
-	return Media{}, apierr.UnsupportedMediaType(accept)
+	return Media{}, apierr.UnsupportedMediaType(n, accept)
 }
 
 // BuiltinMedia maps one of the request's accepted ranges to a
-// representation SVC renders itself, if there is one the Accept header
+// representation SVC renders itself under naming n, if there is one the Accept header
 // does not refuse (see builtinFor). A plan whose `for` names a media type
 // SVC does not render is MediaPlan for MediaHandler: the schema may have
 // a handler.
-func (req *Request) BuiltinMedia(r MediaRange) (Media, bool) {
-	return builtinFor(r, req.AcceptRanges, req.AcceptRefused, false)
+func (req *Request) BuiltinMedia(n apierr.Naming, r MediaRange) (Media, bool) {
+	return builtinFor(n, r, req.AcceptRanges, req.AcceptRefused, false)
 }
 
 // IsVendor reports whether m is one of SVC's own vendor types, which the
@@ -169,9 +174,10 @@ func (m Media) IsVendor() bool {
 	return m.Kind == MediaObject || m.Kind == MediaArray || m.Kind == MediaPlan
 }
 
-// mediaFor maps one accepted range to a representation, if SVC has one.
-func mediaFor(r MediaRange, root bool) (Media, bool) {
-	vendor := "application/vnd." + apierr.Names.Vendor
+// mediaFor maps one accepted range to a representation, if SVC has one
+// under naming n.
+func mediaFor(n apierr.Naming, r MediaRange, root bool) (Media, bool) {
+	vendor := "application/vnd." + n.Vendor
 	if root {
 		switch r.Type {
 		case "*/*", "application/*", "application/json":
@@ -194,23 +200,23 @@ func mediaFor(r MediaRange, root bool) (Media, bool) {
 	case "text/csv", "text/*":
 		return Media{Kind: MediaCSV}, true
 	case vendor + ".object+json", vendor + ".object":
-		return Media{Kind: MediaObject, StripNulls: stripped}, true
+		return Media{Kind: MediaObject, StripNulls: stripped, Vendor: n.Vendor}, true
 	case vendor + ".array+json", vendor + ".array":
 		// Without nulls=stripped the array is plain JSON, and is
 		// answered as application/json, as in PostgREST.
 		if !stripped {
 			return Media{Kind: MediaJSON}, true
 		}
-		return Media{Kind: MediaArray, StripNulls: true}, true
+		return Media{Kind: MediaArray, StripNulls: true, Vendor: n.Vendor}, true
 	case "application/geo+json":
 		return Media{Kind: MediaGeoJSON}, true
 	case "application/x-ndjson", "application/jsonl":
 		return Media{Kind: MediaJSONLines, Name: r.Type}, true
 	case vendor + ".plan", vendor + ".plan+text", vendor + ".plan+json":
-		m := Media{Kind: MediaPlan, PlanJSON: strings.HasSuffix(r.Type, "+json")}
+		m := Media{Kind: MediaPlan, PlanJSON: strings.HasSuffix(r.Type, "+json"), Vendor: n.Vendor}
 		if f, ok := r.Params["for"]; ok {
 			f = strings.ToLower(strings.TrimSpace(f))
-			inner, ok := mediaFor(MediaRange{Type: f}, false)
+			inner, ok := mediaFor(n, MediaRange{Type: f}, false)
 			switch {
 			case ok && inner.Kind == MediaPlan:
 				return Media{}, false
@@ -249,7 +255,7 @@ func validMediaType(t string) bool {
 // with characters a token cannot hold is dropped rather than refusing
 // the whole header. Q is left zero.
 func ParseMediaType(s string) MediaRange {
-	parts := splitParams(s)
+	parts := splitOutsideQuotes(s, ';')
 	r := MediaRange{Type: strings.ToLower(strings.TrimSpace(parts[0])), Params: map[string]string{}}
 	for _, p := range parts[1:] {
 		k, v, ok := strings.Cut(p, "=")
@@ -266,15 +272,18 @@ func ParseMediaType(s string) MediaRange {
 	return r
 }
 
-// splitParams splits a media type at the semicolons outside quotes.
-func splitParams(s string) []string {
+// splitOutsideQuotes splits s at each sep outside a quoted string, so
+// that a quoted parameter value may hold the separator: the semicolons of
+// a media type's parameters, the commas of a header list (ParseAccept).
+// The parts are not trimmed.
+func splitOutsideQuotes(s string, sep byte) []string {
 	var parts []string
 	inQuote, start := false, 0
 	for i := 0; i < len(s); i++ {
 		switch s[i] {
 		case '"':
 			inQuote = !inQuote
-		case ';':
+		case sep:
 			if !inQuote {
 				parts = append(parts, s[start:i])
 				start = i + 1

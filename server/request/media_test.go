@@ -20,12 +20,12 @@ func TestNegotiateRelation(t *testing.T) {
 		{"*/*", Media{Kind: MediaJSON}},
 		{"application/json", Media{Kind: MediaJSON}},
 		{"text/csv", Media{Kind: MediaCSV}},
-		{"application/vnd.svc.object+json", Media{Kind: MediaObject}},
-		{"application/vnd.svc.array+json;nulls=stripped", Media{Kind: MediaArray, StripNulls: true}},
-		{"application/vnd.svc.array;nulls=stripped", Media{Kind: MediaArray, StripNulls: true}},
+		{"application/vnd.svc.object+json", Media{Vendor: "svc", Kind: MediaObject}},
+		{"application/vnd.svc.array+json;nulls=stripped", Media{Vendor: "svc", Kind: MediaArray, StripNulls: true}},
+		{"application/vnd.svc.array;nulls=stripped", Media{Vendor: "svc", Kind: MediaArray, StripNulls: true}},
 		{"application/vnd.svc.array+json", Media{Kind: MediaJSON}},
-		{"application/vnd.svc.object", Media{Kind: MediaObject}},
-		{"application/vnd.svc.object;nulls=stripped", Media{Kind: MediaObject, StripNulls: true}},
+		{"application/vnd.svc.object", Media{Vendor: "svc", Kind: MediaObject}},
+		{"application/vnd.svc.object;nulls=stripped", Media{Vendor: "svc", Kind: MediaObject, StripNulls: true}},
 		{"text/xml, text/csv;q=0.5, application/json;q=0.9", Media{Kind: MediaJSON}},
 		{"application/json;q=0, text/csv", Media{Kind: MediaCSV}},
 		// q=0 refuses a type a wildcard would have stood for: */* is
@@ -45,27 +45,27 @@ func TestNegotiateRelation(t *testing.T) {
 		{"application/json;q=bad, text/csv;q=0.5", Media{Kind: MediaCSV}},
 		{"text/csv;q=1.000, application/json;q=0.999", Media{Kind: MediaCSV}},
 		{`application/vnd.svc.plan+json; for="text/csv"; options=analyze|verbose`,
-			Media{Kind: MediaPlan, PlanJSON: true, PlanFor: MediaCSV, PlanOptions: []string{"analyze", "verbose"}}},
-		{"application/vnd.svc.plan", Media{Kind: MediaPlan}},
+			Media{Vendor: "svc", Kind: MediaPlan, PlanJSON: true, PlanFor: MediaCSV, PlanOptions: []string{"analyze", "verbose"}}},
+		{"application/vnd.svc.plan", Media{Vendor: "svc", Kind: MediaPlan}},
 		{"application/geo+json", Media{Kind: MediaGeoJSON}},
 	}
 	for _, c := range cases {
-		got, err := NegotiateRelation(c.accept)
+		got, err := NegotiateRelation(apierr.SVCNaming, c.accept)
 		if err != nil {
-			t.Errorf("NegotiateRelation(%q): %v", c.accept, err)
+			t.Errorf("NegotiateRelation(apierr.SVCNaming, %q): %v", c.accept, err)
 			continue
 		}
 		if !reflect.DeepEqual(got, c.want) {
-			t.Errorf("NegotiateRelation(%q) = %+v, want %+v", c.accept, got, c.want)
+			t.Errorf("NegotiateRelation(apierr.SVCNaming, %q) = %+v, want %+v", c.accept, got, c.want)
 		}
 	}
 	for _, bad := range []string{"text/xml", "application/vnd.pgrst.object+json", "application/vnd.svc.plan; options=drop", "application/json;q=0",
 		"application/json;q=0, text/csv;q=0, */*", "application/json;q=0, application/*", "*/*;q=0",
 		"application/json;q=bad", "application/json;q=-1", "application/json;q=1.5", "*/*;q=NaN", "*/*;q=1e0", "*/*;q=.5"} {
-		_, err := NegotiateRelation(bad)
+		_, err := NegotiateRelation(apierr.SVCNaming, bad)
 		var e *apierr.Error
 		if !errors.As(err, &e) || e.Status != 415 || e.Code != "SVC107" {
-			t.Errorf("NegotiateRelation(%q) = %v, want 415 SVC107", bad, err)
+			t.Errorf("NegotiateRelation(apierr.SVCNaming, %q) = %v, want 415 SVC107", bad, err)
 		}
 	}
 	// The stripped types answer with the parameter as PostgREST writes it.
@@ -79,12 +79,12 @@ func TestNegotiateRelation(t *testing.T) {
 			`application/vnd.svc.plan+text; for="text/csv"; options=buffers|settings|verbose; charset=utf-8`},
 		{`application/vnd.svc.plan+json`, `application/vnd.svc.plan+json; for="application/json"; charset=utf-8`},
 	} {
-		if m, _ := NegotiateRelation(c.accept); m.ContentType() != c.contentType {
+		if m, _ := NegotiateRelation(apierr.SVCNaming, c.accept); m.ContentType() != c.contentType {
 			t.Errorf("Content-Type for %q = %q, want %q", c.accept, m.ContentType(), c.contentType)
 		}
 	}
-	if m, err := NegotiateRoot("*/*"); err != nil || m.Kind != MediaOpenAPI {
-		t.Errorf("NegotiateRoot(*/*) = %+v, %v", m, err)
+	if m, err := NegotiateRoot(apierr.SVCNaming, "*/*"); err != nil || m.Kind != MediaOpenAPI {
+		t.Errorf("NegotiateRoot(apierr.SVCNaming, */*) = %+v, %v", m, err)
 	}
 	for accept, version := range map[string]string{
 		"application/openapi+json":                    "",
@@ -93,14 +93,14 @@ func TestNegotiateRelation(t *testing.T) {
 		"application/openapi+json;version=2.0":        "2.0",
 		"application/openapi+json;version=3.0, */*":   "",
 	} {
-		if m, err := NegotiateRoot(accept); err != nil || m.Kind != MediaOpenAPI || m.OpenAPI != version {
-			t.Errorf("NegotiateRoot(%s) = %+v, %v; want version %q", accept, m, err, version)
+		if m, err := NegotiateRoot(apierr.SVCNaming, accept); err != nil || m.Kind != MediaOpenAPI || m.OpenAPI != version {
+			t.Errorf("NegotiateRoot(apierr.SVCNaming, %s) = %+v, %v; want version %q", accept, m, err, version)
 		}
 	}
 	for _, bad := range []string{"text/csv", "application/openapi+json;q=0, */*", "*/*;q=0.0000",
 		"application/openapi+json;version=3.0"} {
-		if _, err := NegotiateRoot(bad); err == nil {
-			t.Errorf("NegotiateRoot(%s) accepted", bad)
+		if _, err := NegotiateRoot(apierr.SVCNaming, bad); err == nil {
+			t.Errorf("NegotiateRoot(apierr.SVCNaming, %s) accepted", bad)
 		}
 	}
 }
@@ -188,10 +188,10 @@ func TestBuiltinMediaPlanForHandler(t *testing.T) {
 	}{
 		// A media type SVC does not render is left to the schema's handlers.
 		{`application/vnd.svc.plan; for="application/vnd.twkb"`,
-			Media{Kind: MediaPlan, PlanFor: MediaHandler, PlanForName: "application/vnd.twkb"}, true},
+			Media{Vendor: "svc", Kind: MediaPlan, PlanFor: MediaHandler, PlanForName: "application/vnd.twkb"}, true},
 		{`application/vnd.svc.plan+json; for="Text/HTML"`,
-			Media{Kind: MediaPlan, PlanJSON: true, PlanFor: MediaHandler, PlanForName: "text/html"}, true},
-		{`application/vnd.svc.plan; for="text/csv"`, Media{Kind: MediaPlan, PlanFor: MediaCSV}, true},
+			Media{Vendor: "svc", Kind: MediaPlan, PlanJSON: true, PlanFor: MediaHandler, PlanForName: "text/html"}, true},
+		{`application/vnd.svc.plan; for="text/csv"`, Media{Vendor: "svc", Kind: MediaPlan, PlanFor: MediaCSV}, true},
 		{`application/vnd.svc.plan; for="nonsense"`, Media{}, false},
 		{`application/vnd.svc.plan; for="application/vnd.svc.plan"`, Media{}, false},
 		{"application/vnd.twkb", Media{}, false},
@@ -199,7 +199,7 @@ func TestBuiltinMediaPlanForHandler(t *testing.T) {
 	for _, c := range cases {
 		accepted, refused := ParseAccept(c.accept)
 		req := &Request{AcceptRanges: accepted, AcceptRefused: refused}
-		got, ok := req.BuiltinMedia(accepted[0])
+		got, ok := req.BuiltinMedia(apierr.SVCNaming, accepted[0])
 		if ok != c.ok || !reflect.DeepEqual(got, c.want) {
 			t.Errorf("BuiltinMedia(%q) = %+v, %v; want %+v, %v", c.accept, got, ok, c.want, c.ok)
 		}
@@ -216,7 +216,7 @@ func TestHandlerContentType(t *testing.T) {
 		{Media{Kind: MediaHandler, Name: "text/plain"}, "text/plain; charset=utf-8"},
 		{Media{Kind: MediaHandler, Name: "application/json"}, "application/json; charset=utf-8"},
 		{Media{Kind: MediaHandler, Name: "application/octet-stream", Binary: true}, "application/octet-stream"},
-		{Media{Kind: MediaPlan, PlanFor: MediaHandler, PlanForName: "image/png"},
+		{Media{Vendor: "svc", Kind: MediaPlan, PlanFor: MediaHandler, PlanForName: "image/png"},
 			`application/vnd.svc.plan+text; for="image/png"; charset=utf-8`},
 	}
 	for _, c := range cases {
@@ -230,7 +230,7 @@ func TestParseLeavesUnrenderedToPlanning(t *testing.T) {
 	t.Parallel()
 	r := httptest.NewRequest("GET", "/t", nil)
 	r.Header.Set("Accept", "application/vnd.twkb, text/csv;q=0.5")
-	req, err := Parse(r, KindRelation, "t")
+	req, err := Parse(apierr.SVCNaming, r, KindRelation, "t")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,10 +238,10 @@ func TestParseLeavesUnrenderedToPlanning(t *testing.T) {
 		t.Errorf("got media %+v, ranges %+v, accept %q", req.Media, req.AcceptRanges, req.Accept)
 	}
 	r.Header.Set("Accept", "image/png")
-	if req, err = Parse(r, KindFunction, "f"); err != nil || req.Media.Kind != MediaNone {
+	if req, err = Parse(apierr.SVCNaming, r, KindFunction, "f"); err != nil || req.Media.Kind != MediaNone {
 		t.Errorf("image/png: %+v, %v; want MediaNone", req, err)
 	}
-	if _, err = Parse(r, KindRoot, ""); err == nil {
+	if _, err = Parse(apierr.SVCNaming, r, KindRoot, ""); err == nil {
 		t.Error("the root accepted image/png")
 	}
 }

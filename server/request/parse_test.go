@@ -112,7 +112,7 @@ func TestParseEmbedParams(t *testing.T) {
 	t.Parallel()
 	r := httptest.NewRequest("GET", "/t?select=a,tasks(b,users(c))&tasks.order=b.desc&tasks.limit=2&tasks.offset=1"+
 		"&tasks.users.c=eq.1&tasks.or=(b.eq.1,b.eq.2)&order=clients(name).desc", nil)
-	req, err := Parse(r, KindRelation, "t")
+	req, err := Parse(apierr.SVCNaming, r, KindRelation, "t")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -292,7 +292,7 @@ func TestRange(t *testing.T) {
 		if c.header != "" {
 			r.Header.Set("Range", c.header)
 		}
-		req, err := Parse(r, KindRelation, "t")
+		req, err := Parse(apierr.SVCNaming, r, KindRelation, "t")
 		if c.wantErr {
 			var e *apierr.Error
 			if !errors.As(err, &e) || e.Status != 416 || e.Code != "SVC103" {
@@ -315,7 +315,7 @@ func TestParseSortsFiltersAndReadsProfile(t *testing.T) {
 	r := httptest.NewRequest("GET", "/t?b=eq.2&a=eq.1&select=a", nil)
 	r.Header.Set("Accept-Profile", "other")
 	r.Header.Set("Content-Profile", "ignored")
-	req, err := Parse(r, KindRelation, "t")
+	req, err := Parse(apierr.SVCNaming, r, KindRelation, "t")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -327,7 +327,7 @@ func TestParseSortsFiltersAndReadsProfile(t *testing.T) {
 	}
 	w := httptest.NewRequest("POST", "/t", nil)
 	w.Header.Set("Content-Profile", "other")
-	req, _ = Parse(w, KindRelation, "t")
+	req, _ = Parse(apierr.SVCNaming, w, KindRelation, "t")
 	if req.Schema != "other" {
 		t.Errorf("schema = %q, want other (Content-Profile on POST)", req.Schema)
 	}
@@ -407,7 +407,7 @@ func TestParseLogic(t *testing.T) {
 		t.Errorf("parseLogic with blanks = %+v, want %+v", got, want)
 	}
 	r := httptest.NewRequest("GET", "/t?not.or=(a.eq.1,b.eq.2)&and=(c.eq.3)", nil)
-	req, err := Parse(r, KindRelation, "t")
+	req, err := Parse(apierr.SVCNaming, r, KindRelation, "t")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -72,7 +72,7 @@ func TestParseDropsNoPair(t *testing.T) {
 	for _, c := range cases {
 		r := httptest.NewRequest("DELETE", "/t", nil)
 		r.URL.RawQuery = c.query
-		req, err := Parse(r, KindRelation, "t")
+		req, err := Parse(apierr.SVCNaming, r, KindRelation, "t")
 		if err != nil {
 			t.Errorf("%s: %v", c.query, err)
 			continue
@@ -84,7 +84,7 @@ func TestParseDropsNoPair(t *testing.T) {
 	for _, query := range []string{"k=eq.a;b", "k=eq.%ff", "k=eq.1&b"} {
 		r := httptest.NewRequest("DELETE", "/t", nil)
 		r.URL.RawQuery = query
-		_, err := Parse(r, KindRelation, "t")
+		_, err := Parse(apierr.SVCNaming, r, KindRelation, "t")
 		var e *apierr.Error
 		if !errors.As(err, &e) || e.Status != 400 || e.Code != "SVC100" {
 			t.Errorf("%s: got %v, want 400 SVC100", query, err)
@@ -97,7 +97,7 @@ func TestParseSemicolonSeparatesReserved(t *testing.T) {
 	t.Parallel()
 	r := httptest.NewRequest("GET", "/t", nil)
 	r.URL.RawQuery = "select=a;order=a.desc;limit=2;on_conflict=a;columns=a,b"
-	req, err := Parse(r, KindRelation, "t")
+	req, err := Parse(apierr.SVCNaming, r, KindRelation, "t")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,8 @@ package request
 import (
 	"net/http"
 	"strings"
+
+	"github.com/svc-dev/svc/server/apierr"
 )
 
 // Kind is what a request path addresses.
@@ -110,14 +112,15 @@ func splitEmbedPath(key string) (path, rest string) {
 	}
 }
 
-// Parse reads the parts of r that shape the query. Path routing (which Kind
-// and Target) is decided by the router and passed in.
-func Parse(r *http.Request, kind Kind, target string) (*Request, error) {
+// Parse reads the parts of r that shape the query, for a server under
+// naming n (its vendor media types, its error codes' advice). Path routing
+// (which Kind and Target) is decided by the router and passed in.
+func Parse(n apierr.Naming, r *http.Request, kind Kind, target string) (*Request, error) {
 	req := &Request{Method: r.Method, Kind: kind, Target: target, Schema: profile(r), Prefer: ParsePrefer(r)}
 	accept := strings.Join(r.Header.Values("Accept"), ", ")
 	var err error
 	if kind == KindRoot {
-		if req.Media, err = NegotiateRoot(accept); err != nil {
+		if req.Media, err = NegotiateRoot(n, accept); err != nil {
 			return nil, err
 		}
 	} else {
@@ -127,7 +130,7 @@ func Parse(r *http.Request, kind Kind, target string) (*Request, error) {
 		req.AcceptRanges, req.AcceptRefused = ParseAccept(accept)
 		req.Media = Media{Kind: MediaNone}
 		for _, mr := range req.AcceptRanges {
-			if m, ok := req.BuiltinMedia(mr); ok {
+			if m, ok := req.BuiltinMedia(n, mr); ok {
 				req.Media = m
 				break
 			}

@@ -5,6 +5,8 @@ import (
 	"net/http/httptest"
 	"reflect"
 	"testing"
+
+	"github.com/svc-dev/svc/server/apierr"
 )
 
 // readTemplate reads the template of a GET of target with headers.
@@ -39,7 +41,7 @@ func TestTemplateFiltersAreParsesFilters(t *testing.T) {
 			t.Errorf("%s: no template", target)
 			continue
 		}
-		req, err := Parse(httptest.NewRequest("GET", target, nil), KindRelation, "books")
+		req, err := Parse(apierr.SVCNaming, httptest.NewRequest("GET", target, nil), KindRelation, "books")
 		if err != nil {
 			t.Errorf("%s: %v", target, err)
 			continue
@@ -181,7 +183,7 @@ func FuzzTemplateMatchesParse(f *testing.F) {
 		if !tpl.Read(r, KindRelation, "t") {
 			return
 		}
-		req, err := Parse(r, KindRelation, "t")
+		req, err := Parse(apierr.SVCNaming, r, KindRelation, "t")
 		if err != nil {
 			return
 		}
@@ -214,7 +216,7 @@ func FuzzTemplateMatchesParse(f *testing.F) {
 		if !call.Read(r, KindFunction, "t") {
 			return
 		}
-		req, err = Parse(r, KindFunction, "t")
+		req, err = Parse(apierr.SVCNaming, r, KindFunction, "t")
 		if err != nil {
 			return
 		}

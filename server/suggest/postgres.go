@@ -1,7 +1,5 @@
 package suggest
 
-import "unicode/utf8"
-
 // maxColumnDistance is PostgreSQL's MAX_FUZZY_DISTANCE: a column further
 // than that from the name written is never suggested.
 const maxColumnDistance = 3
@@ -50,25 +48,5 @@ func Columns(name string, columns []string) []string {
 // runeDistance is the Levenshtein distance between a and b counted in
 // characters, as PostgreSQL counts it.
 func runeDistance(a, b string) int {
-	if utf8.ValidString(a) && utf8.ValidString(b) && len(a) == utf8.RuneCountInString(a) && len(b) == utf8.RuneCountInString(b) {
-		return Distance(a, b)
-	}
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
+	return levenshtein([]rune(a), []rune(b))
 }

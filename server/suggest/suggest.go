@@ -6,6 +6,13 @@ package suggest
 // deletions and substitutions each cost 1), over bytes: the names it
 // compares are identifiers, where a byte-level slip is the typo to catch.
 func Distance(a, b string) int {
+	return levenshtein([]byte(a), []byte(b))
+}
+
+// levenshtein is the edit distance between a and b over their elements:
+// bytes for Distance, characters for the hints that follow PostgreSQL's
+// count (runeDistance). One row of the table is kept beside the previous.
+func levenshtein[E comparable](a, b []E) int {
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 	for j := range prev {

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -170,17 +169,7 @@ func (c *Cluster) Stop() {
 // stopServer stops the server process, if it runs.
 func (c *Cluster) stopServer() {
 	if c.cmd != nil && c.cmd.Process != nil {
-		select {
-		case <-c.done:
-		default:
-			c.cmd.Process.Signal(syscall.SIGINT)
-			select {
-			case <-c.done:
-			case <-time.After(10 * time.Second):
-				c.cmd.Process.Kill()
-				<-c.done
-			}
-		}
+		StopProcess(c.cmd.Process, c.done, 10*time.Second)
 	}
 }
 

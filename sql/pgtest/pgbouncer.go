@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -135,17 +134,7 @@ func (b *PgBouncer) URI(target string) string {
 // Stop ends PgBouncer and removes its directory.
 func (b *PgBouncer) Stop() {
 	if b.cmd != nil && b.cmd.Process != nil {
-		select {
-		case <-b.done:
-		default:
-			b.cmd.Process.Signal(syscall.SIGINT)
-			select {
-			case <-b.done:
-			case <-time.After(5 * time.Second):
-				b.cmd.Process.Kill()
-				<-b.done
-			}
-		}
+		StopProcess(b.cmd.Process, b.done, 5*time.Second)
 	}
 	os.RemoveAll(b.dir)
 }

@@ -1,23 +1,7 @@
 -- Columns of the relations relations.sql reads. Not ordered: sorting the wide
 -- rows here spills to disk on large schemas; Go orders them by attnum.
 with recursive
-domains(oid, base, basemod) as (
-  select t.oid, t.typbasetype, t.typtypmod
-  from pg_type t
-  where t.typtype = 'd'
-  union all
-  select d.oid, b.typbasetype, b.typtypmod
-  from domains d
-  join pg_type b on b.oid = d.base
-  where b.typtype = 'd'
-),
--- Each domain's final, non-domain base type (domains may stack).
-resolved as (
-  select d.oid, d.base, d.basemod
-  from domains d
-  join pg_type b on b.oid = d.base
-  where b.typtype <> 'd'
-)
+--@ resolved_domains.sql
 select
   a.attrelid,
   a.attnum,

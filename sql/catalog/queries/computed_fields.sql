@@ -5,22 +5,7 @@
 -- in the relation's own schema and in db-extra-search-path ($2); rank says
 -- where on that path (0 for the relation's schema), since the first wins.
 with recursive
-domains(oid, base, basemod) as (
-  select t.oid, t.typbasetype, t.typtypmod
-  from pg_type t
-  where t.typtype = 'd'
-  union all
-  select d.oid, b.typbasetype, b.typtypmod
-  from domains d
-  join pg_type b on b.oid = d.base
-  where b.typtype = 'd'
-),
-resolved as (
-  select d.oid, d.base, d.basemod
-  from domains d
-  join pg_type b on b.oid = d.base
-  where b.typtype <> 'd'
-)
+--@ resolved_domains.sql
 select
   c.oid,
   n.nspname::text,

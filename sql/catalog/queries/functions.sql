@@ -65,17 +65,9 @@ left join lateral (
 ) md(media, send_schema, send_name) on true
 left join pg_description d
   on d.objoid = p.oid and d.classoid = 'pg_proc'::regclass and d.objsubid = 0
-cross join lateral (
-  select coalesce(jsonb_agg(jsonb_build_object('grantee', e.grantee, 'privileges', e.privileges)), '[]')
-  from (
-    select
-      case when a.grantee = 0 then 'PUBLIC' else pg_get_userbyid(a.grantee)::text end as grantee,
-      array_agg(distinct a.privilege_type) as privileges
-    -- A NULL acl is the default one: EXECUTE for the owner and for PUBLIC.
-    from aclexplode(coalesce(p.proacl, acldefault('f', p.proowner))) a
-    group by a.grantee
-  ) e
-) g(grants)
+-- A NULL acl is the default one: EXECUTE for the owner and for PUBLIC.
+cross join lateral (select coalesce(p.proacl, acldefault('f', p.proowner))) acl(items)
+--@ grants.sql
 where n.nspname = any($1)
   and p.prokind = 'f'
   and p.prorettype not in ('trigger'::regtype, 'event_trigger'::regtype)

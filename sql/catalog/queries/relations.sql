@@ -16,17 +16,9 @@ from pg_class c
 join pg_namespace n on n.oid = c.relnamespace
 left join pg_description d
   on d.objoid = c.oid and d.classoid = 'pg_class'::regclass and d.objsubid = 0
-cross join lateral (
-  select coalesce(jsonb_agg(jsonb_build_object('grantee', e.grantee, 'privileges', e.privileges)), '[]')
-  from (
-    select
-      case when a.grantee = 0 then 'PUBLIC' else pg_get_userbyid(a.grantee)::text end as grantee,
-      array_agg(distinct a.privilege_type) as privileges
-    -- A NULL acl stands for the default one: the owner holds every privilege.
-    from aclexplode(coalesce(c.relacl, acldefault('r', c.relowner))) a
-    group by a.grantee
-  ) e
-) g(grants)
+-- A NULL acl stands for the default one: the owner holds every privilege.
+cross join lateral (select coalesce(c.relacl, acldefault('r', c.relowner))) acl(items)
+--@ grants.sql
 where n.nspname = any($1)
   and c.relkind in ('r', 'v', 'm', 'f', 'p')
   and not c.relispartition
