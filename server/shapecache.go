@@ -180,7 +180,7 @@ func (c *shapeCache) keep(snap *snapshot.Snapshot, key []byte, sh shape) {
 	if kept == nil {
 		return
 	}
-	size := shapeOverhead + allocated(len(key)) + kept.bytes()
+	size := shapeOverhead + query.Allocated(len(key)) + kept.bytes()
 	if size > c.budget/shapeMaxShare {
 		return
 	}

@@ -150,7 +150,7 @@ func TestShapeCacheKeepsItsByteBound(t *testing.T) {
 		}
 	}
 	kept := c.len()
-	if each := size + shapeOverhead + allocated(len("shape 999")); kept < budget/each-1 || kept > budget/each+1 {
+	if each := size + shapeOverhead + query.Allocated(len("shape 999")); kept < budget/each-1 || kept > budget/each+1 {
 		t.Errorf("%d shapes of %d bytes kept in %d bytes", kept, size, budget)
 	}
 	if found(c, snap, "shape 999") != 999 || found(c, snap, "shape "+strconv.Itoa(999-kept)) >= 0 {
@@ -169,7 +169,7 @@ func TestShapeCacheKeepsItsByteBound(t *testing.T) {
 	}
 	// A new snapshot starts over.
 	c.keep(&snapshot.Snapshot{}, []byte("new"), &numbered{1, size})
-	if c.len() != 1 || c.bytesUsed() != size+shapeOverhead+allocated(len("new")) {
+	if c.len() != 1 || c.bytesUsed() != size+shapeOverhead+query.Allocated(len("new")) {
 		t.Errorf("after a new snapshot: %d shapes, %d bytes", c.len(), c.bytesUsed())
 	}
 }

@@ -22,17 +22,6 @@ import (
 // the cache's list element and map entry.
 const shapeOverhead = 512
 
-// allocated is at least what Go's allocator takes for a block of n
-// bytes, as query's Statement.Bytes counts it: a size class up to a fifth
-// larger, or whole pages past 32 KiB.
-func allocated(n int) int {
-	const page = 8 << 10
-	if n > 32<<10 {
-		return (n + page - 1) &^ (page - 1)
-	}
-	return n + n/4 + 16
-}
-
 // bytes estimates the memory b holds once kept.
 func (b bound) bytes() int {
 	n := b.main.Bytes()

@@ -1,4 +1,4 @@
-package server
+package request
 
 import (
 	"encoding/json"
@@ -59,13 +59,13 @@ func TestHeadersJSONMatchesPlainForm(t *testing.T) {
 		for i := range values {
 			values[i] = randomText(rng)
 		}
-		got := headersJSON(http.Header{name: values})
+		got := HeadersJSON(http.Header{name: values})
 		if want := headersJSONByHeader(name, values); got != want {
-			t.Fatalf("headersJSON(%q: %q)\n got %q\nwant %q", name, values, got, want)
+			t.Fatalf("HeadersJSON(%q: %q)\n got %q\nwant %q", name, values, got, want)
 		}
 		var v map[string]string
 		if err := json.Unmarshal([]byte(got), &v); err != nil {
-			t.Fatalf("headersJSON(%q: %q) = %q, not JSON: %v", name, values, got, err)
+			t.Fatalf("HeadersJSON(%q: %q) = %q, not JSON: %v", name, values, got, err)
 		}
 	}
 }
@@ -73,7 +73,7 @@ func TestHeadersJSONMatchesPlainForm(t *testing.T) {
 func TestHeadersJSONHoldsEveryHeader(t *testing.T) {
 	h := http.Header{"Accept": {"application/json"}, "X-Many": {"a", "b\"c"}, "Content-Type": {"text/csv"}}
 	var got map[string]string
-	if err := json.Unmarshal([]byte(headersJSON(h)), &got); err != nil {
+	if err := json.Unmarshal([]byte(HeadersJSON(h)), &got); err != nil {
 		t.Fatal(err)
 	}
 	want := map[string]string{"accept": "application/json", "x-many": `a, b"c`, "content-type": "text/csv"}
@@ -85,7 +85,7 @@ func TestHeadersJSONHoldsEveryHeader(t *testing.T) {
 			t.Errorf("%s: got %q, want %q", k, got[k], v)
 		}
 	}
-	if s := headersJSON(http.Header{}); s != "{}" {
+	if s := HeadersJSON(http.Header{}); s != "{}" {
 		t.Errorf("no headers: got %q", s)
 	}
 }
@@ -95,6 +95,6 @@ func BenchmarkHeadersJSON(b *testing.B) {
 		"Content-Type": {"application/json"}, "Authorization": {"Bearer " + strings.Repeat("x", 300)}}
 	b.ReportAllocs()
 	for b.Loop() {
-		headersJSON(h)
+		HeadersJSON(h)
 	}
 }
