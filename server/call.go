@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bytes"
 	"net/http"
 
 	"github.com/svc-dev/svc/server/apierr"
@@ -43,24 +42,7 @@ func (s *Server) planCall(x *exchange, req *request.Request) (*plan.Call, error)
 				return nil, err
 			}
 		}
-		if raw, err = s.readBody(x.w, r); err != nil {
-			return nil, err
-		}
-		if ct := r.Header.Get("Content-Type"); ct != "" {
-			media = request.ParseMediaType(ct).Type
-		}
-		body := raw
-		if len(bytes.TrimSpace(body)) == 0 && media == "application/json" {
-			// No body calls a function without arguments.
-			body = []byte("{}")
-		}
-		switch {
-		case media == "application/x-www-form-urlencoded":
-			args, err = request.ParseCallForm(body)
-		case !rawBodyTypes[media]:
-			args, err = request.ParsePayload(r.Header.Get("Content-Type"), body, nil)
-		}
-		if err != nil {
+		if args, raw, media, err = request.CallBody(x.w, r, s.bodyLimits); err != nil {
 			return nil, err
 		}
 	default:
@@ -80,13 +62,7 @@ func (s *Server) buildCall(x *exchange, req *request.Request, c *plan.Call) (act
 	e := s.newCallEntry(req, c)
 	e.readOnly, e.reads = x.tx.ReadOnly, x.tx.Reads
 	if req.Media.Kind == request.MediaPlan {
-		inner := *c
-		if c.Read != nil {
-			read := *c.Read
-			read.Media = request.Media{Kind: req.Media.PlanFor}
-			inner.Read = &read
-		}
-		return &explainAction{tx: e.txShape, stmt: query.CallWhole(&inner), media: req.Media}, nil
+		return explainOf(e.txShape, c, req.Media), nil
 	}
 	e.stmts = bound{main: query.Call(c)}
 	x.stmts = e.stmts
@@ -173,10 +149,6 @@ func (e *callEntry) respond(s *Server, x *exchange) error {
 	}
 	return s.respondValue(x, e.prefer, e, &x.res, x.applied)
 }
-
-// rawBodyTypes are the body types only a function taking the whole body
-// as its one argument can accept.
-var rawBodyTypes = map[string]bool{"application/octet-stream": true, "text/plain": true, "text/xml": true}
 
 // callChecks returns what must hold before a call's transaction may
 // commit: one row when a single object is asked for (a call that may

@@ -31,24 +31,6 @@ import (
 type linesBody struct {
 	lines *request.Lines
 	slot  chan struct{}
-	// limit is server-max-lines-body-bytes.
-	limit int
-}
-
-// firstLines reads the first batch of r's JSON Lines body into x.lines
-// and returns it.
-func (s *Server) firstLines(x *exchange, columns []string) (*request.Payload, error) {
-	limit := s.cfg.ServerMaxLinesBodyBytes
-	if x.r.ContentLength > int64(limit) {
-		return nil, apierr.BodyOverLimit(limit, "server-max-lines-body-bytes")
-	}
-	body := http.MaxBytesReader(x.w, x.r.Body, int64(limit))
-	x.lines = &linesBody{lines: request.NewLines(body, s.cfg.ServerResponseBufferBytes, s.cfg.ServerMaxBodyBytes, columns), limit: limit}
-	p, err := x.lines.lines.Next()
-	if err != nil {
-		return nil, s.linesError(x, err)
-	}
-	return p, nil
 }
 
 // nextLines sets x's transaction up to run write p's statement on every
@@ -95,9 +77,9 @@ func (s *Server) nextLines(x *exchange, p *plan.Write, row dbexec.RowFunc) error
 		// Each batch gets server-read-timeout to arrive, the whole body
 		// not: it may take longer than one request's body.
 		rc.SetReadDeadline(time.Now().Add(s.cfg.ServerReadTimeout))
-		batch, err := lb.lines.Next()
+		batch, err := lb.lines.Batch()
 		if err != nil || batch == nil {
-			return dbexec.Step{}, false, s.linesError(x, err)
+			return dbexec.Step{}, false, err
 		}
 		p.Payload = batch
 		if streamed {
@@ -106,26 +88,6 @@ func (s *Server) nextLines(x *exchange, p *plan.Write, row dbexec.RowFunc) error
 		return dbexec.Step{Stmt: query.Write(p), Row: row}, true, nil
 	}
 	return nil
-}
-
-// linesError is what a read of a JSON Lines body that failed means for
-// its client; nil for none.
-func (s *Server) linesError(x *exchange, err error) error {
-	var maxBytes *http.MaxBytesError
-	var api *apierr.Error
-	switch {
-	case err == nil || errors.As(err, &api):
-		return err
-	case errors.As(err, &maxBytes):
-		return apierr.BodyOverLimit(x.lines.limit, "server-max-lines-body-bytes")
-	case errors.Is(err, request.ErrLineTooLarge):
-		return apierr.BodyTooLarge(s.cfg.ServerMaxBodyBytes)
-	case isTimeout(err):
-		return apierr.BodyTimeout(s.cfg.ServerReadTimeout.Seconds())
-	case x.r.Context().Err() != nil:
-		return dbexec.ErrClientGone
-	}
-	return apierr.InvalidBody("Request body unreadable", err.Error())
 }
 
 // release gives back the slow client's session lb held.

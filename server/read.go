@@ -20,9 +20,7 @@ func (s *Server) planRead(x *exchange, req *request.Request) (*plan.Read, error)
 func (s *Server) buildRead(x *exchange, req *request.Request, p *plan.Read) (action, error) {
 	e := s.newReadEntry(req, p)
 	if p.Media.Kind == request.MediaPlan {
-		inner := *p
-		inner.Media = request.Media{Kind: p.Media.PlanFor}
-		return &explainAction{tx: e.txShape, stmt: query.Whole(&inner), media: p.Media}, nil
+		return explainOf(e.txShape, p, p.Media), nil
 	}
 	e.stmts = bound{main: query.Read(p), count: query.PlanCount(p)}
 	x.stmts = e.stmts

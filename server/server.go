@@ -59,6 +59,8 @@ type Server struct {
 	// limits are the request-max-* keys, which the pipeline checks once a
 	// request is parsed.
 	limits request.Limits
+	// bodyLimits are the server-* keys reading a body obeys.
+	bodyLimits request.BodyLimits
 	// replicas serve the reads they may (replicas.go); nil for none.
 	replicas *replica.Set
 	// exec runs the requests' transactions.
@@ -102,7 +104,9 @@ func New(cfg *config.Config, pool *pgxpool.Pool, snapshots *reload.Snapshots, jw
 		limits: request.Limits{Filters: cfg.RequestMaxFilters,
 			SelectItems: cfg.RequestMaxSelectItems, EmbedDepth: cfg.RequestMaxEmbedDepth,
 			Embeds: cfg.RequestMaxEmbeds, JSONPathDepth: cfg.RequestMaxJSONPathDepth,
-			JSONPathSteps: cfg.RequestMaxJSONPathSteps, LogicDepth: cfg.RequestMaxLogicDepth}}
+			JSONPathSteps: cfg.RequestMaxJSONPathSteps, LogicDepth: cfg.RequestMaxLogicDepth},
+		bodyLimits: request.BodyLimits{MaxBytes: cfg.ServerMaxBodyBytes, MaxLinesBytes: cfg.ServerMaxLinesBodyBytes,
+			Batch: cfg.ServerResponseBufferBytes, ReadTimeout: cfg.ServerReadTimeout}}
 	s.bodies = &processBodies
 	s.streams = make(chan struct{}, max(1, cfg.DBPool/2))
 	processBodies.setMax(BodiesMax(cfg, memlimit.Limit()))

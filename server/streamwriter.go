@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"sync/atomic"
 	"time"
+
+	"github.com/svc-dev/svc/server/request"
 )
 
 // A streamed answer holds its database session while its client reads
@@ -60,7 +62,7 @@ func (sw *streamWriter) run() {
 		if !sw.failed.Load() {
 			sw.rc.SetWriteDeadline(time.Now().Add(sw.timeout))
 			if _, err := sw.w.Write(c); err != nil {
-				sw.slow.Store(isTimeout(err))
+				sw.slow.Store(request.IsTimeout(err))
 				sw.failed.Store(true)
 			}
 		}

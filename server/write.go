@@ -25,8 +25,13 @@ func (s *Server) planWrite(x *exchange, req *request.Request) (*plan.Write, erro
 		if err := s.refuseWrite(req, x.snap, x.tx); err != nil {
 			return nil, err
 		}
+		var lines *request.Lines
 		var err error
-		if payload, err = s.writeBody(x, req); err != nil {
+		payload, lines, err = request.WriteBody(x.w, r, req, s.bodyLimits)
+		if lines != nil {
+			x.lines = &linesBody{lines: lines}
+		}
+		if err != nil {
 			return nil, err
 		}
 	}
@@ -40,31 +45,13 @@ func (s *Server) planWrite(x *exchange, req *request.Request) (*plan.Write, erro
 	return p, nil
 }
 
-// writeBody reads and parses a write's body: whole, or for an insert of
-// JSON Lines its first batch (linesbody.go).
-func (s *Server) writeBody(x *exchange, req *request.Request) (*request.Payload, error) {
-	ct := x.r.Header.Get("Content-Type")
-	if x.r.Method == http.MethodPost && request.IsJSONLines(ct) {
-		return s.firstLines(x, req.Columns)
-	}
-	body, err := s.readBody(x.w, x.r)
-	if err != nil {
-		return nil, err
-	}
-	return request.ParsePayload(ct, body, req.Columns)
-}
-
 // buildWrite builds the statement of write p; for the plan media type,
 // its EXPLAIN, which only options=analyze runs, and then the transaction
 // ends as any other (Prefer: tx=rollback).
 func (s *Server) buildWrite(x *exchange, req *request.Request, p *plan.Write) (action, error) {
 	tx := s.newTxShape(req.Prefer, p.Relation.Schema)
 	if req.Media.Kind == request.MediaPlan {
-		inner := *p
-		read := *p.Read
-		read.Media = request.Media{Kind: req.Media.PlanFor}
-		inner.Read = &read
-		return &explainAction{tx: tx, stmt: query.WriteWhole(&inner), media: req.Media}, nil
+		return explainOf(tx, p, req.Media), nil
 	}
 	x.stmts = bound{main: s.writeStatement(x, req, p)}
 	return &writeAction{tx: tx, req: req, plan: p}, nil
