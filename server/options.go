@@ -3,6 +3,7 @@ package server
 import (
 	"net/http"
 
+	"github.com/svc-dev/svc/server/httpx"
 	"github.com/svc-dev/svc/server/plan"
 	"github.com/svc-dev/svc/server/request"
 )
@@ -36,6 +37,6 @@ func (s *Server) handleOptions(w http.ResponseWriter, r *http.Request, kind requ
 	}
 	observationOf(r.Context()).answeredNow()
 	w.Header().Set("Allow", allow)
-	s.allowInfoOrigin(w.Header())
+	httpx.AllowInfoOrigin(w.Header(), s.cfg.ServerCORSAllowedOrigins)
 	w.WriteHeader(http.StatusOK)
 }

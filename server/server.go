@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/svc-dev/svc/server/httpx"
 	"github.com/svc-dev/svc/server/memlimit"
 
 	"github.com/gorilla/mux"
@@ -128,23 +129,23 @@ func New(cfg *config.Config, pool *pgxpool.Pool, snapshots *reload.Snapshots, jw
 	s.routeReferencePage(r)
 	// The router tries routes in order, a regular expression each, and no
 	// path matches two of these, so the most requested comes first.
-	r.Handle("/{relation}", withVars(s.handleRelation))
-	r.Handle("/rpc/{function}", withVars(s.handleFunction))
+	r.Handle("/{relation}", httpx.WithVars(s.handleRelation))
+	r.Handle("/rpc/{function}", httpx.WithVars(s.handleFunction))
 	r.Methods(http.MethodOptions).Path("/").HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		observationOf(r.Context()).answeredNow()
 		w.Header().Set("Allow", "OPTIONS,GET,HEAD")
-		s.allowInfoOrigin(w.Header())
+		httpx.AllowInfoOrigin(w.Header(), cfg.ServerCORSAllowedOrigins)
 		w.WriteHeader(http.StatusOK)
 	})
 	r.HandleFunc("/", s.handleRoot)
 	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		writeError(w, s.log, apierr.NotFound())
 	})
-	expose := corsExposeHeaders
+	expose := httpx.CORSExposeHeaders
 	if s.replicas != nil {
 		expose += ", " + CommitLSNHeader
 	}
-	s.handler = recoverPanics(log, cors(cfg.ServerCORSAllowedOrigins, expose, s.limitURL(router{r})))
+	s.handler = httpx.RecoverPanics(log, httpx.CORS(cfg.ServerCORSAllowedOrigins, expose, httpx.LimitURL(cfg.ServerMaxURLBytes, log, httpx.Router{Router: r})))
 	return s
 }
 

@@ -1,21 +1,21 @@
-package server
+package httpx
 
 import (
+	"log/slog"
 	"net/http"
 
 	"github.com/svc-dev/svc/server/apierr"
 )
 
-// limitURL refuses (414 SVC100) a request whose path and query string
-// exceed server-max-url-bytes, before routing or parsing spend any work on
+// LimitURL refuses (414 SVC100) a request whose path and query string
+// exceed limit (server-max-url-bytes), before routing or parsing spend any work on
 // it. net/http bounds the request line only by server-max-header-bytes,
 // which is sized for headers and cookies, not for a query to parse. As
 // with request.Limits, zero (only a hand-built Config has it) bounds nothing.
-func (s *Server) limitURL(next http.Handler) http.Handler {
-	limit := s.cfg.ServerMaxURLBytes
+func LimitURL(limit int, log *slog.Logger, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if n := uriLength(r); limit > 0 && n > limit {
-			writeError(w, s.log, apierr.URLTooLong(n, limit))
+			apierr.URLTooLong(n, limit).Write(w, log)
 			return
 		}
 		next.ServeHTTP(w, r)

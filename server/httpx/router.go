@@ -1,4 +1,4 @@
-package server
+package httpx
 
 import (
 	"net/http"
@@ -7,23 +7,23 @@ import (
 	"github.com/gorilla/mux"
 )
 
-// router serves the API's routes from a gorilla/mux route table. It does
+// Router serves the API's routes from a gorilla/mux route table. It does
 // what mux.Router.ServeHTTP does (clean the path, redirecting to the
 // clean one; match; answer 404 or 405), except that a route's handler is
 // given the route's variables as an argument rather than in a copy of
 // the request with a new context: mux makes two such copies per request.
-type router struct {
+type Router struct {
 	*mux.Router
 }
 
-// withVars is a route handler taking the route's variables.
-type withVars func(w http.ResponseWriter, r *http.Request, vars map[string]string)
+// WithVars is a route handler taking the route's variables.
+type WithVars func(w http.ResponseWriter, r *http.Request, vars map[string]string)
 
-// ServeHTTP only lets withVars stand where mux expects a handler; router
+// ServeHTTP only lets WithVars stand where mux expects a handler; Router
 // calls it with the variables.
-func (h withVars) ServeHTTP(w http.ResponseWriter, r *http.Request) { h(w, r, nil) }
+func (h WithVars) ServeHTTP(w http.ResponseWriter, r *http.Request) { h(w, r, nil) }
 
-func (rt router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (rt Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if p := cleanPath(r.URL.Path); p != r.URL.Path {
 		u := *r.URL
 		u.Path = p
@@ -40,7 +40,7 @@ func (rt router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	if h, ok := m.Handler.(withVars); ok {
+	if h, ok := m.Handler.(WithVars); ok {
 		h(w, r, m.Vars)
 		return
 	}

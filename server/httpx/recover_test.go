@@ -1,4 +1,4 @@
-package server
+package httpx
 
 import (
 	"bytes"
@@ -12,13 +12,13 @@ import (
 func TestRecoverPanics(t *testing.T) {
 	var logged bytes.Buffer
 	log := slog.New(slog.NewTextHandler(&logged, nil))
-	h := recoverPanics(log, http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
+	h := RecoverPanics(log, http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
 		var m map[string]int
 		m["boom"]++ // a nil map write: a runtime panic, as a bug would cause
 	}))
 	w := httptest.NewRecorder()
 	h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/items", nil))
-	if w.Code != 500 || w.Header().Get("Content-Type") != jsonType {
+	if w.Code != 500 || w.Header().Get("Content-Type") != "application/json; charset=utf-8" {
 		t.Errorf("got %d %s", w.Code, w.Header().Get("Content-Type"))
 	}
 	body := w.Body.String()
@@ -29,7 +29,7 @@ func TestRecoverPanics(t *testing.T) {
 		t.Errorf("the log lacks the panic and its stack: %s", logged.String())
 	}
 
-	abort := recoverPanics(log, http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic(http.ErrAbortHandler) }))
+	abort := RecoverPanics(log, http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic(http.ErrAbortHandler) }))
 	defer func() {
 		if recover() != http.ErrAbortHandler {
 			t.Error("http.ErrAbortHandler was swallowed")

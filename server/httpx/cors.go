@@ -1,4 +1,4 @@
-package server
+package httpx
 
 import (
 	"net/http"
@@ -13,7 +13,7 @@ import (
 // same answers.
 const (
 	corsAllowMethods  = "GET, POST, PATCH, PUT, DELETE, OPTIONS, HEAD"
-	corsExposeHeaders = "Content-Encoding, Content-Location, Content-Range, Content-Type, Date, Location, " +
+	CORSExposeHeaders = "Content-Encoding, Content-Location, Content-Range, Content-Type, Date, Location, " +
 		"Server, Transfer-Encoding, Range-Unit"
 	corsMaxAge = "86400" // a day, so a page does not preflight every request
 )
@@ -22,10 +22,10 @@ const (
 // send; a preflight answer names them after the requested ones.
 var corsSimpleHeaders = []string{"Accept", "Accept-Language", "Content-Language"}
 
-// cors wraps next with CORS handling. allowed is the configured origin
+// CORS wraps next with CORS handling. allowed is the configured origin
 // list; empty allows any origin. expose lists the response headers
 // browser scripts may read.
-func cors(allowed []string, expose string, next http.Handler) http.Handler {
+func CORS(allowed []string, expose string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		origin := r.Header.Get("Origin")
 		if origin == "" {
@@ -81,12 +81,12 @@ func preflightHeaders(requested []string) string {
 	return strings.Join(out, ", ")
 }
 
-// allowInfoOrigin lets any page read an answer to OPTIONS, as PostgREST's
-// answers to OPTIONS all say, preflight or not. With
-// server-cors-allowed-origins set the CORS middleware alone decides, so an
-// unlisted origin still learns nothing.
-func (s *Server) allowInfoOrigin(h http.Header) {
-	if len(s.cfg.ServerCORSAllowedOrigins) == 0 && h.Get("Access-Control-Allow-Origin") == "" {
+// AllowInfoOrigin lets any page read an answer to OPTIONS, as PostgREST's
+// answers to OPTIONS all say, preflight or not. With allowed (the
+// server-cors-allowed-origins) set the CORS middleware alone decides, so
+// an unlisted origin still learns nothing.
+func AllowInfoOrigin(h http.Header, allowed []string) {
+	if len(allowed) == 0 && h.Get("Access-Control-Allow-Origin") == "" {
 		h.Set("Access-Control-Allow-Origin", "*")
 	}
 }

@@ -1,4 +1,4 @@
-package server
+package httpx
 
 import (
 	"net/http"
@@ -12,10 +12,10 @@ import (
 // variables to the handler instead of the request's context.
 func TestRouterAnswersAsMux(t *testing.T) {
 	m := mux.NewRouter()
-	m.Handle("/{relation}", withVars(func(w http.ResponseWriter, _ *http.Request, vars map[string]string) {
+	m.Handle("/{relation}", WithVars(func(w http.ResponseWriter, _ *http.Request, vars map[string]string) {
 		w.Header().Set("Target", "relation "+vars["relation"])
 	}))
-	m.Handle("/rpc/{function}", withVars(func(w http.ResponseWriter, _ *http.Request, vars map[string]string) {
+	m.Handle("/rpc/{function}", WithVars(func(w http.ResponseWriter, _ *http.Request, vars map[string]string) {
 		w.Header().Set("Target", "function "+vars["function"])
 	}))
 	m.Methods(http.MethodOptions).Path("/").HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
@@ -40,7 +40,7 @@ func TestRouterAnswersAsMux(t *testing.T) {
 	} {
 		t.Run(tc.method+" "+tc.target, func(t *testing.T) {
 			w := httptest.NewRecorder()
-			router{m}.ServeHTTP(w, httptest.NewRequest(tc.method, tc.target, nil))
+			Router{m}.ServeHTTP(w, httptest.NewRequest(tc.method, tc.target, nil))
 			if w.Code != tc.status {
 				t.Fatalf("status %d, want %d", w.Code, tc.status)
 			}

@@ -1,4 +1,4 @@
-package server
+package httpx
 
 import (
 	"errors"
@@ -13,11 +13,11 @@ import (
 // never to the client.
 var errPanic = errors.New("internal error; the server log has the details")
 
-// recoverPanics answers a panic in next with 500 SVCX00 and logs it with
+// RecoverPanics answers a panic in next with 500 SVCX00 and logs it with
 // its stack, so one bad request never takes the process down nor shows a
 // caller the server's internals. http.ErrAbortHandler passes through: it
 // is net/http's way to abort a response on purpose.
-func recoverPanics(log *slog.Logger, next http.Handler) http.Handler {
+func RecoverPanics(log *slog.Logger, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		defer func() {
 			v := recover()
@@ -29,7 +29,7 @@ func recoverPanics(log *slog.Logger, next http.Handler) http.Handler {
 			}
 			log.Error("panic while serving a request", "method", r.Method, "path", r.URL.Path,
 				"panic", v, "stack", string(debug.Stack()))
-			writeError(w, log, apierr.Internal(errPanic))
+			apierr.Internal(errPanic).Write(w, log)
 		}()
 		next.ServeHTTP(w, r)
 	})
