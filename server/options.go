@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/svc-dev/svc/server/httpx"
+	"github.com/svc-dev/svc/server/observe"
 	"github.com/svc-dev/svc/server/plan"
 	"github.com/svc-dev/svc/server/request"
 )
@@ -12,10 +13,10 @@ import (
 // methods it allows, from the snapshot alone. CORS preflights never get
 // here: the CORS middleware answers them.
 func (s *Server) handleOptions(w http.ResponseWriter, r *http.Request, kind request.Kind, target string) {
-	obs := observationOf(r.Context())
-	t0 := obs.stageStart()
+	obs := observe.Of(r.Context())
+	t0 := obs.StageStart()
 	req, err := request.Parse(r, kind, target)
-	obs.parseDone(t0)
+	obs.ParseDone(t0)
 	if err == nil {
 		err = req.CheckLimits(s.limits)
 	}
@@ -35,7 +36,7 @@ func (s *Server) handleOptions(w http.ResponseWriter, r *http.Request, kind requ
 		writeError(w, s.log, err)
 		return
 	}
-	observationOf(r.Context()).answeredNow()
+	obs.AnsweredNow()
 	w.Header().Set("Allow", allow)
 	httpx.AllowInfoOrigin(w.Header(), s.cfg.ServerCORSAllowedOrigins)
 	w.WriteHeader(http.StatusOK)

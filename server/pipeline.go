@@ -7,6 +7,7 @@ import (
 
 	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/dbexec"
+	"github.com/svc-dev/svc/server/observe"
 	"github.com/svc-dev/svc/server/openapi"
 	"github.com/svc-dev/svc/server/request"
 	"github.com/svc-dev/svc/snapshot"
@@ -67,7 +68,7 @@ type exchange struct {
 	schema string
 	// obs is what the observer learns of the request (observe.go); nil
 	// when it is served unobserved.
-	obs *observation
+	obs *observe.Observation
 	// stmts are the request's statements: built, or bound from its kept
 	// shape.
 	stmts bound
@@ -92,7 +93,9 @@ type exchange struct {
 // transact runs steps, the main statement last, as x's transaction, on
 // the primary or a replica (replicas.go), in one round trip.
 func (s *Server) transact(x *exchange, steps []dbexec.Step) error {
-	x.obs.statement(steps)
+	if len(steps) > 0 {
+		x.obs.Statement(steps[len(steps)-1].Stmt.SQL) // the main one
+	}
 	return s.executeRouted(x.w, x.r, x.tx, steps)
 }
 
@@ -100,9 +103,9 @@ func (s *Server) transact(x *exchange, steps []dbexec.Step) error {
 // target, and answers it.
 func serve[P any](s *Server, w http.ResponseWriter, r *http.Request, rt *route[P], target string) {
 	x := exchanges.Get().(*exchange)
-	*x = exchange{w: w, r: r, snap: s.snapshots.Current(), obs: observationOf(r.Context())}
+	*x = exchange{w: w, r: r, snap: s.snapshots.Current(), obs: observe.Of(r.Context())}
 	if err := pipeline(s, x, rt, target); err != nil {
-		x.obs.refused(err)
+		x.obs.Refused(err)
 		if x.sink.started {
 			// The header has left: the body can only be cut.
 			s.cutStream(x, err)
@@ -134,10 +137,10 @@ func pipeline[P any](s *Server, x *exchange, rt *route[P], target string) error 
 		act = x.cached(t)
 	}
 	if act == nil {
-		t0 := x.obs.stageStart()
+		t0 := x.obs.StageStart()
 		var err error
 		req, err = request.Parse(x.r, rt.kind, target)
-		x.obs.parseDone(t0)
+		x.obs.ParseDone(t0)
 		if err != nil {
 			return err
 		}
@@ -147,9 +150,9 @@ func pipeline[P any](s *Server, x *exchange, rt *route[P], target string) error 
 	}
 
 	// Authenticate.
-	t0 := x.obs.stageStart()
+	t0 := x.obs.StageStart()
 	id, err := s.authenticate(x.r)
-	x.obs.jwtDone(t0)
+	x.obs.JWTDone(t0)
 	if err != nil {
 		return err
 	}
@@ -173,9 +176,9 @@ func pipeline[P any](s *Server, x *exchange, rt *route[P], target string) error 
 	if err := act.begin(s, x); err != nil {
 		return err
 	}
-	x.obs.transactionStart()
+	x.obs.TransactionStart()
 	err = act.run(s, x)
-	x.obs.transactionDone()
+	x.obs.TransactionDone()
 	if err != nil {
 		s.adviseStale(x.snap, err)
 		return err

@@ -10,6 +10,7 @@ import (
 
 	"github.com/svc-dev/svc/server/httpx"
 	"github.com/svc-dev/svc/server/memlimit"
+	"github.com/svc-dev/svc/server/observe"
 
 	"github.com/gorilla/mux"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -40,12 +41,8 @@ type Server struct {
 	appSettings [][2]string
 	// preRequest calls db-pre-request; nil when none is configured.
 	preRequest *query.Statement
-	// metrics counts requests; nil for none.
-	metrics *admin.Metrics
-	// traceHeader is server-trace-header in canonical form, "" for none.
-	traceHeader string
-	// logQuery is log-query = main-query.
-	logQuery bool
+	// observer times, counts and logs the requests (server/observe).
+	observer observe.Observer
 	// reads and calls keep the statements of read shapes seen before:
 	// reads of relations, and GET and HEAD calls; writeShapes those of
 	// inserts (writeshape.go).
@@ -89,14 +86,13 @@ type Server struct {
 type Option func(*Server)
 
 // WithMetrics counts the Server's requests in m.
-func WithMetrics(m *admin.Metrics) Option { return func(s *Server) { s.metrics = m } }
+func WithMetrics(m *admin.Metrics) Option { return func(s *Server) { s.observer.Metrics = m } }
 
 // New returns a server; snapshots must have loaded before it serves. jwt
 // may be nil: requests carrying a token are then refused (SVC300).
 func New(cfg *config.Config, pool *pgxpool.Pool, snapshots *reload.Snapshots, jwt *auth.Verifier, log *slog.Logger, opts ...Option) *Server {
 	s := &Server{cfg: cfg, pool: pool, snapshots: snapshots, log: log, jwt: jwt,
 		appSettings: appSettingsOf(cfg), preRequest: preRequestCall(cfg.DBPreRequest),
-		logQuery:      cfg.LogQuery == "main-query",
 		readShapes:    newShapeCache(cfg.ServerShapeCacheMaxEntries, cfg.ServerShapeCacheMaxBytes),
 		callShapes:    newShapeCache(cfg.ServerShapeCacheMaxEntries, cfg.ServerShapeCacheMaxBytes),
 		writeShapes:   newShapeCache(cfg.ServerShapeCacheMaxEntries, cfg.ServerShapeCacheMaxBytes),
@@ -111,8 +107,10 @@ func New(cfg *config.Config, pool *pgxpool.Pool, snapshots *reload.Snapshots, jw
 	s.bodies = &processBodies
 	s.streams = make(chan struct{}, max(1, cfg.DBPool/2))
 	processBodies.setMax(BodiesMax(cfg, memlimit.Limit()))
+	s.observer = observe.Observer{Next: http.HandlerFunc(s.dispatch), Timing: cfg.ServerTimingEnabled,
+		LogQuery: cfg.LogQuery == "main-query", ManySchemas: len(cfg.DBSchemas) > 1, Log: log}
 	if cfg.ServerTraceHeader != "" {
-		s.traceHeader = textproto.CanonicalMIMEHeaderKey(cfg.ServerTraceHeader)
+		s.observer.TraceHeader = textproto.CanonicalMIMEHeaderKey(cfg.ServerTraceHeader)
 	}
 	for _, o := range opts {
 		o(s)
@@ -132,7 +130,7 @@ func New(cfg *config.Config, pool *pgxpool.Pool, snapshots *reload.Snapshots, jw
 	r.Handle("/{relation}", httpx.WithVars(s.handleRelation))
 	r.Handle("/rpc/{function}", httpx.WithVars(s.handleFunction))
 	r.Methods(http.MethodOptions).Path("/").HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		observationOf(r.Context()).answeredNow()
+		observe.Of(r.Context()).AnsweredNow()
 		w.Header().Set("Allow", "OPTIONS,GET,HEAD")
 		httpx.AllowInfoOrigin(w.Header(), cfg.ServerCORSAllowedOrigins)
 		w.WriteHeader(http.StatusOK)
@@ -153,7 +151,7 @@ func New(cfg *config.Config, pool *pgxpool.Pool, snapshots *reload.Snapshots, jw
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	inFlight.Add(1)
 	defer inFlight.Add(-1)
-	s.observe(w, r)
+	s.observer.Serve(w, r)
 }
 
 // inFlight counts the requests being served, by every Server of the

@@ -1,4 +1,4 @@
-package server
+package observe
 
 import "net/http"
 
@@ -17,10 +17,11 @@ var (
 	varyBodyProfile = []string{"Accept, Prefer, Range, Content-Profile"}
 )
 
-// defaultVary is the Vary of the answers to method.
-func (s *Server) defaultVary(method string) []string {
+// defaultVary is the Vary of the answers to method, with several
+// schemas served or one.
+func defaultVary(manySchemas bool, method string) []string {
 	switch {
-	case len(s.cfg.DBSchemas) < 2:
+	case !manySchemas:
 		return varyOneSchema
 	case method == http.MethodGet || method == http.MethodHead:
 		return varyReadProfile

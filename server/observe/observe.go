@@ -1,4 +1,4 @@
-package server
+package observe
 
 import (
 	"context"
@@ -9,16 +9,16 @@ import (
 	"sync"
 	"time"
 
+	"github.com/svc-dev/svc/server/admin"
 	"github.com/svc-dev/svc/server/apierr"
-	"github.com/svc-dev/svc/server/dbexec"
 )
 
 // Observation of requests: the access log line, log-query, Server-Timing,
 // the trace header and the request metrics all read one recorder that
-// Server.ServeHTTP wraps around the ResponseWriter. The recorder sees what
+// Observer.Serve wraps around the ResponseWriter. The recorder sees what
 // goes to the client (status, bytes); what only the pipeline knows (the
 // main statement, the database's time) it learns from the request's
-// observation, which travels in the request's context (observationOf).
+// observation, which travels in the request's context (Of).
 // Recorders are pooled, so observing a request allocates little beyond
 // the context that carries it.
 
@@ -31,14 +31,15 @@ type recorder struct {
 	bytes       int64
 	wroteHeader bool
 	start       time.Time
-	obs         observation
+	obs         Observation
 	// vary is the Vary the answer carries unless it is an error or a
 	// function set its own (vary.go).
 	vary []string
 }
 
-// observation is what the pipeline tells the observer of a request.
-type observation struct {
+// Observation is what the pipeline tells the observer of a request. Its
+// methods may be called on nil, a request served unobserved.
+type Observation struct {
 	// timing is server-timing-enabled; when false no clock is read
 	// beyond the request's start.
 	timing bool
@@ -56,16 +57,16 @@ type observation struct {
 	// sql is the request's main statement, for log-query.
 	sql string
 	// reason is why a request was answered 401, for its log line
-	// (refused).
+	// (Refused).
 	reason string
 }
 
-// refused notes why the pipeline answers err, when it is a 401: the
+// Refused notes why the pipeline answers err, when it is a 401: the
 // access log line then says why the caller was not let in (a bad
 // signature, an expired token, the audience), which an operator
 // otherwise cannot tell from the status. The client's message comes
 // first, then what only the log may see (apierr.Error.Cause).
-func (obs *observation) refused(err error) {
+func (obs *Observation) Refused(err error) {
 	var e *apierr.Error
 	if obs == nil || !errors.As(err, &e) || e.Status != http.StatusUnauthorized {
 		return
@@ -79,10 +80,10 @@ func (obs *observation) refused(err error) {
 // observationKey is where a request's context holds its observation.
 type observationKey struct{}
 
-// observationOf returns the observation ctx carries, nil for a request
-// served unobserved.
-func observationOf(ctx context.Context) *observation {
-	obs, _ := ctx.Value(observationKey{}).(*observation)
+// Of returns the observation ctx carries, nil for a request served
+// unobserved.
+func Of(ctx context.Context) *Observation {
+	obs, _ := ctx.Value(observationKey{}).(*Observation)
 	return obs
 }
 
@@ -156,73 +157,92 @@ func appendTiming(b []byte, name string, d time.Duration) []byte {
 	return strconv.AppendFloat(b, float64(d.Microseconds())/1000, 'f', 1, 64)
 }
 
-// stageStart begins timing a stage before the database when obs records
+// StageStart begins timing a stage before the database when obs records
 // Server-Timing; otherwise it reads no clock and returns the zero time.
-func (obs *observation) stageStart() time.Time {
+func (obs *Observation) StageStart() time.Time {
 	if obs == nil || !obs.timing {
 		return time.Time{}
 	}
 	return time.Now()
 }
 
-// jwtDone and parseDone add the time since t0 (from stageStart) to the
+// JWTDone and ParseDone add the time since t0 (from StageStart) to the
 // jwt or the parse figure; after a zero t0 they note nothing.
-func (obs *observation) jwtDone(t0 time.Time) {
+func (obs *Observation) JWTDone(t0 time.Time) {
 	if !t0.IsZero() {
 		obs.jwt += time.Since(t0)
 	}
 }
 
-func (obs *observation) parseDone(t0 time.Time) {
+func (obs *Observation) ParseDone(t0 time.Time) {
 	if !t0.IsZero() {
 		obs.parse += time.Since(t0)
 	}
 }
 
-// answeredNow notes, with server-timing-enabled, that an answer made
+// AnsweredNow notes, with server-timing-enabled, that an answer made
 // without the database is ready.
-func (obs *observation) answeredNow() {
+func (obs *Observation) AnsweredNow() {
 	if obs != nil && obs.timing {
 		obs.answered = time.Now()
 	}
 }
 
-// transactionStart notes, with server-timing-enabled, when a request's
+// TransactionStart notes, with server-timing-enabled, when a request's
 // transaction began: its database round trip, or the building of the
 // root's document (its content, which PostgREST reads from the database).
-func (obs *observation) transactionStart() {
+func (obs *Observation) TransactionStart() {
 	if obs != nil && obs.timing {
 		obs.dbStart = time.Now()
 	}
 }
 
-// transactionDone notes, with server-timing-enabled, when it ended.
-func (obs *observation) transactionDone() {
+// TransactionDone notes, with server-timing-enabled, when it ended.
+func (obs *Observation) TransactionDone() {
 	if obs != nil && obs.timing {
 		obs.dbEnd = time.Now()
 	}
 }
 
-// statement notes the main statement of steps (the last) for log-query.
-func (obs *observation) statement(steps []dbexec.Step) {
-	if obs != nil && len(steps) > 0 {
-		obs.sql = steps[len(steps)-1].Stmt.SQL
+// Statement notes the request's main statement for log-query.
+func (obs *Observation) Statement(sql string) {
+	if obs != nil {
+		obs.sql = sql
 	}
 }
 
-// observe serves r with a recorder, then counts and logs the request. The
+// Observer observes the requests a handler serves: it times them, counts
+// them in the metrics and writes their access log line.
+type Observer struct {
+	// Next is the handler observed.
+	Next http.Handler
+	// Timing is server-timing-enabled.
+	Timing bool
+	// TraceHeader is server-trace-header in canonical form, "" for none.
+	TraceHeader string
+	// LogQuery is log-query = main-query.
+	LogQuery bool
+	// ManySchemas is set when db-schemas lists several schemas: the
+	// answers vary with the profile headers (vary.go).
+	ManySchemas bool
+	// Metrics counts requests; nil for none.
+	Metrics *admin.Metrics
+	Log     *slog.Logger
+}
+
+// Serve serves r with a recorder, then counts and logs the request. The
 // trace header is echoed first, so error answers carry it too.
-func (s *Server) observe(w http.ResponseWriter, r *http.Request) {
+func (s *Observer) Serve(w http.ResponseWriter, r *http.Request) {
 	rec := recorders.Get().(*recorder)
 	*rec = recorder{ResponseWriter: w, status: http.StatusOK, start: time.Now(),
-		obs: observation{timing: s.cfg.ServerTimingEnabled}, vary: s.defaultVary(r.Method)}
+		obs: Observation{timing: s.Timing}, vary: defaultVary(s.ManySchemas, r.Method)}
 	var trace string
-	if s.traceHeader != "" {
-		if trace = r.Header.Get(s.traceHeader); trace != "" {
-			w.Header().Set(s.traceHeader, trace)
+	if s.TraceHeader != "" {
+		if trace = r.Header.Get(s.TraceHeader); trace != "" {
+			w.Header().Set(s.TraceHeader, trace)
 		}
 	}
-	s.dispatch(rec, r.WithContext(context.WithValue(r.Context(), observationKey{}, &rec.obs)))
+	s.Next.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), observationKey{}, &rec.obs)))
 	d := time.Since(rec.start)
 	gone := !rec.wroteHeader && r.Context().Err() != nil
 	if gone {
@@ -230,8 +250,8 @@ func (s *Server) observe(w http.ResponseWriter, r *http.Request) {
 		// as nginx does, 499, rather than as the 200 never sent.
 		rec.status = statusClientClosed
 	}
-	if s.metrics != nil {
-		s.metrics.Observe(r.URL.Path, r.Method, rec.status, d)
+	if s.Metrics != nil {
+		s.Metrics.Observe(r.URL.Path, r.Method, rec.status, d)
 	}
 	s.logRequest(r, rec, d, trace)
 	*rec = recorder{} // keep no writer or statement alive in the pool
@@ -249,7 +269,7 @@ func (s *Server) observe(w http.ResponseWriter, r *http.Request) {
 // every request, warn for 4xx, error for 5xx (so log-level = warn logs
 // only the failed ones). With log-query = main-query the main statement
 // goes in a line of its own, just before, at the same level.
-func (s *Server) logRequest(r *http.Request, rec *recorder, d time.Duration, trace string) {
+func (s *Observer) logRequest(r *http.Request, rec *recorder, d time.Duration, trace string) {
 	level := slog.LevelInfo
 	switch {
 	case rec.status >= 500:
@@ -258,16 +278,16 @@ func (s *Server) logRequest(r *http.Request, rec *recorder, d time.Duration, tra
 		level = slog.LevelWarn
 	}
 	ctx := context.Background()
-	if !s.log.Enabled(ctx, level) {
+	if !s.Log.Enabled(ctx, level) {
 		return
 	}
 	target := r.RequestURI // as received, query string included; set by net/http
 	if target == "" {
 		target = r.URL.RequestURI()
 	}
-	if s.logQuery && rec.obs.sql != "" {
+	if s.LogQuery && rec.obs.sql != "" {
 		// The target ties the line to its request's when requests interleave.
-		s.log.LogAttrs(ctx, level, "query", slog.String("path", target), slog.String("sql", rec.obs.sql))
+		s.Log.LogAttrs(ctx, level, "query", slog.String("path", target), slog.String("sql", rec.obs.sql))
 	}
 	// Five attributes fit in a log record without allocating: the
 	// others are added only when there is something to say.
@@ -282,5 +302,5 @@ func (s *Server) logRequest(r *http.Request, rec *recorder, d time.Duration, tra
 		attrs[n] = slog.String("reason", rec.obs.reason)
 		n++
 	}
-	s.log.LogAttrs(ctx, level, "request", attrs[:n]...)
+	s.Log.LogAttrs(ctx, level, "request", attrs[:n]...)
 }
