@@ -2,6 +2,7 @@ package server
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/dbexec"
@@ -214,4 +215,41 @@ func (s *Server) respondValue(x *exchange, pr request.Preferences, e *callEntry,
 	}
 	writeBody(w, status, nil, body)
 	return nil
+}
+
+// callReads reports whether a call of fn only reads, so that a replica
+// may serve it: fn is STABLE or IMMUTABLE and, unless the call is read
+// only anyway (GET, HEAD), db-pre-request's function is too.
+func (s *Server) callReads(snap *snapshot.Snapshot, tx *dbexec.Tx, fn *snapshot.Function) bool {
+	if fn.Volatility == snapshot.Volatile {
+		return false
+	}
+	return tx.ReadOnly || s.preRequestReads(snap, fn.Schema)
+}
+
+// preRequestReads reports whether db-pre-request's function is known
+// from snap not to write: none is configured, or every function of its
+// name (resolved as the request's search_path would, from schema) is
+// STABLE or IMMUTABLE. One outside the exposed schemas is unknown, and
+// taken to write.
+func (s *Server) preRequestReads(snap *snapshot.Snapshot, schema string) bool {
+	name := s.cfg.DBPreRequest
+	if name == "" {
+		return true
+	}
+	schemas := append([]string{schema}, s.cfg.DBExtraSearchPath...)
+	if qualifier, fn, ok := strings.Cut(name, "."); ok {
+		schemas, name = []string{qualifier}, fn
+	}
+	for _, sc := range schemas {
+		if fns := snap.Functions(snapshot.QualifiedName{Schema: sc, Name: name}); len(fns) > 0 {
+			for _, fn := range fns {
+				if fn.Volatility == snapshot.Volatile {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	return false
 }

@@ -91,12 +91,12 @@ type exchange struct {
 }
 
 // transact runs steps, the main statement last, as x's transaction, on
-// the primary or a replica (replicas.go), in one round trip.
+// the primary or a replica (server/txroute), in one round trip.
 func (s *Server) transact(x *exchange, steps []dbexec.Step) error {
 	if len(steps) > 0 {
 		x.obs.Statement(steps[len(steps)-1].Stmt.SQL) // the main one
 	}
-	return s.executeRouted(x.w, x.r, x.tx, steps)
+	return s.txs.Execute(x.w, x.r, x.tx, steps)
 }
 
 // serve takes r through the pipeline as a request of route rt for

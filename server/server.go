@@ -11,6 +11,7 @@ import (
 	"github.com/svc-dev/svc/server/httpx"
 	"github.com/svc-dev/svc/server/memlimit"
 	"github.com/svc-dev/svc/server/observe"
+	"github.com/svc-dev/svc/server/txroute"
 
 	"github.com/gorilla/mux"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -59,10 +60,9 @@ type Server struct {
 	limits request.Limits
 	// bodyLimits are the server-* keys reading a body obeys.
 	bodyLimits request.BodyLimits
-	// replicas serve the reads they may (replicas.go); nil for none.
-	replicas *replica.Set
-	// exec runs the requests' transactions.
-	exec *dbexec.Executor
+	// txs runs the requests' transactions, on the primary or a replica
+	// (server/txroute).
+	txs txroute.Router
 	// rootDocs keeps the root's OpenAPI documents, and stopRootDocs stops
 	// it hearing of snapshot swaps (Close).
 	rootDocs     *openapi.Cache
@@ -81,6 +81,14 @@ type Server struct {
 	// session (streamwriter.go).
 	streams chan struct{}
 }
+
+// CommitLSNHeader carries a WAL position of the primary both ways when
+// replicas serve reads (txroute.CommitLSNHeader).
+const CommitLSNHeader = txroute.CommitLSNHeader
+
+// WithReplicas serves the reads a replica may serve from set's replicas
+// (nil: none, every request on the primary).
+func WithReplicas(set *replica.Set) Option { return func(s *Server) { s.txs.Replicas = set } }
 
 // Option adds an optional part to a Server.
 type Option func(*Server)
@@ -117,8 +125,9 @@ func New(cfg *config.Config, pool *pgxpool.Pool, snapshots *reload.Snapshots, jw
 	}
 	s.rootDocs = openapi.NewCache(int64(cfg.OpenAPICacheMaxBytes), snapshots.Current)
 	s.stopRootDocs = snapshots.OnSwap(s.rootDocs.Reset)
-	s.exec = &dbexec.Executor{Pool: pool, AcquireTimeout: cfg.DBPoolAcquisitionTimeout, Prepare: cfg.DBPreparedStatements,
+	s.txs.Exec = &dbexec.Executor{Pool: pool, AcquireTimeout: cfg.DBPoolAcquisitionTimeout, Prepare: cfg.DBPreparedStatements,
 		CancelTimeout: cfg.DBPoolCancelTimeout, Log: log}
+	s.txs.RollbackByDefault, _ = cfg.TxRollback("")
 	s.routes.read = route[*plan.Read]{kind: request.KindRelation, shapes: s.readShapes, plan: s.planRead, build: s.buildRead}
 	s.routes.write = route[*plan.Write]{kind: request.KindRelation, plan: s.planWrite, build: s.buildWrite}
 	s.routes.call = route[*plan.Call]{kind: request.KindFunction, shapes: s.callShapes, plan: s.planCall, build: s.buildCall}
@@ -140,7 +149,7 @@ func New(cfg *config.Config, pool *pgxpool.Pool, snapshots *reload.Snapshots, jw
 		writeError(w, s.log, apierr.NotFound())
 	})
 	expose := httpx.CORSExposeHeaders
-	if s.replicas != nil {
+	if s.txs.Replicas != nil {
 		expose += ", " + CommitLSNHeader
 	}
 	s.handler = httpx.RecoverPanics(log, httpx.CORS(cfg.ServerCORSAllowedOrigins, expose, httpx.LimitURL(cfg.ServerMaxURLBytes, log, httpx.Router{Router: r})))

@@ -1,4 +1,4 @@
-package server
+package txroute
 
 import (
 	"context"
@@ -14,7 +14,6 @@ import (
 	"github.com/svc-dev/svc/server/logging"
 	"github.com/svc-dev/svc/server/query"
 	"github.com/svc-dev/svc/server/replica"
-	"github.com/svc-dev/svc/snapshot"
 )
 
 // CommitLSNHeader carries a WAL position of the primary (LSN, "16/B374D848")
@@ -24,10 +23,6 @@ import (
 // primary until then, so a client reads its own writes. A client that
 // writes more than once sends back the highest it was given.
 const CommitLSNHeader = "SVC-Commit-LSN"
-
-// WithReplicas serves the reads a replica may serve from set's replicas
-// (nil: none, every request on the primary).
-func WithReplicas(set *replica.Set) Option { return func(s *Server) { s.replicas = set } }
 
 // NewReplicas opens the replicas of cfg's db-replica-uris, nil when it
 // names none. primary is the request pool, whose WAL position the
@@ -82,7 +77,18 @@ func AwaitReplicas(set *replica.Set, log *slog.Logger) func(ctx context.Context,
 	}
 }
 
-// executeRouted runs a request on the server it belongs on. Without
+// Router runs each request's transaction on the server it belongs on:
+// the primary, or a replica for a request that only reads.
+type Router struct {
+	Exec *dbexec.Executor
+	// Replicas serve the reads they may; nil for none.
+	Replicas *replica.Set
+	// RollbackByDefault is set when transactions roll back unless a
+	// request asks to commit (db-tx-end).
+	RollbackByDefault bool
+}
+
+// Execute runs a request on the server it belongs on. Without
 // replicas, that is the primary. With them, a request that only reads
 // (replicaMayServe) runs on the replica Pick chooses, or on the primary
 // when none is healthy and caught up; every other request runs on the
@@ -92,10 +98,10 @@ func AwaitReplicas(set *replica.Set, log *slog.Logger) func(ctx context.Context,
 // primary (retryOnPrimary). A position sent back that is not one is
 // refused (400, SVC100), whatever the request; one ahead of the primary
 // is ignored (replica.Set.Reached).
-func (s *Server) executeRouted(w http.ResponseWriter, r *http.Request, tx dbexec.Tx, steps []dbexec.Step) error {
+func (s *Router) Execute(w http.ResponseWriter, r *http.Request, tx dbexec.Tx, steps []dbexec.Step) error {
 	ctx := r.Context()
-	if s.replicas == nil {
-		return s.exec.Execute(ctx, tx, steps...)
+	if s.Replicas == nil {
+		return s.Exec.Execute(ctx, tx, steps...)
 	}
 	after, err := readAfter(r.Header)
 	if err != nil {
@@ -104,33 +110,33 @@ func (s *Server) executeRouted(w http.ResponseWriter, r *http.Request, tx dbexec
 	if !s.replicaMayServe(&tx) {
 		return s.executeMarked(ctx, w, tx, steps)
 	}
-	if after > 0 && !s.replicas.Reached(ctx, after) {
+	if after > 0 && !s.Replicas.Reached(ctx, after) {
 		// Ahead of anything the primary has written: no write answered
 		// it, and obeying it would put the read, and every read sent
 		// with it, on the primary for good.
 		after = 0
 	}
-	rep := s.replicas.Pick(after)
+	rep := s.Replicas.Pick(after)
 	if rep == nil {
-		return s.exec.Execute(ctx, tx, steps...)
+		return s.Exec.Execute(ctx, tx, steps...)
 	}
 	run := replicaRun{rep: rep, after: after}
 	tx.Replica = rep
-	err = s.exec.Execute(ctx, tx, run.wrap(steps)...)
+	err = s.Exec.Execute(ctx, tx, run.wrap(steps)...)
 	rep.Done()
 	switch {
 	case run.behind:
-		s.replicas.Rerouted(replica.Behind)
+		s.Replicas.Rerouted(replica.Behind)
 	case err != nil && run.rows == 0 && ctx.Err() == nil && retryOnPrimary(err):
 		if replicaDown(err) {
 			rep.Failed(err)
 		}
-		s.replicas.Rerouted(replica.Unavailable)
+		s.Replicas.Rerouted(replica.Unavailable)
 	default:
 		return err
 	}
 	tx.Replica = nil
-	return s.exec.Execute(ctx, tx, steps...)
+	return s.Exec.Execute(ctx, tx, steps...)
 }
 
 // replicaMayServe reports whether a replica may serve tx: a request that
@@ -138,12 +144,11 @@ func (s *Server) executeRouted(w http.ResponseWriter, r *http.Request, tx dbexec
 // VOLATILE), that does not ask to commit where transactions otherwise
 // roll back (Prefer: tx=commit: the caller expects to change something),
 // and does not run at the serializable level, which a standby refuses.
-func (s *Server) replicaMayServe(tx *dbexec.Tx) bool {
+func (s *Router) replicaMayServe(tx *dbexec.Tx) bool {
 	if !tx.Reads || tx.Isolation == "serializable" {
 		return false
 	}
-	rollbackByDefault, _ := s.cfg.TxRollback("")
-	return tx.Rollback || !rollbackByDefault
+	return tx.Rollback || !s.RollbackByDefault
 }
 
 // executeMarked runs a request on the primary; when it may commit a
@@ -151,9 +156,9 @@ func (s *Server) replicaMayServe(tx *dbexec.Tx) bool {
 // the round trip that commits, and answered in CommitLSNHeader. The
 // transaction is then an explicit one, ending with a COMMIT statement
 // among the steps, since the position must be read after it.
-func (s *Server) executeMarked(ctx context.Context, w http.ResponseWriter, tx dbexec.Tx, steps []dbexec.Step) error {
+func (s *Router) executeMarked(ctx context.Context, w http.ResponseWriter, tx dbexec.Tx, steps []dbexec.Step) error {
 	if tx.ReadOnly || tx.Rollback {
-		return s.exec.Execute(ctx, tx, steps...)
+		return s.Exec.Execute(ctx, tx, steps...)
 	}
 	var pos string
 	mark := dbexec.Step{Stmt: query.Statement{SQL: replica.PositionSQL}, Row: dbexec.ScanOne(&pos)}
@@ -161,11 +166,11 @@ func (s *Server) executeMarked(ctx context.Context, w http.ResponseWriter, tx db
 	if tx.Check == nil && tx.Next == nil {
 		steps = append(steps[:len(steps):len(steps)], dbexec.Step{Stmt: query.Statement{SQL: "commit"}, Row: noRows}, mark)
 	}
-	err := s.exec.Execute(ctx, tx, steps...)
+	err := s.Exec.Execute(ctx, tx, steps...)
 	if err == nil && pos != "" {
 		w.Header().Set(CommitLSNHeader, pos)
 		if p, perr := replica.ParseLSN(pos); perr == nil {
-			s.replicas.HandedOut(p)
+			s.Replicas.HandedOut(p)
 		}
 	}
 	return err
@@ -273,43 +278,6 @@ func replicaDown(err error) bool {
 	switch e.Code {
 	case apierr.Names.CodePrefix + "000", apierr.Names.CodePrefix + "001", "57P01", "57P02", "57P03":
 		return true
-	}
-	return false
-}
-
-// callReads reports whether a call of fn only reads, so that a replica
-// may serve it: fn is STABLE or IMMUTABLE and, unless the call is read
-// only anyway (GET, HEAD), db-pre-request's function is too.
-func (s *Server) callReads(snap *snapshot.Snapshot, tx *dbexec.Tx, fn *snapshot.Function) bool {
-	if fn.Volatility == snapshot.Volatile {
-		return false
-	}
-	return tx.ReadOnly || s.preRequestReads(snap, fn.Schema)
-}
-
-// preRequestReads reports whether db-pre-request's function is known
-// from snap not to write: none is configured, or every function of its
-// name (resolved as the request's search_path would, from schema) is
-// STABLE or IMMUTABLE. One outside the exposed schemas is unknown, and
-// taken to write.
-func (s *Server) preRequestReads(snap *snapshot.Snapshot, schema string) bool {
-	name := s.cfg.DBPreRequest
-	if name == "" {
-		return true
-	}
-	schemas := append([]string{schema}, s.cfg.DBExtraSearchPath...)
-	if qualifier, fn, ok := strings.Cut(name, "."); ok {
-		schemas, name = []string{qualifier}, fn
-	}
-	for _, sc := range schemas {
-		if fns := snap.Functions(snapshot.QualifiedName{Schema: sc, Name: name}); len(fns) > 0 {
-			for _, fn := range fns {
-				if fn.Volatility == snapshot.Volatile {
-					return false
-				}
-			}
-			return true
-		}
 	}
 	return false
 }

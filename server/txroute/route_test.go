@@ -1,4 +1,4 @@
-package server
+package txroute
 
 import (
 	"errors"
@@ -69,7 +69,9 @@ func TestReplicaMayServe(t *testing.T) {
 		{"repeatable read", "commit", dbexec.Tx{Reads: true, Isolation: "repeatable read"}, true},
 		{"serializable", "commit", dbexec.Tx{Reads: true, Isolation: "serializable"}, false},
 	} {
-		s := &Server{cfg: &config.Config{DBTxEnd: c.txEnd}}
+		cfg := &config.Config{DBTxEnd: c.txEnd}
+		rollback, _ := cfg.TxRollback("")
+		s := &Router{RollbackByDefault: rollback}
 		if got := s.replicaMayServe(&c.tx); got != c.want {
 			t.Errorf("%s: %v, want %v", c.name, got, c.want)
 		}
