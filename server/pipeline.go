@@ -9,6 +9,7 @@ import (
 	"github.com/svc-dev/svc/server/dbexec"
 	"github.com/svc-dev/svc/server/observe"
 	"github.com/svc-dev/svc/server/openapi"
+	"github.com/svc-dev/svc/server/plan"
 	"github.com/svc-dev/svc/server/request"
 	"github.com/svc-dev/svc/snapshot"
 )
@@ -180,7 +181,7 @@ func pipeline[P any](s *Server, x *exchange, rt *route[P], target string) error 
 	err = act.run(s, x)
 	x.obs.TransactionDone()
 	if err != nil {
-		s.adviseStale(x.snap, err)
+		plan.AdviseStale(x.snap, s.refresh, err)
 		return err
 	}
 	// Respond.

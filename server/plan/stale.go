@@ -1,4 +1,4 @@
-package server
+package plan
 
 import (
 	"errors"
@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/svc-dev/svc/server/apierr"
-	"github.com/svc-dev/svc/server/plan"
 	"github.com/svc-dev/svc/snapshot"
 )
 
@@ -20,37 +19,38 @@ import (
 // function body's own mistake), and gets no advice.
 
 var (
-	// undefinedColumn reads the column PostgreSQL names in a 42703:
+	// undefinedColumnText reads the column PostgreSQL names in a 42703:
 	// `column "title" of relation "books" does not exist`,
 	// `column books.title does not exist`, `column "title" does not exist`.
-	undefinedColumn = regexp.MustCompile(`^column (?:"((?:[^"]|"")+)"|(?:[^ ]+\.)?([^ ."]+)) (?:of relation "(?:[^"]|"")+" )?does not exist$`)
-	// undefinedRelation reads the relation PostgreSQL names in a 42P01:
+	undefinedColumnText = regexp.MustCompile(`^column (?:"((?:[^"]|"")+)"|(?:[^ ]+\.)?([^ ."]+)) (?:of relation "(?:[^"]|"")+" )?does not exist$`)
+	// undefinedRelationText reads the relation PostgreSQL names in a 42P01:
 	// `relation "test.books" does not exist`.
-	undefinedRelation = regexp.MustCompile(`^relation "(?:[^"]*\.)?([^".]+)" does not exist$`)
+	undefinedRelationText = regexp.MustCompile(`^relation "(?:[^"]*\.)?([^".]+)" does not exist$`)
 )
 
-// adviseStale adds to err, a database error answering a statement built
+// AdviseStale adds to err, a database error answering a statement built
 // from snap, the advice that snap is ahead of the database, when the name
-// the error reports is one snap has.
-func (s *Server) adviseStale(snap *snapshot.Snapshot, err error) {
+// the error reports is one snap has; refresh says how snap is brought up
+// to date.
+func AdviseStale(snap *snapshot.Snapshot, refresh Refresh, err error) {
 	var e *apierr.Error
 	if !errors.As(err, &e) || e.Advice != "" {
 		return
 	}
 	switch e.Code {
 	case "42703":
-		m := undefinedColumn.FindStringSubmatch(e.Message)
+		m := undefinedColumnText.FindStringSubmatch(e.Message)
 		if m == nil {
 			return
 		}
 		name := strings.ReplaceAll(m[1], `""`, `"`) + m[2]
 		if snapshotHasColumn(snap, name) {
-			e.WithAdvice(plan.SnapshotAhead(snap, s.refresh, `a column "`+name+`"`))
+			e.WithAdvice(SnapshotAhead(snap, refresh, `a column "`+name+`"`))
 		}
 	case "42P01":
-		m := undefinedRelation.FindStringSubmatch(e.Message)
+		m := undefinedRelationText.FindStringSubmatch(e.Message)
 		if m != nil && snapshotHasRelation(snap, m[1]) {
-			e.WithAdvice(plan.SnapshotAhead(snap, s.refresh, `a relation "`+m[1]+`"`))
+			e.WithAdvice(SnapshotAhead(snap, refresh, `a relation "`+m[1]+`"`))
 		}
 	}
 }
