@@ -3,12 +3,14 @@ package server
 import (
 	"net/http"
 	"strings"
+	"unsafe"
 
 	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/dbexec"
 	"github.com/svc-dev/svc/server/plan"
 	"github.com/svc-dev/svc/server/query"
 	"github.com/svc-dev/svc/server/request"
+	"github.com/svc-dev/svc/server/shapes"
 	"github.com/svc-dev/svc/snapshot"
 )
 
@@ -65,13 +67,13 @@ func (s *Server) buildCall(x *exchange, req *request.Request, c *plan.Call) (act
 	if req.Media.Kind == request.MediaPlan {
 		return explainOf(e.txShape, c, req.Media), nil
 	}
-	e.stmts = bound{main: query.Call(c)}
+	e.stmts = shapes.Stmts{Main: query.Call(c)}
 	x.stmts = e.stmts
 	return e, nil
 }
 
 // callEntry is the action of a call of one shape. The one kept for a
-// shape (see kept), of a GET or HEAD, holds none of the values of the
+// shape (see Kept), of a GET or HEAD, holds none of the values of the
 // request it was made for.
 type callEntry struct {
 	entry
@@ -100,17 +102,17 @@ func (s *Server) newCallEntry(req *request.Request, c *plan.Call) *callEntry {
 	return e
 }
 
-func (e *callEntry) kept() shape {
+func (e *callEntry) Kept() shapes.Shape {
 	base, ok := e.entry.keep()
 	if !ok {
 		return nil
 	}
 	kept := *e
 	kept.entry = base
-	detachMedia(&kept.media)
+	shapes.Detach(&kept.media)
 	if e.rows != nil {
 		rows := *e.rows
-		detachMedia(&rows.media)
+		shapes.Detach(&rows.media)
 		kept.rows = &rows
 	}
 	return &kept
@@ -134,7 +136,7 @@ func (e *callEntry) run(s *Server, x *exchange) error {
 	} else {
 		row = dbexec.ScanResult(&x.res)
 	}
-	x.stepBuf[0] = dbexec.Step{Stmt: x.stmts.main, Row: row}
+	x.stepBuf[0] = dbexec.Step{Stmt: x.stmts.Main, Row: row}
 	return s.transact(x, x.stepBuf[:1])
 }
 
@@ -252,4 +254,12 @@ func (s *Server) preRequestReads(snap *snapshot.Snapshot, schema string) bool {
 		}
 	}
 	return false
+}
+
+func (e *callEntry) Bytes() int {
+	n := int(unsafe.Sizeof(*e)) + e.txShape.bytes() + shapes.Texts(&e.media) + e.stmts.Bytes()
+	if e.rows != nil {
+		n += int(unsafe.Sizeof(*e.rows)) + e.rows.bytes()
+	}
+	return n
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/svc-dev/svc/server/openapi"
 	"github.com/svc-dev/svc/server/plan"
 	"github.com/svc-dev/svc/server/request"
+	"github.com/svc-dev/svc/server/shapes"
 	"github.com/svc-dev/svc/snapshot"
 )
 
@@ -26,9 +27,10 @@ import (
 // plan.
 type route[P any] struct {
 	kind request.Kind
-	// shapes, when set, keeps the shapes of the route's GET and HEAD
-	// requests (shapecache.go).
-	shapes *shapeCache
+	// cached is set when the shape cache keeps the shapes of the route's
+	// GET and HEAD requests, in part (server/shapes).
+	cached bool
+	part   shapes.Part
 	// precheck, when set, refuses what the parsed request asks before it
 	// is authenticated: what needs no role to be wrong.
 	precheck func(x *exchange, req *request.Request) error
@@ -61,9 +63,7 @@ type exchange struct {
 	snap *snapshot.Snapshot
 	// tx is the request's transaction context, built by the pipeline.
 	tx dbexec.Tx
-	// shapes and template keep the request's shape (keepShape): template
-	// is nil when the request has none.
-	shapes   *shapeCache
+	// template is the request's shape (keepShape), nil when it has none.
 	template *request.Template
 	// schema is what the root's precheck selected.
 	schema string
@@ -72,7 +72,7 @@ type exchange struct {
 	obs *observe.Observation
 	// stmts are the request's statements: built, or bound from its kept
 	// shape.
-	stmts bound
+	stmts shapes.Stmts
 	// applied are the preferences the transaction's set-up applied.
 	applied appliedPrefs
 	// res and explain are what the statements returned: the main one's
@@ -133,9 +133,12 @@ func pipeline[P any](s *Server, x *exchange, rt *route[P], target string) error 
 	var act action
 	var req *request.Request
 	// Parse (or find the kept shape).
-	if t := x.readShape(rt.shapes, rt.kind, target); t != nil {
-		defer templates.Put(t)
-		act = x.cached(t)
+	if rt.cached {
+		if t := shapes.Template(x.r, rt.kind, target); t != nil {
+			defer shapes.Done(t)
+			x.template = t
+			act = s.cached(x, rt.part, t)
+		}
 	}
 	if act == nil {
 		t0 := x.obs.StageStart()
@@ -170,7 +173,7 @@ func pipeline[P any](s *Server, x *exchange, rt *route[P], target string) error 
 		if act, err = rt.build(x, req, p); err != nil {
 			return err
 		}
-		x.keepShape(act)
+		s.keepShape(x, rt.part, act)
 	}
 
 	// The transaction: its set-up, then its one round trip.

@@ -2,11 +2,13 @@ package server
 
 import (
 	"net/url"
+	"unsafe"
 
 	"github.com/svc-dev/svc/server/dbexec"
 	"github.com/svc-dev/svc/server/plan"
 	"github.com/svc-dev/svc/server/query"
 	"github.com/svc-dev/svc/server/request"
+	"github.com/svc-dev/svc/server/shapes"
 )
 
 // planRead plans a read of a relation (GET, HEAD), which only reads.
@@ -22,13 +24,13 @@ func (s *Server) buildRead(x *exchange, req *request.Request, p *plan.Read) (act
 	if p.Media.Kind == request.MediaPlan {
 		return explainOf(e.txShape, p, p.Media), nil
 	}
-	e.stmts = bound{main: query.Read(p), count: query.PlanCount(p)}
+	e.stmts = shapes.Stmts{Main: query.Read(p), Count: query.PlanCount(p)}
 	x.stmts = e.stmts
 	return e, nil
 }
 
 // readEntry is the action of a read of one shape. The one kept for a
-// shape (see kept) holds none of the operands of the request it was made
+// shape (see Kept) holds none of the operands of the request it was made
 // for.
 type readEntry struct {
 	entry
@@ -45,14 +47,14 @@ func (s *Server) newReadEntry(req *request.Request, p *plan.Read) *readEntry {
 	return e
 }
 
-func (e *readEntry) kept() shape {
+func (e *readEntry) Kept() shapes.Shape {
 	base, ok := e.entry.keep()
 	if !ok {
 		return nil
 	}
 	kept := *e
 	kept.entry = base
-	detachMedia(&kept.reply.media)
+	shapes.Detach(&kept.reply.media)
 	return &kept
 }
 
@@ -60,8 +62,8 @@ func (e *readEntry) begin(s *Server, x *exchange) error { return s.readyTx(x, &e
 
 func (e *readEntry) run(s *Server, x *exchange) error {
 	steps := x.stepBuf[:0]
-	if x.stmts.count != nil {
-		steps = append(steps, dbexec.Step{Stmt: *x.stmts.count, Row: dbexec.ScanOne(&x.explain)})
+	if x.stmts.Count != nil {
+		steps = append(steps, dbexec.Step{Stmt: *x.stmts.Count, Row: dbexec.ScanOne(&x.explain)})
 	}
 	var row dbexec.RowFunc
 	if e.reply.streamed {
@@ -69,7 +71,7 @@ func (e *readEntry) run(s *Server, x *exchange) error {
 	} else {
 		row = dbexec.ScanResult(&x.res)
 	}
-	return s.transact(x, append(steps, dbexec.Step{Stmt: x.stmts.main, Row: row}))
+	return s.transact(x, append(steps, dbexec.Step{Stmt: x.stmts.Main, Row: row}))
 }
 
 func (e *readEntry) respond(s *Server, x *exchange) error {
@@ -77,4 +79,8 @@ func (e *readEntry) respond(s *Server, x *exchange) error {
 		return s.respondStreamed(x, e.prefer, &e.reply)
 	}
 	return s.respondRows(x, e.prefer, &e.reply, &x.res, x.explain, x.applied)
+}
+
+func (e *readEntry) Bytes() int {
+	return int(unsafe.Sizeof(*e)) + e.txShape.bytes() + e.reply.bytes() + e.stmts.Bytes()
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/svc-dev/svc/server/plan"
 	"github.com/svc-dev/svc/server/query"
 	"github.com/svc-dev/svc/server/request"
+	"github.com/svc-dev/svc/server/shapes"
 )
 
 // Answering rows, a relation's (read.go) or a function's (call.go): the
@@ -43,6 +44,9 @@ type rowsReply struct {
 	streamed bool
 	frame    query.Framing
 }
+
+// bytes counts the texts r holds.
+func (r *rowsReply) bytes() int { return len(r.location) + len(r.head) + shapes.Texts(&r.media) }
 
 // noLimit is rowsReply.limit for a page nothing bounds.
 const noLimit = -1

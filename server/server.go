@@ -11,6 +11,7 @@ import (
 	"github.com/svc-dev/svc/server/httpx"
 	"github.com/svc-dev/svc/server/memlimit"
 	"github.com/svc-dev/svc/server/observe"
+	"github.com/svc-dev/svc/server/shapes"
 	"github.com/svc-dev/svc/server/txroute"
 
 	"github.com/gorilla/mux"
@@ -44,10 +45,9 @@ type Server struct {
 	preRequest *query.Statement
 	// observer times, counts and logs the requests (server/observe).
 	observer observe.Observer
-	// reads and calls keep the statements of read shapes seen before:
-	// reads of relations, and GET and HEAD calls; writeShapes those of
-	// inserts (writeshape.go).
-	readShapes, callShapes, writeShapes *shapeCache
+	// shapes keeps the statements of shapes seen before: reads of
+	// relations, GET and HEAD calls, inserts (server/shapes).
+	shapes *shapes.Cache
 	// routes are the kinds of request the pipeline serves (pipeline.go).
 	routes struct {
 		read  route[*plan.Read]
@@ -101,9 +101,7 @@ func WithMetrics(m *admin.Metrics) Option { return func(s *Server) { s.observer.
 func New(cfg *config.Config, pool *pgxpool.Pool, snapshots *reload.Snapshots, jwt *auth.Verifier, log *slog.Logger, opts ...Option) *Server {
 	s := &Server{cfg: cfg, pool: pool, snapshots: snapshots, log: log, jwt: jwt,
 		appSettings: appSettingsOf(cfg), preRequest: preRequestCall(cfg.DBPreRequest),
-		readShapes:    newShapeCache(cfg.ServerShapeCacheMaxEntries, cfg.ServerShapeCacheMaxBytes),
-		callShapes:    newShapeCache(cfg.ServerShapeCacheMaxEntries, cfg.ServerShapeCacheMaxBytes),
-		writeShapes:   newShapeCache(cfg.ServerShapeCacheMaxEntries, cfg.ServerShapeCacheMaxBytes),
+		shapes:        shapes.New(cfg.ServerShapeCacheMaxEntries, cfg.ServerShapeCacheMaxBytes),
 		refresh:       refreshOf(snapshots.Source()),
 		misconfigured: misconfiguredAdvice(cfg),
 		limits: request.Limits{Filters: cfg.RequestMaxFilters,
@@ -128,9 +126,9 @@ func New(cfg *config.Config, pool *pgxpool.Pool, snapshots *reload.Snapshots, jw
 	s.txs.Exec = &dbexec.Executor{Pool: pool, AcquireTimeout: cfg.DBPoolAcquisitionTimeout, Prepare: cfg.DBPreparedStatements,
 		CancelTimeout: cfg.DBPoolCancelTimeout, Log: log}
 	s.txs.RollbackByDefault, _ = cfg.TxRollback("")
-	s.routes.read = route[*plan.Read]{kind: request.KindRelation, shapes: s.readShapes, plan: s.planRead, build: s.buildRead}
+	s.routes.read = route[*plan.Read]{kind: request.KindRelation, cached: true, part: shapes.Reads, plan: s.planRead, build: s.buildRead}
 	s.routes.write = route[*plan.Write]{kind: request.KindRelation, plan: s.planWrite, build: s.buildWrite}
-	s.routes.call = route[*plan.Call]{kind: request.KindFunction, shapes: s.callShapes, plan: s.planCall, build: s.buildCall}
+	s.routes.call = route[*plan.Call]{kind: request.KindFunction, cached: true, part: shapes.Calls, plan: s.planCall, build: s.buildCall}
 	s.routes.root = route[string]{kind: request.KindRoot, precheck: s.checkRoot, plan: s.planRoot, build: s.buildRoot}
 	r := mux.NewRouter()
 	s.routeReferencePage(r)

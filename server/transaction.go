@@ -14,6 +14,7 @@ import (
 	"github.com/svc-dev/svc/server/plan"
 	"github.com/svc-dev/svc/server/query"
 	"github.com/svc-dev/svc/server/request"
+	"github.com/svc-dev/svc/server/shapes"
 	"github.com/svc-dev/svc/snapshot"
 )
 
@@ -65,6 +66,13 @@ type txShape struct {
 	schema          string // sent as Content-Profile
 	searchPath      string
 }
+
+// bytes counts the texts sh holds; the schema's is the snapshot's.
+func (sh *txShape) bytes() int { return len(sh.searchPath) + shapes.Texts(&sh.prefer) }
+
+// detach copies the texts sh took from the request's headers, so that a
+// kept shape does not keep the headers alive.
+func (sh *txShape) detach() { shapes.Detach(&sh.prefer) }
 
 func (s *Server) newTxShape(pr request.Preferences, schema string) txShape {
 	return txShape{prefer: pr, schema: schema, searchPath: dbexec.SearchPath(schema, s.cfg.DBExtraSearchPath)}

@@ -12,6 +12,7 @@ import (
 	"github.com/svc-dev/svc/server/plan"
 	"github.com/svc-dev/svc/server/query"
 	"github.com/svc-dev/svc/server/request"
+	"github.com/svc-dev/svc/server/shapes"
 	"github.com/svc-dev/svc/snapshot"
 )
 
@@ -53,7 +54,7 @@ func (s *Server) buildWrite(x *exchange, req *request.Request, p *plan.Write) (a
 	if req.Media.Kind == request.MediaPlan {
 		return explainOf(tx, p, req.Media), nil
 	}
-	x.stmts = bound{main: s.writeStatement(x, req, p)}
+	x.stmts = shapes.Stmts{Main: s.writeStatement(x, req, p)}
 	return &writeAction{tx: tx, req: req, plan: p}, nil
 }
 
@@ -83,7 +84,7 @@ func (a *writeAction) run(s *Server, x *exchange) error {
 	if err := s.nextLines(x, a.plan, row); err != nil {
 		return err
 	}
-	x.stepBuf[0] = dbexec.Step{Stmt: x.stmts.main, Row: row}
+	x.stepBuf[0] = dbexec.Step{Stmt: x.stmts.Main, Row: row}
 	return s.transact(x, x.stepBuf[:1])
 }
 
@@ -253,4 +254,25 @@ func location(path string, pk []string, values []byte) string {
 		parts[i] = url.QueryEscape(k) + "=eq." + url.QueryEscape(plan.JSONText(vals[i]))
 	}
 	return path + "?" + strings.Join(parts, "&")
+}
+
+// writeStatement returns the statement of write p, the plan of x's
+// request req: from the kept shape of an insert seen before, its body
+// bound in, or built, and its shape kept when it has one. Planning an
+// insert stays per request (it is cheap, and what answering needs);
+// building its statement need not.
+func (s *Server) writeStatement(x *exchange, req *request.Request, p *plan.Write) query.Statement {
+	if p.Kind != plan.Insert || p.Payload == nil {
+		return query.Write(p)
+	}
+	key := shapes.Key(x.r, req.Target, p.Payload)
+	defer key.Done()
+	if sh, ok := s.shapes.Find(x.snap, shapes.Inserts, key.Bytes()).(*shapes.Insert); ok {
+		return sh.Stmt.BindPayload(p.Payload.JSON)
+	}
+	st := query.Write(p)
+	if kept, ok := st.WriteShape(); ok {
+		s.shapes.Keep(x.snap, shapes.Inserts, key.Bytes(), &shapes.Insert{Stmt: kept})
+	}
+	return st
 }

@@ -1,4 +1,4 @@
-package server
+package shapes
 
 import (
 	"slices"
@@ -6,32 +6,25 @@ import (
 	"testing"
 
 	"github.com/svc-dev/svc/server/query"
-	"github.com/svc-dev/svc/server/request"
 	"github.com/svc-dev/svc/snapshot"
 )
 
-// numbered is a shape that binds to itself, told apart by its number, of
-// a given estimated size.
+// numbered is a shape told apart by its number, of a given estimated
+// size.
 type numbered struct{ n, size int }
 
-func (s *numbered) kept() shape { return s }
+func (s *numbered) Kept() Shape { return s }
 
-func (s *numbered) bind(*request.Template) (bound, bool) {
-	return bound{main: query.Statement{SQL: strconv.Itoa(s.n)}}, true
-}
+func (s *numbered) Bytes() int { return s.size }
 
-func (s *numbered) run(*Server, *exchange, bound) error { return nil }
-
-func (s *numbered) bytes() int { return s.size }
-
-// found returns the number of the shape c binds key to, -1 for none.
-func found(c *shapeCache, snap *snapshot.Snapshot, key string) int {
-	_, b, ok := c.lookup(snap, &request.Template{Key: []byte(key)})
+// found returns the number of the shape c's reads keep for key, -1 for
+// none.
+func found(c *Cache, snap *snapshot.Snapshot, key string) int {
+	sh, ok := c.Find(snap, Reads, []byte(key)).(*numbered)
 	if !ok {
 		return -1
 	}
-	n, _ := strconv.Atoi(b.main.SQL)
-	return n
+	return sh.n
 }
 
 // Every request may bring a new shape; the cache must stay within its
@@ -39,20 +32,20 @@ func found(c *shapeCache, snap *snapshot.Snapshot, key string) int {
 // snapshot.
 func TestShapeCacheKeepsItsBound(t *testing.T) {
 	const size = 64
-	c := newShapeCache(size, 1<<30)
+	c := New(size, 1<<30)
 	snap := &snapshot.Snapshot{}
 	for i := range 3 * size {
 		key := "shape " + strconv.Itoa(i)
-		c.keep(snap, []byte(key), &numbered{n: i})
-		if c.len() > size {
-			t.Fatalf("after %d shapes the cache holds %d, more than %d", i+1, c.len(), size)
+		c.Keep(snap, Reads, []byte(key), &numbered{n: i})
+		if c.Len(Reads) > size {
+			t.Fatalf("after %d shapes the cache holds %d, more than %d", i+1, c.Len(Reads), size)
 		}
 		if got := found(c, snap, key); got != i {
 			t.Fatalf("shape %d not kept right after keep: %d", i, got)
 		}
 	}
-	if c.len() != size {
-		t.Fatalf("the full cache holds %d shapes, want %d", c.len(), size)
+	if c.Len(Reads) != size {
+		t.Fatalf("the full cache holds %d shapes, want %d", c.Len(Reads), size)
 	}
 	for i := range 3 * size {
 		want := -1
@@ -68,9 +61,9 @@ func TestShapeCacheKeepsItsBound(t *testing.T) {
 	if found(c, next, "shape "+strconv.Itoa(3*size-1)) >= 0 {
 		t.Fatal("a shape planned against the old snapshot is served for the new one")
 	}
-	c.keep(next, []byte("new"), &numbered{n: 1})
-	if c.len() != 1 {
-		t.Fatalf("after the first keep for a new snapshot the cache holds %d shapes, want 1", c.len())
+	c.Keep(next, Reads, []byte("new"), &numbered{n: 1})
+	if c.Len(Reads) != 1 {
+		t.Fatalf("after the first keep for a new snapshot the cache holds %d shapes, want 1", c.Len(Reads))
 	}
 }
 
@@ -89,18 +82,18 @@ func TestShapeCacheEvictsLeastRecentlyUsed(t *testing.T) {
 		{"one used twice", []int{1, 0, 1}, []int{2, 3}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := newShapeCache(4, 1<<30)
+			c := New(4, 1<<30)
 			snap := &snapshot.Snapshot{}
 			for i := range 4 {
-				c.keep(snap, []byte("shape "+strconv.Itoa(i)), &numbered{n: i})
+				c.Keep(snap, Reads, []byte("shape "+strconv.Itoa(i)), &numbered{n: i})
 			}
 			for _, i := range tc.used {
 				if found(c, snap, "shape "+strconv.Itoa(i)) != i {
 					t.Fatalf("shape %d missing from a cache that is not full yet", i)
 				}
 			}
-			c.keep(snap, []byte("shape 4"), &numbered{n: 4})
-			c.keep(snap, []byte("shape 5"), &numbered{n: 5})
+			c.Keep(snap, Reads, []byte("shape 4"), &numbered{n: 4})
+			c.Keep(snap, Reads, []byte("shape 5"), &numbered{n: 5})
 			var evicted []int
 			for i := range 6 {
 				if found(c, snap, "shape "+strconv.Itoa(i)) < 0 {
@@ -123,11 +116,11 @@ func sortedCopy(s []int) []int {
 // server-shape-cache-max-entries = 0 or server-shape-cache-max-bytes = 0
 // keeps no shape: every request is parsed and planned.
 func TestShapeCacheOfSizeZeroKeepsNothing(t *testing.T) {
-	for _, c := range []*shapeCache{newShapeCache(0, 1<<30), newShapeCache(1024, 0)} {
+	for _, c := range []*Cache{New(0, 1<<30), New(1024, 0)} {
 		snap := &snapshot.Snapshot{}
-		c.keep(snap, []byte("shape"), &numbered{n: 1})
-		if c.len() != 0 || found(c, snap, "shape") >= 0 {
-			t.Fatalf("a cache of %d shapes and %d bytes kept a shape (len %d)", c.size, c.budget, c.len())
+		c.Keep(snap, Reads, []byte("shape"), &numbered{n: 1})
+		if c.Len(Reads) != 0 || found(c, snap, "shape") >= 0 {
+			t.Fatalf("a cache of %d shapes and %d bytes kept a shape (len %d)", c.parts[Reads].size, c.parts[Reads].budget, c.Len(Reads))
 		}
 	}
 }
@@ -137,39 +130,39 @@ func TestShapeCacheOfSizeZeroKeepsNothing(t *testing.T) {
 // kept; a shape larger than a sixteenth of the budget is not kept at all.
 func TestShapeCacheKeepsItsByteBound(t *testing.T) {
 	const budget, size = 1 << 20, 10 << 10
-	c := newShapeCache(1024, budget)
+	c := New(1024, budget)
 	snap := &snapshot.Snapshot{}
 	for i := range 1000 {
 		key := "shape " + strconv.Itoa(i)
-		c.keep(snap, []byte(key), &numbered{i, size})
-		if c.bytesUsed() > budget {
-			t.Fatalf("after %d shapes the cache holds %d bytes, more than %d", i+1, c.bytesUsed(), budget)
+		c.Keep(snap, Reads, []byte(key), &numbered{i, size})
+		if c.BytesUsed(Reads) > budget {
+			t.Fatalf("after %d shapes the cache holds %d bytes, more than %d", i+1, c.BytesUsed(Reads), budget)
 		}
 		if got := found(c, snap, key); got != i {
 			t.Fatalf("shape %d not kept right after keep: %d", i, got)
 		}
 	}
-	kept := c.len()
-	if each := size + shapeOverhead + query.Allocated(len("shape 999")); kept < budget/each-1 || kept > budget/each+1 {
+	kept := c.Len(Reads)
+	if each := size + Overhead + query.Allocated(len("shape 999")); kept < budget/each-1 || kept > budget/each+1 {
 		t.Errorf("%d shapes of %d bytes kept in %d bytes", kept, size, budget)
 	}
 	if found(c, snap, "shape 999") != 999 || found(c, snap, "shape "+strconv.Itoa(999-kept)) >= 0 {
 		t.Error("the cache kept other shapes than the newest")
 	}
 
-	c.keep(snap, []byte("large"), &numbered{-2, budget / 16})
+	c.Keep(snap, Reads, []byte("large"), &numbered{-2, budget / 16})
 	if found(c, snap, "large") >= 0 {
 		t.Error("a shape of a sixteenth of the budget was kept")
 	}
 	// Kept again under its key, a shape is counted once.
-	used := c.bytesUsed()
-	c.keep(snap, []byte("shape 999"), &numbered{999, size})
-	if c.bytesUsed() != used {
-		t.Errorf("a shape kept twice: %d bytes held, was %d", c.bytesUsed(), used)
+	used := c.BytesUsed(Reads)
+	c.Keep(snap, Reads, []byte("shape 999"), &numbered{999, size})
+	if c.BytesUsed(Reads) != used {
+		t.Errorf("a shape kept twice: %d bytes held, was %d", c.BytesUsed(Reads), used)
 	}
 	// A new snapshot starts over.
-	c.keep(&snapshot.Snapshot{}, []byte("new"), &numbered{1, size})
-	if c.len() != 1 || c.bytesUsed() != size+shapeOverhead+query.Allocated(len("new")) {
-		t.Errorf("after a new snapshot: %d shapes, %d bytes", c.len(), c.bytesUsed())
+	c.Keep(&snapshot.Snapshot{}, Reads, []byte("new"), &numbered{1, size})
+	if c.Len(Reads) != 1 || c.BytesUsed(Reads) != size+Overhead+query.Allocated(len("new")) {
+		t.Errorf("after a new snapshot: %d shapes, %d bytes", c.Len(Reads), c.BytesUsed(Reads))
 	}
 }
