@@ -14,56 +14,59 @@ import (
 	"github.com/svc-dev/svc/snapshot"
 )
 
-// handleFunction serves /rpc/<function>: POST with the arguments in the
-// body, GET and HEAD with them in the query string, in a read-only
-// transaction (a function that writes then fails as in PostgREST, 405).
-func (s *Server) handleFunction(w http.ResponseWriter, r *http.Request, vars map[string]string) {
-	if r.Method == http.MethodOptions {
-		s.handleOptions(w, r, request.KindFunction, vars["function"])
-		return
-	}
-	serve(s, w, r, &s.routes.call, vars["function"])
+// callRoute is a call of a function (/rpc/<function>, and GET / with
+// db-root-spec), whose GET and HEAD shapes are kept.
+var callRoute = route[callPlan]{kind: request.KindFunction, cached: true, part: shapes.Calls,
+	plan: (*Server).planCall, build: (*Server).buildCall}
+
+// callPlan is a call planned, and whether its transaction only reads
+// and a replica may serve it, which its plan decides and its
+// transaction's shape (txShape) carries on.
+type callPlan struct {
+	*plan.Call
+	readOnly, reads bool
 }
 
 // planCall plans a call of a function, parsed; GET / with db-root-spec
 // comes here too. A POST's body is read here, once the role is known to
 // be allowed the call.
-func (s *Server) planCall(x *exchange, req *request.Request) (*plan.Call, error) {
+func (s *Server) planCall(x *exchange, req *request.Request) (callPlan, error) {
 	r, tx := x.r, &x.tx
 	var args *request.Payload
 	var raw []byte
 	var err error
+	var readOnly bool
 	media := "application/json"
 	switch r.Method {
 	case http.MethodGet, http.MethodHead:
-		tx.ReadOnly = true
+		readOnly = true
 	case http.MethodPost:
 		if s.preRequest == nil {
 			// As for writes (refuseWrite): a call the role may not make
 			// is refused before its body is read.
-			if err := plan.CallRefused(req, x.snap, s.planOptions(), tx.Role, tx.Authenticated); err != nil {
-				return nil, err
+			if err := plan.CallRefused(req, x.snap, s.planning, tx.Role, tx.Authenticated); err != nil {
+				return callPlan{}, err
 			}
 		}
 		if args, raw, media, err = request.CallBody(x.w, r, s.bodyLimits); err != nil {
-			return nil, err
+			return callPlan{}, err
 		}
 	default:
-		return nil, apierr.UnsupportedRPCMethod(r.Method)
+		return callPlan{}, apierr.UnsupportedRPCMethod(r.Method)
 	}
-	c, err := plan.BuildCall(req, args, raw, media, x.snap, s.planOptions())
+	c, err := plan.BuildCall(req, args, raw, media, x.snap, s.planning)
 	if err != nil {
-		return nil, err
+		return callPlan{}, err
 	}
-	tx.Reads = s.callReads(x.snap, tx, c.Function)
-	return c, nil
+	return callPlan{Call: c, readOnly: readOnly, reads: s.callReads(x.snap, readOnly, c.Function)}, nil
 }
 
 // buildCall builds the statement of call c; for the plan media type, its
 // EXPLAIN for the media type named in `for`.
-func (s *Server) buildCall(x *exchange, req *request.Request, c *plan.Call) (action, error) {
+func (s *Server) buildCall(x *exchange, req *request.Request, cp callPlan) (action, error) {
+	c := cp.Call
 	e := s.newCallEntry(req, c)
-	e.readOnly, e.reads = x.tx.ReadOnly, x.tx.Reads
+	e.readOnly, e.reads = cp.readOnly, cp.reads
 	if req.Media.Kind == request.MediaPlan {
 		return explainOf(e.txShape, c, req.Media), nil
 	}
@@ -132,12 +135,17 @@ func (e *callEntry) begin(s *Server, x *exchange) error {
 func (e *callEntry) run(s *Server, x *exchange) error {
 	var row dbexec.RowFunc
 	if e.rows != nil && e.rows.streamed {
-		row = s.streamRows(x, e.prefer, e.rows, nil)
+		row = s.streamRows(x, e, e.rows.frame, e.rows.head)
 	} else {
 		row = dbexec.ScanResult(&x.res)
 	}
 	x.stepBuf[0] = dbexec.Step{Stmt: x.stmts.Main, Row: row}
 	return s.transact(x, x.stepBuf[:1])
+}
+
+// StreamHeader sets the header of the call's rows when they stream.
+func (e *callEntry) StreamHeader(x *exchange, res *dbexec.Result) (int, error) {
+	return rowsHeader(x, e.prefer, e.rows, res, x.explain, x.applied, true)
 }
 
 func (e *callEntry) respond(s *Server, x *exchange) error {
@@ -222,11 +230,11 @@ func (s *Server) respondValue(x *exchange, pr request.Preferences, e *callEntry,
 // callReads reports whether a call of fn only reads, so that a replica
 // may serve it: fn is STABLE or IMMUTABLE and, unless the call is read
 // only anyway (GET, HEAD), db-pre-request's function is too.
-func (s *Server) callReads(snap *snapshot.Snapshot, tx *dbexec.Tx, fn *snapshot.Function) bool {
+func (s *Server) callReads(snap *snapshot.Snapshot, readOnly bool, fn *snapshot.Function) bool {
 	if fn.Volatility == snapshot.Volatile {
 		return false
 	}
-	return tx.ReadOnly || s.preRequestReads(snap, fn.Schema)
+	return readOnly || s.preRequestReads(snap, fn.Schema)
 }
 
 // preRequestReads reports whether db-pre-request's function is known

@@ -11,9 +11,13 @@ import (
 	"github.com/svc-dev/svc/server/shapes"
 )
 
+// readRoute is a read of a relation (GET, HEAD), whose shapes are kept.
+var readRoute = route[*plan.Read]{kind: request.KindRelation, cached: true, part: shapes.Reads,
+	plan: (*Server).planRead, build: (*Server).buildRead}
+
 // planRead plans a read of a relation (GET, HEAD), which only reads.
 func (s *Server) planRead(x *exchange, req *request.Request) (*plan.Read, error) {
-	return plan.BuildRead(req, x.snap, s.planOptions())
+	return plan.BuildRead(req, x.snap, s.planning)
 }
 
 // buildRead builds the statements of read p: the read and, when a count
@@ -67,11 +71,16 @@ func (e *readEntry) run(s *Server, x *exchange) error {
 	}
 	var row dbexec.RowFunc
 	if e.reply.streamed {
-		row = s.streamRows(x, e.prefer, &e.reply, nil)
+		row = s.streamRows(x, e, e.reply.frame, e.reply.head)
 	} else {
 		row = dbexec.ScanResult(&x.res)
 	}
 	return s.transact(x, append(steps, dbexec.Step{Stmt: x.stmts.Main, Row: row}))
+}
+
+// StreamHeader sets the header of the read's answer when it streams.
+func (e *readEntry) StreamHeader(x *exchange, res *dbexec.Result) (int, error) {
+	return rowsHeader(x, e.prefer, &e.reply, res, x.explain, x.applied, true)
 }
 
 func (e *readEntry) respond(s *Server, x *exchange) error {

@@ -28,7 +28,8 @@ var shapeOperators = []string{"eq.x", "neq.x", "gt.x", "like.*x*", "ilike.*x*", 
 // within the estimate, and not far below it. Run with -v for the figures.
 func TestShapeBytesCoverHeap(t *testing.T) {
 	snap := shapeSnapshot(t)
-	s := &Server{cfg: &config.Config{DBSchemas: []string{"api"}, DBExtraSearchPath: []string{"public"}}}
+	s := &Server{cfg: &config.Config{DBSchemas: []string{"api"}, DBExtraSearchPath: []string{"public"}},
+		planning: plan.Options{Schemas: []string{"api"}}}
 	cases := []struct {
 		name   string
 		n      int
@@ -103,7 +104,7 @@ func keepShape(t *testing.T, s *Server, snap *snapshot.Snapshot, target string, 
 	if err != nil {
 		t.Fatalf("%.80s: %v", target, err)
 	}
-	p, err := plan.BuildRead(req, snap, s.planOptions())
+	p, err := plan.BuildRead(req, snap, s.planning)
 	if err != nil {
 		t.Fatalf("%.80s: %v", target, err)
 	}
@@ -129,7 +130,7 @@ func keepWriteShape(t *testing.T, s *Server, snap *snapshot.Snapshot, target str
 	if err != nil {
 		t.Fatalf("%.80s: %v", target, err)
 	}
-	p, err := plan.BuildWrite(req, payload, snap, s.planOptions())
+	p, err := plan.BuildWrite(req, payload, snap, s.planning)
 	if err != nil {
 		t.Fatalf("%.80s: %v", target, err)
 	}

@@ -11,7 +11,6 @@ import (
 	"github.com/svc-dev/svc/server/auth"
 	"github.com/svc-dev/svc/server/config"
 	"github.com/svc-dev/svc/server/dbexec"
-	"github.com/svc-dev/svc/server/plan"
 	"github.com/svc-dev/svc/server/query"
 	"github.com/svc-dev/svc/server/request"
 	"github.com/svc-dev/svc/server/shapes"
@@ -126,14 +125,6 @@ func knownZone(tz string) bool {
 // from UTC: hours, optionally minutes and seconds, optionally signed.
 var utcOffset = regexp.MustCompile(`^[+-]?[0-9]{1,2}(:[0-9]{2}){0,2}$`)
 
-// appliedPrefs records which conditional preferences a request had
-// applied, for Preference-Applied.
-type appliedPrefs struct {
-	timezone, tx bool
-	// write is set for writes, whose own preferences are then echoed.
-	write *plan.Write
-}
-
 // roleSettings splits a role's ALTER ROLE ... SET entries into settings
 // applied with set_config and the transaction isolation level, which only
 // BEGIN can choose. role and session_authorization are left to the role
@@ -179,4 +170,24 @@ func appSettingsOf(cfg *config.Config) [][2]string {
 		out = append(out, [2]string{"app.settings." + name, value})
 	}
 	return out
+}
+
+// authenticate is the pipeline's authentication: the identity the bearer
+// token in r verifies to, or none for a request without one. Verify on a
+// nil verifier (no key configured) answers SVC300.
+func (s *Server) authenticate(r *http.Request) (auth.Identity, error) {
+	token, ok := auth.BearerToken(r.Header.Get("Authorization"))
+	if !ok {
+		return auth.Identity{}, nil
+	}
+	return s.jwt.Verify(token)
+}
+
+// transact runs steps, the main statement last, as x's transaction, on
+// the primary or a replica (server/txroute), in one round trip.
+func (s *Server) transact(x *exchange, steps []dbexec.Step) error {
+	if len(steps) > 0 {
+		x.obs.Statement(steps[len(steps)-1].Stmt.SQL) // the main one
+	}
+	return s.txs.Execute(x.w, x.r, x.tx, steps)
 }

@@ -29,7 +29,8 @@ type writeCase struct {
 // text, the same values in the same places, the same expansion.
 func TestWriteShapesBuildLikeFreshStatements(t *testing.T) {
 	snap := writeShapeSnapshot(t)
-	s := &Server{cfg: &config.Config{DBSchemas: []string{"api"}}, shapes: shapes.New(100, 1<<20)}
+	s := &Server{cfg: &config.Config{DBSchemas: []string{"api"}}, planning: plan.Options{Schemas: []string{"api"}},
+		shapes: shapes.New(100, 1<<20)}
 	json := "application/json"
 	cases := []writeCase{
 		{"POST", "", nil, []string{`{"title":"a"}`, `{"title":"b\"c"}`, `{"title":null}`}, true},
@@ -67,7 +68,7 @@ func TestWriteShapesBuildLikeFreshStatements(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s ?%s %s: %v", c.method, c.query, body, err)
 			}
-			p, err := plan.BuildWrite(req, payload, snap, s.planOptions())
+			p, err := plan.BuildWrite(req, payload, snap, s.planning)
 			if err != nil {
 				t.Fatalf("%s ?%s %s: %v", c.method, c.query, body, err)
 			}

@@ -1,4 +1,4 @@
-package server
+package stream
 
 import (
 	"errors"
@@ -15,7 +15,7 @@ import (
 // PostgreSQL: a chunk the writer has not taken within lagGrace marks the
 // client slow, and a slow client
 // must hold one of the sessions slow clients may hold (half of db-pool,
-// Server.streams) or have its answer cut. Fast clients, however many,
+// Settings.Streams) or have its answer cut. Fast clients, however many,
 // need none; slow ones, however many, leave the other half of the pool
 // to everyone else. A chunk not written within server-stream-send-timeout
 // cuts the answer too.
@@ -27,8 +27,8 @@ import (
 // other half.
 const lagGrace = 500 * time.Millisecond
 
-// streamWriter writes one streamed answer's chunks.
-type streamWriter struct {
+// writer writes one streamed answer's chunks.
+type writer struct {
 	w       http.ResponseWriter
 	rc      *http.ResponseController
 	timeout time.Duration
@@ -44,19 +44,19 @@ type streamWriter struct {
 	slow atomic.Bool
 }
 
-// errTooSlow is a streamed answer's client lagging behind past what it
+// ErrTooSlow is a streamed answer's client lagging behind past what it
 // may: the answer is cut.
-var errTooSlow = errors.New("the client reads the streamed answer too slowly")
+var ErrTooSlow = errors.New("the client reads the streamed answer too slowly")
 
 // startWriter starts the writer of an answer whose header w has sent.
-func startWriter(w http.ResponseWriter, timeout time.Duration) *streamWriter {
-	sw := &streamWriter{w: w, rc: http.NewResponseController(w), timeout: timeout,
+func startWriter(w http.ResponseWriter, timeout time.Duration) *writer {
+	sw := &writer{w: w, rc: http.NewResponseController(w), timeout: timeout,
 		chunks: make(chan []byte, 1), free: make(chan []byte, 3), done: make(chan struct{})}
 	go sw.run()
 	return sw
 }
 
-func (sw *streamWriter) run() {
+func (sw *writer) run() {
 	defer close(sw.done)
 	for c := range sw.chunks {
 		if !sw.failed.Load() {
@@ -74,12 +74,12 @@ func (sw *streamWriter) run() {
 }
 
 // buffer returns an empty chunk to fill: one written, or a new one.
-func (sw *streamWriter) buffer() []byte {
+func (sw *writer) buffer() []byte {
 	select {
 	case b := <-sw.free:
 		return b
 	default:
-		return make([]byte, 0, streamChunk)
+		return make([]byte, 0, Chunk)
 	}
 }
 
@@ -87,8 +87,8 @@ func (sw *streamWriter) buffer() []byte {
 // within lagGrace, lagging decides whether the
 // client may lag on (it holds, or takes, a slow client's session); if
 // not, or if the writer still has not taken it within the send timeout,
-// send gives up with errTooSlow.
-func (sw *streamWriter) send(chunk []byte, lagging func() bool) error {
+// send gives up with ErrTooSlow.
+func (sw *writer) send(chunk []byte, lagging func() bool) error {
 	select {
 	case sw.chunks <- chunk:
 		return nil
@@ -102,7 +102,7 @@ func (sw *streamWriter) send(chunk []byte, lagging func() bool) error {
 	case <-t.C:
 	}
 	if !lagging() {
-		return errTooSlow
+		return ErrTooSlow
 	}
 	t.Reset(sw.timeout)
 	select {
@@ -110,13 +110,13 @@ func (sw *streamWriter) send(chunk []byte, lagging func() bool) error {
 		return nil
 	case <-t.C:
 		sw.slow.Store(true)
-		return errTooSlow
+		return ErrTooSlow
 	}
 }
 
 // close ends the writer once its chunks are written (or dropped), and
 // reports whether every one was written.
-func (sw *streamWriter) close() bool {
+func (sw *writer) close() bool {
 	close(sw.chunks)
 	<-sw.done
 	return !sw.failed.Load()
