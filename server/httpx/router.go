@@ -23,6 +23,8 @@ type WithVars func(w http.ResponseWriter, r *http.Request, vars map[string]strin
 // calls it with the variables.
 func (h WithVars) ServeHTTP(w http.ResponseWriter, r *http.Request) { h(w, r, nil) }
 
+// ServeHTTP answers as mux.Router.ServeHTTP would, handing a WithVars
+// handler the route's variables.
 func (rt Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if p := cleanPath(r.URL.Path); p != r.URL.Path {
 		u := *r.URL

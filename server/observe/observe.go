@@ -174,6 +174,7 @@ func (obs *Observation) JWTDone(t0 time.Time) {
 	}
 }
 
+// ParseDone is JWTDone for the parse figure.
 func (obs *Observation) ParseDone(t0 time.Time) {
 	if !t0.IsZero() {
 		obs.parse += time.Since(t0)

@@ -54,6 +54,8 @@ func (d *Doc) Held() []byte { return d.buf }
 // Timeout is the send timeout a chunk must be taken within.
 func (d *Doc) Timeout() time.Duration { return d.timeout }
 
+// Write holds p, or, once the document outgrows what it may hold,
+// sends the header and streams it.
 func (d *Doc) Write(p []byte) (int, error) {
 	if d.sw == nil {
 		d.buf = append(d.buf, p...)
@@ -150,6 +152,7 @@ func (d *Doc) Give() { d.budget.give(&d.held) }
 // Counter counts the bytes written to it.
 type Counter int64
 
+// Write counts p.
 func (c *Counter) Write(p []byte) (int, error) {
 	*c += Counter(len(p))
 	return len(p), nil
