@@ -63,16 +63,15 @@ func (s *Server) planCall(x *exchange, req *request.Request) (callPlan, error) {
 
 // buildCall builds the statement of call c; for the plan media type, its
 // EXPLAIN for the media type named in `for`.
-func (s *Server) buildCall(x *exchange, req *request.Request, cp callPlan) (action, error) {
+func (s *Server) buildCall(x *exchange, req *request.Request, cp callPlan) (action, shapes.Stmts, error) {
 	c := cp.Call
 	e := s.newCallEntry(req, c)
 	e.readOnly, e.reads = cp.readOnly, cp.reads
 	if req.Media.Kind == request.MediaPlan {
-		return explainOf(e.txShape, c, req.Media), nil
+		return explainOf(e.txShape, c, req.Media), shapes.Stmts{}, nil
 	}
 	e.stmts = shapes.Stmts{Main: query.Call(c)}
-	x.stmts = e.stmts
-	return e, nil
+	return e, e.stmts, nil
 }
 
 // callEntry is the action of a call of one shape. The one kept for a
@@ -132,14 +131,14 @@ func (e *callEntry) begin(s *Server, x *exchange) error {
 	return nil
 }
 
-func (e *callEntry) run(s *Server, x *exchange) error {
+func (e *callEntry) run(s *Server, x *exchange, stmts shapes.Stmts) error {
 	var row dbexec.RowFunc
 	if e.rows != nil && e.rows.streamed {
 		row = s.streamRows(x, e, e.rows.frame, e.rows.head)
 	} else {
 		row = dbexec.ScanResult(&x.res)
 	}
-	x.stepBuf[0] = dbexec.Step{Stmt: x.stmts.Main, Row: row}
+	x.stepBuf[0] = dbexec.Step{Stmt: stmts.Main, Row: row}
 	return s.transact(x, x.stepBuf[:1])
 }
 

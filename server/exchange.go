@@ -87,20 +87,21 @@ type route[P any] struct {
 	// authenticated role (package plan), reading the body where there is
 	// one.
 	plan func(s *Server, x *exchange, req *request.Request) (P, error)
-	// build turns the plan into its action (package query), the
-	// statements into x.stmts.
-	build func(s *Server, x *exchange, req *request.Request, p P) (action, error)
+	// build turns the plan into its action and its statements (package
+	// query), which the action runs.
+	build func(s *Server, x *exchange, req *request.Request, p P) (action, shapes.Stmts, error)
 }
 
 // action is a request planned and built: what its transaction needs,
-// the statements it runs and the answer. A shape the shape cache keeps is
-// one too, run with the statements bound to each request (x.stmts).
+// how it runs the statements built with it and the answer. A shape the
+// shape cache keeps is one too, run with the statements bound to each
+// request.
 type action interface {
 	// begin readies the transaction x.tx (transaction.go).
 	begin(s *Server, x *exchange) error
-	// run is the transaction: its statements' one round trip (transact),
-	// or the root's document.
-	run(s *Server, x *exchange) error
+	// run is the transaction: the one round trip (transact) of stmts,
+	// what build or the shape cache returned, or the root's document.
+	run(s *Server, x *exchange, stmts shapes.Stmts) error
 	// respond answers from what the transaction returned (x.res).
 	respond(s *Server, x *exchange) error
 }
@@ -125,9 +126,6 @@ type exchange struct {
 	tx dbexec.Tx
 	// schema is what the root's precheck selected.
 	schema string
-	// stmts are the request's statements: built, or bound from its kept
-	// shape.
-	stmts shapes.Stmts
 	// applied are the preferences the transaction's set-up applied.
 	applied appliedPrefs
 	// res and explain are what the statements returned: the main one's

@@ -10,6 +10,7 @@ import (
 	"github.com/svc-dev/svc/server/plan"
 	"github.com/svc-dev/svc/server/query"
 	"github.com/svc-dev/svc/server/request"
+	"github.com/svc-dev/svc/server/shapes"
 )
 
 // explainAction answers the plan media type: the EXPLAIN output of the
@@ -49,7 +50,7 @@ func explainSettings(settings [][2]string) [][2]string {
 	return append(out, settings[i+1:]...)
 }
 
-func (a *explainAction) run(s *Server, x *exchange) error {
+func (a *explainAction) run(s *Server, x *exchange, _ shapes.Stmts) error {
 	x.stepBuf[0] = dbexec.Step{Stmt: a.stmt, Row: func(values [][]byte) error {
 		a.lines = append(a.lines, string(values[0]))
 		return nil

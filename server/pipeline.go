@@ -56,13 +56,14 @@ var exchanges = sync.Pool{New: func() any { return new(exchange) }}
 // authenticated and runs as any other.
 func pipeline[P any](s *Server, x *exchange, rt *route[P], target string) error {
 	var act action
+	var stmts shapes.Stmts // built, or bound from the kept shape
 	var req *request.Request
 	// Parse (or find the kept shape).
 	if rt.cached {
 		if t := shapes.Template(x.r, rt.kind, target); t != nil {
 			defer shapes.Done(t)
 			x.template = t
-			act = s.cached(x, rt.part, t)
+			act, stmts = s.cached(x, rt.part, t)
 		}
 	}
 	if act == nil {
@@ -95,7 +96,7 @@ func pipeline[P any](s *Server, x *exchange, rt *route[P], target string) error 
 		if err != nil {
 			return err
 		}
-		if act, err = rt.build(s, x, req, p); err != nil {
+		if act, stmts, err = rt.build(s, x, req, p); err != nil {
 			return err
 		}
 		s.keepShape(x, rt.part, act)
@@ -106,7 +107,7 @@ func pipeline[P any](s *Server, x *exchange, rt *route[P], target string) error 
 		return err
 	}
 	x.obs.TransactionStart()
-	err = act.run(s, x)
+	err = act.run(s, x, stmts)
 	x.obs.TransactionDone()
 	if err != nil {
 		plan.AdviseStale(x.snap, s.refresh, err)

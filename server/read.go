@@ -23,14 +23,13 @@ func (s *Server) planRead(x *exchange, req *request.Request) (*plan.Read, error)
 // buildRead builds the statements of read p: the read and, when a count
 // is planned, the planner's estimate; for the plan media type, the
 // EXPLAIN of the read.
-func (s *Server) buildRead(x *exchange, req *request.Request, p *plan.Read) (action, error) {
+func (s *Server) buildRead(x *exchange, req *request.Request, p *plan.Read) (action, shapes.Stmts, error) {
 	e := s.newReadEntry(req, p)
 	if p.Media.Kind == request.MediaPlan {
-		return explainOf(e.txShape, p, p.Media), nil
+		return explainOf(e.txShape, p, p.Media), shapes.Stmts{}, nil
 	}
 	e.stmts = shapes.Stmts{Main: query.Read(p), Count: query.PlanCount(p)}
-	x.stmts = e.stmts
-	return e, nil
+	return e, e.stmts, nil
 }
 
 // readEntry is the action of a read of one shape. The one kept for a
@@ -64,10 +63,10 @@ func (e *readEntry) Kept() shapes.Shape {
 
 func (e *readEntry) begin(s *Server, x *exchange) error { return s.readyTx(x, &e.txShape) }
 
-func (e *readEntry) run(s *Server, x *exchange) error {
+func (e *readEntry) run(s *Server, x *exchange, stmts shapes.Stmts) error {
 	steps := x.stepBuf[:0]
-	if x.stmts.Count != nil {
-		steps = append(steps, dbexec.Step{Stmt: *x.stmts.Count, Row: dbexec.ScanOne(&x.explain)})
+	if stmts.Count != nil {
+		steps = append(steps, dbexec.Step{Stmt: *stmts.Count, Row: dbexec.ScanOne(&x.explain)})
 	}
 	var row dbexec.RowFunc
 	if e.reply.streamed {
@@ -75,7 +74,7 @@ func (e *readEntry) run(s *Server, x *exchange) error {
 	} else {
 		row = dbexec.ScanResult(&x.res)
 	}
-	return s.transact(x, append(steps, dbexec.Step{Stmt: x.stmts.Main, Row: row}))
+	return s.transact(x, append(steps, dbexec.Step{Stmt: stmts.Main, Row: row}))
 }
 
 // StreamHeader sets the header of the read's answer when it streams.

@@ -13,6 +13,7 @@ import (
 	"github.com/svc-dev/svc/server/openapi/ui"
 	"github.com/svc-dev/svc/server/plan"
 	"github.com/svc-dev/svc/server/request"
+	"github.com/svc-dev/svc/server/shapes"
 	"github.com/svc-dev/svc/server/stream"
 	"github.com/svc-dev/svc/snapshot"
 )
@@ -50,11 +51,11 @@ func (s *Server) planRoot(x *exchange, req *request.Request) (string, error) {
 
 // buildRoot builds the root's action for a description in format: it has
 // no statement.
-func (s *Server) buildRoot(_ *exchange, _ *request.Request, format string) (action, error) {
+func (s *Server) buildRoot(_ *exchange, _ *request.Request, format string) (action, shapes.Stmts, error) {
 	if a, ok := rootAnswers[format]; ok {
-		return a, nil
+		return a, shapes.Stmts{}, nil
 	}
-	return &rootAnswer{format: format}, nil
+	return &rootAnswer{format: format}, shapes.Stmts{}, nil
 }
 
 // rootAnswer is the action of GET and HEAD / : the description of the
@@ -76,7 +77,7 @@ func (*rootAnswer) begin(*Server, *exchange) error { return nil }
 // set of privileges, and kept (openapi.Cache, openapi-cache-max-bytes):
 // building it walks the whole schema (BenchmarkServeRootLarge). One the
 // cache cannot keep is built as respond writes it (writeDocument).
-func (a *rootAnswer) run(s *Server, x *exchange) error {
+func (a *rootAnswer) run(s *Server, x *exchange, _ shapes.Stmts) error {
 	scheme, host, basePath := s.cfg.OpenAPIServer()
 	if a.format == openapi.OpenAPI31 && s.cfg.OpenAPIServerProxyURI == "" {
 		// Without a public URI, the 3.1 document's server is where it

@@ -44,20 +44,19 @@ func (e *entry) keep() (entry, bool) {
 }
 
 // cached returns the action of the kept shape, in part of the cache, of
-// the request t is the template of, its statements bound to the
-// request's values (x.stmts); nil when no such shape is kept or the
-// values do not fit it.
-func (s *Server) cached(x *exchange, part shapes.Part, t *request.Template) action {
+// the request t is the template of, and its statements bound to the
+// request's values; nil when no such shape is kept or the values do not
+// fit it.
+func (s *Server) cached(x *exchange, part shapes.Part, t *request.Template) (action, shapes.Stmts) {
 	sh, ok := s.shapes.Find(x.snap, part, t.Key).(readShape)
 	if !ok {
-		return nil
+		return nil, shapes.Stmts{}
 	}
 	b, ok := sh.bind(t)
 	if !ok {
-		return nil
+		return nil, shapes.Stmts{}
 	}
-	x.stmts = b
-	return sh
+	return sh, b
 }
 
 // keepShape keeps the shape of the request, in part of the cache, when

@@ -50,13 +50,12 @@ func (s *Server) planWrite(x *exchange, req *request.Request) (*plan.Write, erro
 // buildWrite builds the statement of write p; for the plan media type,
 // its EXPLAIN, which only options=analyze runs, and then the transaction
 // ends as any other (Prefer: tx=rollback).
-func (s *Server) buildWrite(x *exchange, req *request.Request, p *plan.Write) (action, error) {
+func (s *Server) buildWrite(x *exchange, req *request.Request, p *plan.Write) (action, shapes.Stmts, error) {
 	tx := s.newTxShape(req.Prefer, p.Relation.Schema)
 	if req.Media.Kind == request.MediaPlan {
-		return explainOf(tx, p, req.Media), nil
+		return explainOf(tx, p, req.Media), shapes.Stmts{}, nil
 	}
-	x.stmts = shapes.Stmts{Main: s.writeStatement(x, req, p)}
-	return &writeAction{tx: tx, req: req, plan: p}, nil
+	return &writeAction{tx: tx, req: req, plan: p}, shapes.Stmts{Main: s.writeStatement(x, req, p)}, nil
 }
 
 // writeAction is the action of a write.
@@ -74,7 +73,7 @@ func (a *writeAction) begin(s *Server, x *exchange) error {
 	return nil
 }
 
-func (a *writeAction) run(s *Server, x *exchange) error {
+func (a *writeAction) run(s *Server, x *exchange, stmts shapes.Stmts) error {
 	row := dbexec.ScanResult(&x.res)
 	// A streamed header may leave before respond: it says what was
 	// applied.
@@ -85,7 +84,7 @@ func (a *writeAction) run(s *Server, x *exchange) error {
 	if err := s.nextLines(x, a.plan, row); err != nil {
 		return err
 	}
-	x.stepBuf[0] = dbexec.Step{Stmt: x.stmts.Main, Row: row}
+	x.stepBuf[0] = dbexec.Step{Stmt: stmts.Main, Row: row}
 	return s.transact(x, x.stepBuf[:1])
 }
 
