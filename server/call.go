@@ -1,100 +1,81 @@
 package server
 
 import (
-	"bytes"
 	"net/http"
+	"strings"
+	"unsafe"
 
 	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/dbexec"
 	"github.com/svc-dev/svc/server/plan"
 	"github.com/svc-dev/svc/server/query"
 	"github.com/svc-dev/svc/server/request"
+	"github.com/svc-dev/svc/server/shapes"
 	"github.com/svc-dev/svc/snapshot"
 )
 
-// handleFunction serves /rpc/<function>: POST with the arguments in the
-// body, GET and HEAD with them in the query string, in a read-only
-// transaction (a function that writes then fails as in PostgREST, 405).
-func (s *Server) handleFunction(w http.ResponseWriter, r *http.Request, vars map[string]string) {
-	if r.Method == http.MethodOptions {
-		s.handleOptions(w, r, request.KindFunction, vars["function"])
-		return
-	}
-	serve(s, w, r, &s.routes.call, vars["function"])
+// callRoute is a call of a function (/rpc/<function>, and GET / with
+// db-root-spec), whose GET and HEAD shapes are kept.
+var callRoute = route[callPlan]{kind: request.KindFunction, cached: true, part: shapes.Calls,
+	plan: (*Server).planCall, build: (*Server).buildCall}
+
+// callPlan is a call planned, and whether its transaction only reads
+// and a replica may serve it, which its plan decides and its
+// transaction's shape (txShape) carries on.
+type callPlan struct {
+	*plan.Call
+	readOnly, reads bool
 }
 
 // planCall plans a call of a function, parsed; GET / with db-root-spec
 // comes here too. A POST's body is read here, once the role is known to
 // be allowed the call.
-func (s *Server) planCall(x *exchange, req *request.Request) (*plan.Call, error) {
+func (s *Server) planCall(x *exchange, req *request.Request) (callPlan, error) {
 	r, tx := x.r, &x.tx
 	var args *request.Payload
 	var raw []byte
 	var err error
+	var readOnly bool
 	media := "application/json"
 	switch r.Method {
 	case http.MethodGet, http.MethodHead:
-		tx.ReadOnly = true
+		readOnly = true
 	case http.MethodPost:
 		if s.preRequest == nil {
 			// As for writes (refuseWrite): a call the role may not make
 			// is refused before its body is read.
-			if err := plan.CallRefused(req, x.snap, s.planOptions(), tx.Role, tx.Authenticated); err != nil {
-				return nil, err
+			if err := plan.CallRefused(req, x.snap, s.planning, tx.Role, tx.Authenticated); err != nil {
+				return callPlan{}, err
 			}
 		}
-		if raw, err = s.readBody(x.w, r); err != nil {
-			return nil, err
-		}
-		if ct := r.Header.Get("Content-Type"); ct != "" {
-			media = request.ParseMediaType(ct).Type
-		}
-		body := raw
-		if len(bytes.TrimSpace(body)) == 0 && media == "application/json" {
-			// No body calls a function without arguments.
-			body = []byte("{}")
-		}
-		switch {
-		case media == "application/x-www-form-urlencoded":
-			args, err = request.ParseCallForm(body)
-		case !rawBodyTypes[media]:
-			args, err = request.ParsePayload(r.Header.Get("Content-Type"), body, nil)
-		}
-		if err != nil {
-			return nil, err
+		if args, raw, media, err = request.CallBody(x.w, r, s.bodyLimits); err != nil {
+			return callPlan{}, err
 		}
 	default:
-		return nil, apierr.UnsupportedRPCMethod(r.Method)
+		return callPlan{}, apierr.UnsupportedRPCMethod(r.Method)
 	}
-	c, err := plan.BuildCall(req, args, raw, media, x.snap, s.planOptions())
+	c, err := plan.BuildCall(req, args, raw, media, x.snap, s.planning)
 	if err != nil {
-		return nil, err
+		return callPlan{}, err
 	}
-	tx.Reads = s.callReads(x.snap, tx, c.Function)
-	return c, nil
+	return callPlan{Call: c, readOnly: readOnly, reads: s.callReads(x.snap, readOnly, c.Function)}, nil
 }
 
 // buildCall builds the statement of call c; for the plan media type, its
 // EXPLAIN for the media type named in `for`.
-func (s *Server) buildCall(x *exchange, req *request.Request, c *plan.Call) (action, error) {
+func (s *Server) buildCall(x *exchange, req *request.Request, cp callPlan) (action, shapes.Stmts, error) {
+	c := cp.Call
 	e := s.newCallEntry(req, c)
-	e.readOnly, e.reads = x.tx.ReadOnly, x.tx.Reads
+	e.readOnly, e.reads = cp.readOnly, cp.reads
 	if req.Media.Kind == request.MediaPlan {
-		inner := *c
-		if c.Read != nil {
-			read := *c.Read
-			read.Media = request.Media{Kind: req.Media.PlanFor}
-			inner.Read = &read
-		}
-		return &explainAction{tx: e.txShape, stmt: query.CallWhole(&inner), media: req.Media}, nil
+		return explainOf(e.txShape, c, req.Media), shapes.Stmts{}, nil
 	}
-	e.stmts = bound{main: query.Call(c)}
-	x.stmts = e.stmts
-	return e, nil
+	e.stmts = shapes.Stmts{Main: query.Call(c)}
+	return e, e.stmts, nil
 }
 
 // callEntry is the action of a call of one shape. The one kept for a
-// shape (see kept), of a GET or HEAD, holds none of the values of the
+// shape (see Kept), of a GET or HEAD, holds none of the values of the
 // request it was made for.
 type callEntry struct {
 	entry
@@ -123,17 +104,17 @@ func (s *Server) newCallEntry(req *request.Request, c *plan.Call) *callEntry {
 	return e
 }
 
-func (e *callEntry) kept() shape {
+func (e *callEntry) Kept() shapes.Shape {
 	base, ok := e.entry.keep()
 	if !ok {
 		return nil
 	}
 	kept := *e
 	kept.entry = base
-	detachMedia(&kept.media)
+	shapes.Detach(&kept.media)
 	if e.rows != nil {
 		rows := *e.rows
-		detachMedia(&rows.media)
+		shapes.Detach(&rows.media)
 		kept.rows = &rows
 	}
 	return &kept
@@ -150,15 +131,20 @@ func (e *callEntry) begin(s *Server, x *exchange) error {
 	return nil
 }
 
-func (e *callEntry) run(s *Server, x *exchange) error {
+func (e *callEntry) run(s *Server, x *exchange, stmts shapes.Stmts) error {
 	var row dbexec.RowFunc
 	if e.rows != nil && e.rows.streamed {
-		row = s.streamRows(x, e.prefer, e.rows, nil)
+		row = s.streamRows(x, e, e.rows.frame, e.rows.head)
 	} else {
 		row = dbexec.ScanResult(&x.res)
 	}
-	x.stepBuf[0] = dbexec.Step{Stmt: x.stmts.main, Row: row}
+	x.stepBuf[0] = dbexec.Step{Stmt: stmts.Main, Row: row}
 	return s.transact(x, x.stepBuf[:1])
+}
+
+// StreamHeader sets the header of the call's rows when they stream.
+func (e *callEntry) StreamHeader(x *exchange, res *dbexec.Result) (int, error) {
+	return rowsHeader(x, e.prefer, e.rows, res, x.explain, x.applied, true)
 }
 
 func (e *callEntry) respond(s *Server, x *exchange) error {
@@ -173,10 +159,6 @@ func (e *callEntry) respond(s *Server, x *exchange) error {
 	}
 	return s.respondValue(x, e.prefer, e, &x.res, x.applied)
 }
-
-// rawBodyTypes are the body types only a function taking the whole body
-// as its one argument can accept.
-var rawBodyTypes = map[string]bool{"application/octet-stream": true, "text/plain": true, "text/xml": true}
 
 // callChecks returns what must hold before a call's transaction may
 // commit: one row when a single object is asked for (a call that may
@@ -242,4 +224,49 @@ func (s *Server) respondValue(x *exchange, pr request.Preferences, e *callEntry,
 	}
 	writeBody(w, status, nil, body)
 	return nil
+}
+
+// callReads reports whether a call of fn only reads, so that a replica
+// may serve it: fn is STABLE or IMMUTABLE and, unless the call is read
+// only anyway (GET, HEAD), db-pre-request's function is too.
+func (s *Server) callReads(snap *snapshot.Snapshot, readOnly bool, fn *snapshot.Function) bool {
+	if fn.Volatility == snapshot.Volatile {
+		return false
+	}
+	return readOnly || s.preRequestReads(snap, fn.Schema)
+}
+
+// preRequestReads reports whether db-pre-request's function is known
+// from snap not to write: none is configured, or every function of its
+// name (resolved as the request's search_path would, from schema) is
+// STABLE or IMMUTABLE. One outside the exposed schemas is unknown, and
+// taken to write.
+func (s *Server) preRequestReads(snap *snapshot.Snapshot, schema string) bool {
+	name := s.cfg.DBPreRequest
+	if name == "" {
+		return true
+	}
+	schemas := append([]string{schema}, s.cfg.DBExtraSearchPath...)
+	if qualifier, fn, ok := strings.Cut(name, "."); ok {
+		schemas, name = []string{qualifier}, fn
+	}
+	for _, sc := range schemas {
+		if fns := snap.Functions(snapshot.QualifiedName{Schema: sc, Name: name}); len(fns) > 0 {
+			for _, fn := range fns {
+				if fn.Volatility == snapshot.Volatile {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	return false
+}
+
+func (e *callEntry) Bytes() int {
+	n := int(unsafe.Sizeof(*e)) + e.txShape.bytes() + shapes.Texts(&e.media) + e.stmts.Bytes()
+	if e.rows != nil {
+		n += int(unsafe.Sizeof(*e.rows)) + e.rows.bytes()
+	}
+	return n
 }

@@ -7,18 +7,26 @@ import (
 	"strings"
 
 	"github.com/svc-dev/svc/server/dbexec"
+	"github.com/svc-dev/svc/server/plan"
 	"github.com/svc-dev/svc/server/query"
 	"github.com/svc-dev/svc/server/request"
+	"github.com/svc-dev/svc/server/shapes"
 )
 
-// explainAction answers the plan media type: the EXPLAIN output of stmt,
-// the statement the request would run for the media type it names in
-// `for`, in the transaction that request would run in.
+// explainAction answers the plan media type: the EXPLAIN output of the
+// statement the request would run for the media type it names in `for`
+// (query.Explained), in the transaction that request would run in.
 type explainAction struct {
 	tx    txShape
 	stmt  query.Statement
 	media request.Media
 	lines []string
+}
+
+// explainOf is the action of a request of kind P for the plan media type
+// media, in a transaction of shape tx.
+func explainOf[P *plan.Read | *plan.Write | *plan.Call](tx txShape, p P, media request.Media) action {
+	return &explainAction{tx: tx, stmt: query.Explained(p, media), media: media}
 }
 
 func (a *explainAction) begin(s *Server, x *exchange) error {
@@ -42,9 +50,8 @@ func explainSettings(settings [][2]string) [][2]string {
 	return append(out, settings[i+1:]...)
 }
 
-func (a *explainAction) run(s *Server, x *exchange) error {
-	stmt := query.Explain(a.stmt, a.media.PlanJSON, a.media.PlanOptions)
-	x.stepBuf[0] = dbexec.Step{Stmt: stmt, Row: func(values [][]byte) error {
+func (a *explainAction) run(s *Server, x *exchange, _ shapes.Stmts) error {
+	x.stepBuf[0] = dbexec.Step{Stmt: a.stmt, Row: func(values [][]byte) error {
 		a.lines = append(a.lines, string(values[0]))
 		return nil
 	}}

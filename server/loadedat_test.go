@@ -39,7 +39,7 @@ func TestLoadedAtIsWhenSwapped(t *testing.T) {
 	snaps.Sessions(pool)
 	metrics := admin.NewMetrics(pool, snaps)
 	snaps.OnReload(metrics.SnapshotReloaded)
-	// The gate stands for the wait for replicas (server.AwaitReplicas),
+	// The gate stands for the wait for replicas (txroute.AwaitReplicas),
 	// held here until the test has looked.
 	waiting, release := make(chan struct{}), make(chan struct{})
 	hold := false

@@ -1,116 +1,45 @@
 package server
 
 import (
+	"errors"
 	"net/http"
 	"strings"
 	"sync"
 
 	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/dbexec"
-	"github.com/svc-dev/svc/server/openapi"
+	"github.com/svc-dev/svc/server/observe"
+	"github.com/svc-dev/svc/server/plan"
 	"github.com/svc-dev/svc/server/request"
-	"github.com/svc-dev/svc/snapshot"
+	"github.com/svc-dev/svc/server/shapes"
 )
 
 // The pipeline: every request of the API, whatever its kind, goes through
 // pipeline, which tells its story once, as PostgREST's App does: parse,
 // authenticate, plan, build, transaction, respond, each stage a call into
 // the package that does it, and timed here (Server-Timing). What differs
-// between kinds of request (a read, a write, a call, the root) is a route:
-// how to plan and build it. What it builds is an action: its
+// between kinds of request (a read, a write, a call, the root) is a route
+// (exchange.go): how to plan and build it, in the file of its kind below
+// (read.go, write.go, call.go, root.go). What it builds is an action: its
 // transaction's set-up, its statements and its answer.
-
-// route is what one kind of request plugs into the pipeline; P is its
-// plan.
-type route[P any] struct {
-	kind request.Kind
-	// shapes, when set, keeps the shapes of the route's GET and HEAD
-	// requests (shapecache.go).
-	shapes *shapeCache
-	// precheck, when set, refuses what the parsed request asks before it
-	// is authenticated: what needs no role to be wrong.
-	precheck func(x *exchange, req *request.Request) error
-	// plan resolves the parsed request against the snapshot for the
-	// authenticated role (package plan), reading the body where there is
-	// one.
-	plan func(x *exchange, req *request.Request) (P, error)
-	// build turns the plan into its action (package query), the
-	// statements into x.stmts.
-	build func(x *exchange, req *request.Request, p P) (action, error)
-}
-
-// action is a request planned and built: what its transaction needs,
-// the statements it runs and the answer. A shape the shape cache keeps is
-// one too, run with the statements bound to each request (x.stmts).
-type action interface {
-	// begin readies the transaction x.tx (transaction.go).
-	begin(s *Server, x *exchange) error
-	// run is the transaction: its statements' one round trip (transact),
-	// or the root's document.
-	run(s *Server, x *exchange) error
-	// respond answers from what the transaction returned (x.res).
-	respond(s *Server, x *exchange) error
-}
-
-// exchange is one request on its way through the pipeline.
-type exchange struct {
-	w    http.ResponseWriter
-	r    *http.Request
-	snap *snapshot.Snapshot
-	// tx is the request's transaction context, built by the pipeline.
-	tx dbexec.Tx
-	// shapes and template keep the request's shape (keepShape): template
-	// is nil when the request has none.
-	shapes   *shapeCache
-	template *request.Template
-	// schema is what the root's precheck selected.
-	schema string
-	// obs is what the observer learns of the request (observe.go); nil
-	// when it is served unobserved.
-	obs *observation
-	// stmts are the request's statements: built, or bound from its kept
-	// shape.
-	stmts bound
-	// applied are the preferences the transaction's set-up applied.
-	applied appliedPrefs
-	// res and explain are what the statements returned: the main one's
-	// result, and the planner's count when a read asks for one.
-	res     dbexec.Result
-	explain []byte
-	// doc is the root's document, which its transaction finds, and body
-	// the document when held whole.
-	doc  openapi.Doc
-	body []byte
-	// sink joins the rows of a streamed read (stream.go).
-	sink rowSink
-	// lines is an insert's JSON Lines body, read as it runs (linesbody.go).
-	lines *linesBody
-	// stepBuf holds the steps, so that listing them allocates nothing.
-	stepBuf [2]dbexec.Step
-}
-
-// transact runs steps, the main statement last, as x's transaction, on
-// the primary or a replica (replicas.go), in one round trip.
-func (s *Server) transact(x *exchange, steps []dbexec.Step) error {
-	x.obs.statement(steps)
-	return s.executeRouted(x.w, x.r, x.tx, steps)
-}
 
 // serve takes r through the pipeline as a request of route rt for
 // target, and answers it.
 func serve[P any](s *Server, w http.ResponseWriter, r *http.Request, rt *route[P], target string) {
 	x := exchanges.Get().(*exchange)
-	*x = exchange{w: w, r: r, snap: s.snapshots.Current(), obs: observationOf(r.Context())}
+	*x = exchange{w: w, r: r, snap: s.snapshots.Current(), obs: observe.Of(r.Context())}
 	if err := pipeline(s, x, rt, target); err != nil {
-		x.obs.refused(err)
-		if x.sink.started {
+		x.obs.Refused(err)
+		if x.sink.Started() {
 			// The header has left: the body can only be cut.
 			s.cutStream(x, err)
 		}
 		writeError(w, s.names, s.log, err)
 	}
-	x.sink.release()
-	x.lines.release()
+	x.sink.Release()
+	if x.linesSlot != nil {
+		<-x.linesSlot // the slow client's session a JSON Lines body held
+	}
 	x.res.Release()
 	*x = exchange{} // keep no request alive in the pool
 	exchanges.Put(x)
@@ -127,17 +56,21 @@ var exchanges = sync.Pool{New: func() any { return new(exchange) }}
 // authenticated and runs as any other.
 func pipeline[P any](s *Server, x *exchange, rt *route[P], target string) error {
 	var act action
+	var stmts shapes.Stmts // built, or bound from the kept shape
 	var req *request.Request
 	// Parse (or find the kept shape).
-	if t := x.readShape(rt.shapes, rt.kind, target); t != nil {
-		defer templates.Put(t)
-		act = x.cached(t)
+	if rt.cached {
+		if t := shapes.Template(x.r, rt.kind, target); t != nil {
+			defer shapes.Done(t)
+			x.template = t
+			act, stmts = s.cached(x, rt.part, t)
+		}
 	}
 	if act == nil {
-		t0 := x.obs.stageStart()
+		t0 := x.obs.StageStart()
 		var err error
 		req, err = request.Parse(s.names, x.r, rt.kind, target)
-		x.obs.parseDone(t0)
+		x.obs.ParseDone(t0)
 		if err != nil {
 			return err
 		}
@@ -147,9 +80,9 @@ func pipeline[P any](s *Server, x *exchange, rt *route[P], target string) error 
 	}
 
 	// Authenticate.
-	t0 := x.obs.stageStart()
+	t0 := x.obs.StageStart()
 	id, err := s.authenticate(x.r)
-	x.obs.jwtDone(t0)
+	x.obs.JWTDone(t0)
 	if err != nil {
 		return err
 	}
@@ -159,25 +92,25 @@ func pipeline[P any](s *Server, x *exchange, rt *route[P], target string) error 
 
 	// Plan and build.
 	if act == nil {
-		p, err := rt.plan(x, req)
+		p, err := rt.plan(s, x, req)
 		if err != nil {
 			return err
 		}
-		if act, err = rt.build(x, req, p); err != nil {
+		if act, stmts, err = rt.build(s, x, req, p); err != nil {
 			return err
 		}
-		x.keepShape(act)
+		s.keepShape(x, rt.part, act)
 	}
 
 	// The transaction: its set-up, then its one round trip.
 	if err := act.begin(s, x); err != nil {
 		return err
 	}
-	x.obs.transactionStart()
-	err = act.run(s, x)
-	x.obs.transactionDone()
+	x.obs.TransactionStart()
+	err = act.run(s, x, stmts)
+	x.obs.TransactionDone()
 	if err != nil {
-		s.adviseStale(x.snap, err)
+		plan.AdviseStale(x.snap, s.refresh, err)
 		return err
 	}
 	// Respond.
@@ -187,7 +120,7 @@ func pipeline[P any](s *Server, x *exchange, rt *route[P], target string) error 
 // refuse refuses, before authentication, a parsed request larger than
 // the configured limits (request-max-*), one for the plan media type
 // while it is not on offer, and what the route's precheck refuses.
-func (s *Server) refuse(x *exchange, precheck func(*exchange, *request.Request) error, req *request.Request) error {
+func (s *Server) refuse(x *exchange, precheck func(*Server, *exchange, *request.Request) error, req *request.Request) error {
 	if err := req.CheckLimits(s.limits); err != nil {
 		return err
 	}
@@ -195,7 +128,7 @@ func (s *Server) refuse(x *exchange, precheck func(*exchange, *request.Request) 
 		return err
 	}
 	if precheck != nil {
-		return precheck(x, req)
+		return precheck(s, x, req)
 	}
 	return nil
 }
@@ -208,4 +141,27 @@ func (s *Server) refusePlan(r *http.Request, req *request.Request) error {
 		return nil
 	}
 	return apierr.UnsupportedMediaType(s.names, strings.Join(r.Header.Values("Accept"), ", "))
+}
+
+// cutStream ends x's response, whose header has left, after err: the
+// connection is closed without the last chunk (http.ErrAbortHandler), so
+// the client sees the body incomplete. The log says why, unless the
+// client left.
+func (s *Server) cutStream(x *exchange, err error) {
+	slow, timeout, sessions := x.sink.Slow()
+	switch {
+	case slow:
+		s.log.Info("a streamed answer's client read too slowly: it did not take a chunk within server-stream-send-timeout, "+
+			"or lagged behind while every session slow clients may hold (half of db-pool) was taken; the response is cut, "+
+			"so that it holds no database session", "method", x.r.Method, "path", x.r.URL.Path,
+			"timeout", timeout.String(), "slow sessions", sessions)
+	case errors.Is(err, dbexec.ErrClientGone):
+		s.log.Debug("a streamed answer's client left before its end")
+	default:
+		s.log.Error("a streamed answer failed after its header was sent; the response is cut",
+			"method", x.r.Method, "path", x.r.URL.Path, "error", err)
+	}
+	x.sink.Release()
+	x.res.Release()
+	panic(http.ErrAbortHandler)
 }

@@ -2,35 +2,38 @@ package server
 
 import (
 	"net/url"
+	"unsafe"
 
 	"github.com/svc-dev/svc/server/dbexec"
 	"github.com/svc-dev/svc/server/plan"
 	"github.com/svc-dev/svc/server/query"
 	"github.com/svc-dev/svc/server/request"
+	"github.com/svc-dev/svc/server/shapes"
 )
+
+// readRoute is a read of a relation (GET, HEAD), whose shapes are kept.
+var readRoute = route[*plan.Read]{kind: request.KindRelation, cached: true, part: shapes.Reads,
+	plan: (*Server).planRead, build: (*Server).buildRead}
 
 // planRead plans a read of a relation (GET, HEAD), which only reads.
 func (s *Server) planRead(x *exchange, req *request.Request) (*plan.Read, error) {
-	return plan.BuildRead(req, x.snap, s.planOptions())
+	return plan.BuildRead(req, x.snap, s.planning)
 }
 
 // buildRead builds the statements of read p: the read and, when a count
 // is planned, the planner's estimate; for the plan media type, the
 // EXPLAIN of the read.
-func (s *Server) buildRead(x *exchange, req *request.Request, p *plan.Read) (action, error) {
+func (s *Server) buildRead(x *exchange, req *request.Request, p *plan.Read) (action, shapes.Stmts, error) {
 	e := s.newReadEntry(req, p)
 	if p.Media.Kind == request.MediaPlan {
-		inner := *p
-		inner.Media = request.Media{Kind: p.Media.PlanFor}
-		return &explainAction{tx: e.txShape, stmt: query.Whole(&inner), media: p.Media}, nil
+		return explainOf(e.txShape, p, p.Media), shapes.Stmts{}, nil
 	}
-	e.stmts = bound{main: query.Read(p), count: query.PlanCount(p)}
-	x.stmts = e.stmts
-	return e, nil
+	e.stmts = shapes.Stmts{Main: query.Read(p), Count: query.PlanCount(p)}
+	return e, e.stmts, nil
 }
 
 // readEntry is the action of a read of one shape. The one kept for a
-// shape (see kept) holds none of the operands of the request it was made
+// shape (see Kept) holds none of the operands of the request it was made
 // for.
 type readEntry struct {
 	entry
@@ -47,31 +50,36 @@ func (s *Server) newReadEntry(req *request.Request, p *plan.Read) *readEntry {
 	return e
 }
 
-func (e *readEntry) kept() shape {
+func (e *readEntry) Kept() shapes.Shape {
 	base, ok := e.entry.keep()
 	if !ok {
 		return nil
 	}
 	kept := *e
 	kept.entry = base
-	detachMedia(&kept.reply.media)
+	shapes.Detach(&kept.reply.media)
 	return &kept
 }
 
 func (e *readEntry) begin(s *Server, x *exchange) error { return s.readyTx(x, &e.txShape) }
 
-func (e *readEntry) run(s *Server, x *exchange) error {
+func (e *readEntry) run(s *Server, x *exchange, stmts shapes.Stmts) error {
 	steps := x.stepBuf[:0]
-	if x.stmts.count != nil {
-		steps = append(steps, dbexec.Step{Stmt: *x.stmts.count, Row: dbexec.ScanOne(&x.explain)})
+	if stmts.Count != nil {
+		steps = append(steps, dbexec.Step{Stmt: *stmts.Count, Row: dbexec.ScanOne(&x.explain)})
 	}
 	var row dbexec.RowFunc
 	if e.reply.streamed {
-		row = s.streamRows(x, e.prefer, &e.reply, nil)
+		row = s.streamRows(x, e, e.reply.frame, e.reply.head)
 	} else {
 		row = dbexec.ScanResult(&x.res)
 	}
-	return s.transact(x, append(steps, dbexec.Step{Stmt: x.stmts.main, Row: row}))
+	return s.transact(x, append(steps, dbexec.Step{Stmt: stmts.Main, Row: row}))
+}
+
+// StreamHeader sets the header of the read's answer when it streams.
+func (e *readEntry) StreamHeader(x *exchange, res *dbexec.Result) (int, error) {
+	return rowsHeader(x, e.prefer, &e.reply, res, x.explain, x.applied, true)
 }
 
 func (e *readEntry) respond(s *Server, x *exchange) error {
@@ -79,4 +87,8 @@ func (e *readEntry) respond(s *Server, x *exchange) error {
 		return s.respondStreamed(x, e.prefer, &e.reply)
 	}
 	return s.respondRows(x, e.prefer, &e.reply, &x.res, x.explain, x.applied)
+}
+
+func (e *readEntry) Bytes() int {
+	return int(unsafe.Sizeof(*e)) + e.txShape.bytes() + e.reply.bytes() + e.stmts.Bytes()
 }

@@ -1,17 +1,20 @@
 package server
 
 import (
+	"errors"
 	"net/http"
 	"strconv"
-	"strings"
 
 	"github.com/gorilla/mux"
 	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/config"
+	"github.com/svc-dev/svc/server/dbexec"
 	"github.com/svc-dev/svc/server/openapi"
 	"github.com/svc-dev/svc/server/openapi/ui"
 	"github.com/svc-dev/svc/server/plan"
 	"github.com/svc-dev/svc/server/request"
+	"github.com/svc-dev/svc/server/shapes"
+	"github.com/svc-dev/svc/server/stream"
 	"github.com/svc-dev/svc/snapshot"
 )
 
@@ -22,30 +25,14 @@ const openAPIType = "application/openapi+json; charset=utf-8"
 // version parameter tells it from the Swagger 2.0 one.
 const openAPI31Type = "application/openapi+json; version=3.1; charset=utf-8"
 
-// handleRoot answers GET and HEAD / with the OpenAPI description of the
-// selected schema, built from the snapshot for the requesting role: no
-// statement runs (rootAnswer). With db-root-spec, that function's result
-// is served instead, called as GET /rpc/<function> would call it.
-func (s *Server) handleRoot(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		writeError(w, s.names, s.log, apierr.UnsupportedVerb(r.Method))
-		return
-	}
-	if s.cfg.DBRootSpec != "" {
-		s.serveRootSpec(w, r)
-		return
-	}
-	if s.cfg.OpenAPIMode == config.OpenAPIDisabled {
-		writeError(w, s.names, s.log, apierr.OpenAPIDisabled())
-		return
-	}
-	serve(s, w, r, &s.routes.root, "")
-}
+// rootRoute is GET and HEAD / : the OpenAPI description.
+var rootRoute = route[string]{kind: request.KindRoot, precheck: (*Server).checkRoot, plan: (*Server).planRoot,
+	build: (*Server).buildRoot}
 
 // checkRoot selects the schema the root describes, before the role is
 // known.
 func (s *Server) checkRoot(x *exchange, req *request.Request) (err error) {
-	x.schema, err = plan.Schema(req, s.planOptions())
+	x.schema, err = plan.Schema(req, s.planning)
 	return err
 }
 
@@ -64,11 +51,11 @@ func (s *Server) planRoot(x *exchange, req *request.Request) (string, error) {
 
 // buildRoot builds the root's action for a description in format: it has
 // no statement.
-func (s *Server) buildRoot(_ *exchange, _ *request.Request, format string) (action, error) {
+func (s *Server) buildRoot(_ *exchange, _ *request.Request, format string) (action, shapes.Stmts, error) {
 	if a, ok := rootAnswers[format]; ok {
-		return a, nil
+		return a, shapes.Stmts{}, nil
 	}
-	return &rootAnswer{format: format}, nil
+	return &rootAnswer{format: format}, shapes.Stmts{}, nil
 }
 
 // rootAnswer is the action of GET and HEAD / : the description of the
@@ -89,8 +76,8 @@ func (*rootAnswer) begin(*Server, *exchange) error { return nil }
 // run finds the document, built once per snapshot, schema, version and
 // set of privileges, and kept (openapi.Cache, openapi-cache-max-bytes):
 // building it walks the whole schema (BenchmarkServeRootLarge). One the
-// cache cannot keep is built as respond writes it (rootstream.go).
-func (a *rootAnswer) run(s *Server, x *exchange) error {
+// cache cannot keep is built as respond writes it (writeDocument).
+func (a *rootAnswer) run(s *Server, x *exchange, _ shapes.Stmts) error {
 	scheme, host, basePath := s.cfg.OpenAPIServer()
 	if a.format == openapi.OpenAPI31 && s.cfg.OpenAPIServerProxyURI == "" {
 		// Without a public URI, the 3.1 document's server is where it
@@ -135,56 +122,15 @@ func (a *rootAnswer) respond(s *Server, x *exchange) error {
 	x.w.WriteHeader(http.StatusOK)
 	if x.r.Method != http.MethodHead {
 		// The server holds what is written before the header leaves
-		// (a copy, http1's maxHeldBody): its first streamChunk sends
+		// (a copy, http1's maxHeldBody): its first stream.Chunk sends
 		// the header, and the rest of the kept document is written
 		// from where the cache keeps it, never copied per request.
-		first := min(len(x.body), streamChunk)
+		first := min(len(x.body), stream.Chunk)
 		if _, err := x.w.Write(x.body[:first]); err == nil {
 			x.w.Write(x.body[first:])
 		}
 	}
 	return nil
-}
-
-// serveRootSpec answers / with the db-root-spec function's result. The
-// root's media types are negotiated first; the call itself then runs as
-// an ordinary JSON call (query parameters become arguments), and a
-// successful answer is labelled as the root description, unless the
-// client asked for application/json (request.NegotiateRootSpec).
-func (s *Server) serveRootSpec(w http.ResponseWriter, r *http.Request) {
-	asJSON, err := request.NegotiateRootSpec(s.names, strings.Join(r.Header.Values("Accept"), ", "))
-	if err != nil {
-		writeError(w, s.names, s.log, err)
-		return
-	}
-	call := r.Clone(r.Context())
-	call.Header.Set("Accept", "application/json")
-	if asJSON {
-		serve(s, w, call, &s.routes.call, s.cfg.DBRootSpec)
-		return
-	}
-	serve(s, &rootSpecWriter{ResponseWriter: w}, call, &s.routes.call, s.cfg.DBRootSpec)
-}
-
-// rootSpecWriter relabels a successful JSON answer as application/openapi+json.
-type rootSpecWriter struct {
-	http.ResponseWriter
-	wrote bool
-}
-
-func (w *rootSpecWriter) WriteHeader(status int) {
-	if !w.wrote && status < 300 && w.Header().Get("Content-Type") == jsonType {
-		w.Header().Set("Content-Type", openAPIType)
-	}
-	w.wrote = true
-	w.ResponseWriter.WriteHeader(status)
-}
-
-func (w *rootSpecWriter) Write(b []byte) (int, error) {
-	if !w.wrote {
-		w.WriteHeader(http.StatusOK)
-	}
-	return w.ResponseWriter.Write(b)
 }
 
 // routeReferencePage serves the API reference page (openapi-ui-path) at
@@ -196,4 +142,77 @@ func (s *Server) routeReferencePage(r *mux.Router) {
 		r.Path(p).Handler(page)
 		r.PathPrefix(p + "/").Handler(page)
 	}
+}
+
+// A root document the cache does not hold whole is written as it comes
+// (stream.Doc): held up to server-response-buffer-bytes and answered
+// whole, with Content-Length, exactly as a kept document, or streamed
+// past it; a failure once the header has left cuts the response.
+
+// writeDocument answers x with the document x.doc, whose headers but
+// Content-Length are set.
+func (s *Server) writeDocument(x *exchange) error {
+	d := stream.NewDoc(x.w, &s.streaming)
+	defer d.Give()
+	ctx := x.r.Context()
+	if x.r.Method == http.MethodHead {
+		size := x.doc.Size
+		if size < 0 {
+			// Built only to be measured.
+			var n stream.Counter
+			if err := x.doc.Write(ctx, &n); err != nil {
+				return rootFailure(x, err)
+			}
+			size = int64(n)
+		}
+		x.w.Header().Set("Content-Length", strconv.FormatInt(size, 10))
+		x.w.WriteHeader(http.StatusOK)
+		return nil
+	}
+	if x.doc.Size >= 0 {
+		d.Begin(x.doc.Size)
+	}
+	if err := x.doc.Write(ctx, d); err != nil {
+		if d.Streaming() {
+			s.cutDocument(x, d, err)
+		}
+		return rootFailure(x, err)
+	}
+	if !d.Streaming() {
+		x.w.Header().Set("Content-Length", strconv.Itoa(len(d.Held())))
+		x.w.WriteHeader(http.StatusOK)
+		x.w.Write(d.Held())
+		return nil
+	}
+	if err := d.End(); err != nil {
+		s.cutDocument(x, d, err)
+	}
+	return nil
+}
+
+// rootFailure is the error a root answer fails with: the client gone, or
+// the server's fault.
+func rootFailure(x *exchange, err error) error {
+	if errors.Is(err, dbexec.ErrClientGone) || x.r.Context().Err() != nil {
+		return dbexec.ErrClientGone
+	}
+	return apierr.Internal(err)
+}
+
+// cutDocument ends a document whose header has left, after err: the
+// connection is closed without the last chunk (http.ErrAbortHandler), so
+// that the client sees the document incomplete.
+func (s *Server) cutDocument(x *exchange, d *stream.Doc, err error) {
+	switch {
+	case errors.Is(err, stream.ErrTooSlow):
+		s.log.Info("a client read the root document too slowly: it did not take a chunk within server-stream-send-timeout; the response is cut",
+			"timeout", d.Timeout().String())
+	case errors.Is(err, dbexec.ErrClientGone) || x.r.Context().Err() != nil:
+		s.log.Debug("the root document's client left before its end")
+	default:
+		s.log.Error("the root document failed after its header was sent; the response is cut", "error", err)
+	}
+	d.Stop()
+	d.Give()
+	panic(http.ErrAbortHandler)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/svc-dev/svc/server/plan"
 	"github.com/svc-dev/svc/server/query"
 	"github.com/svc-dev/svc/server/request"
+	"github.com/svc-dev/svc/server/shapes"
 	"github.com/svc-dev/svc/snapshot"
 )
 
@@ -28,7 +29,8 @@ var shapeOperators = []string{"eq.x", "neq.x", "gt.x", "like.*x*", "ilike.*x*", 
 // within the estimate, and not far below it. Run with -v for the figures.
 func TestShapeBytesCoverHeap(t *testing.T) {
 	snap := shapeSnapshot(t)
-	s := &Server{cfg: &config.Config{DBSchemas: []string{"api"}, DBExtraSearchPath: []string{"public"}}}
+	s := &Server{cfg: &config.Config{DBSchemas: []string{"api"}, DBExtraSearchPath: []string{"public"}},
+		planning: plan.Options{Schemas: []string{"api"}}}
 	cases := []struct {
 		name   string
 		n      int
@@ -57,18 +59,22 @@ func TestShapeBytesCoverHeap(t *testing.T) {
 		}, map[string]string{"Prefer": "missing=default"}, `[` + strings.Repeat(`{"title":"x","meta":{"k":1}},`, 99) + `{"title":"y"}]`},
 	}
 	for _, c := range cases {
-		cache := newShapeCache(1<<30, math.MaxInt) // no bound within the test
-		s.writeShapes = cache
+		cache := shapes.New(1<<30, math.MaxInt) // no bound within the test
+		s.shapes = cache
+		part := shapes.Reads
+		if c.body != "" {
+			part = shapes.Inserts
+		}
 		before := liveHeap()
 		for i := range c.n {
 			if c.body != "" {
 				keepWriteShape(t, s, snap, c.target(i), c.header, c.body)
 				continue
 			}
-			keepShape(t, s, cache, snap, c.target(i), c.header)
+			keepShape(t, s, snap, c.target(i), c.header)
 		}
 		held := int(liveHeap() - before)
-		n, estimated := cache.len(), cache.bytesUsed()
+		n, estimated := cache.Len(part), cache.BytesUsed(part)
 		t.Logf("%-28s %5d shapes: %8d bytes of heap each, estimated %8d", c.name, n, held/n, estimated/n)
 		if n != c.n {
 			t.Fatalf("%s: %d shapes kept of %d", c.name, n, c.n)
@@ -84,8 +90,8 @@ func TestShapeBytesCoverHeap(t *testing.T) {
 }
 
 // keepShape plans a GET of target as the server does and keeps its shape
-// in c, leaving nothing else of the request alive.
-func keepShape(t *testing.T, s *Server, c *shapeCache, snap *snapshot.Snapshot, target string, header map[string]string) {
+// in s's shapes, leaving nothing else of the request alive.
+func keepShape(t *testing.T, s *Server, snap *snapshot.Snapshot, target string, header map[string]string) {
 	t.Helper()
 	r := httptest.NewRequest("GET", target, nil)
 	for k, v := range header {
@@ -99,13 +105,13 @@ func keepShape(t *testing.T, s *Server, c *shapeCache, snap *snapshot.Snapshot, 
 	if err != nil {
 		t.Fatalf("%.80s: %v", target, err)
 	}
-	p, err := plan.BuildRead(req, snap, s.planOptions())
+	p, err := plan.BuildRead(req, snap, s.planning)
 	if err != nil {
 		t.Fatalf("%.80s: %v", target, err)
 	}
 	e := s.newReadEntry(req, p)
-	e.stmts = bound{main: query.Read(p), count: query.PlanCount(p)}
-	c.keep(snap, tpl.Key, e)
+	e.stmts = shapes.Stmts{Main: query.Read(p), Count: query.PlanCount(p)}
+	s.shapes.Keep(snap, shapes.Reads, tpl.Key, e)
 }
 
 // keepWriteShape plans a POST of target with body as the server does and
@@ -125,7 +131,7 @@ func keepWriteShape(t *testing.T, s *Server, snap *snapshot.Snapshot, target str
 	if err != nil {
 		t.Fatalf("%.80s: %v", target, err)
 	}
-	p, err := plan.BuildWrite(req, payload, snap, s.planOptions())
+	p, err := plan.BuildWrite(req, payload, snap, s.planning)
 	if err != nil {
 		t.Fatalf("%.80s: %v", target, err)
 	}

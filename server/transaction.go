@@ -6,15 +6,14 @@ import (
 	"strings"
 	"time"
 	_ "time/tzdata" // Prefer: timezone is checked against IANA names even where the OS lacks them
-	"unicode/utf8"
 
 	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/auth"
 	"github.com/svc-dev/svc/server/config"
 	"github.com/svc-dev/svc/server/dbexec"
-	"github.com/svc-dev/svc/server/plan"
 	"github.com/svc-dev/svc/server/query"
 	"github.com/svc-dev/svc/server/request"
+	"github.com/svc-dev/svc/server/shapes"
 	"github.com/svc-dev/svc/snapshot"
 )
 
@@ -49,8 +48,8 @@ func (s *Server) txContext(r *http.Request, snap *snapshot.Snapshot, id auth.Ide
 		tx.Settings, tx.Isolation = roleSettings(role.Settings)
 	}
 	tx.Settings = append(tx.Settings, s.appSettings...)
-	tx.Headers = headersJSON(r.Header)
-	tx.Cookies = cookiesJSON(r.Cookies())
+	tx.Headers = request.HeadersJSON(r.Header)
+	tx.Cookies = request.CookiesJSON(r.Cookies())
 	tx.PreRequest = s.preRequest
 	return tx, nil
 }
@@ -66,6 +65,13 @@ type txShape struct {
 	schema          string // sent as Content-Profile
 	searchPath      string
 }
+
+// bytes counts the texts sh holds; the schema's is the snapshot's.
+func (sh *txShape) bytes() int { return len(sh.searchPath) + shapes.Texts(&sh.prefer) }
+
+// detach copies the texts sh took from the request's headers, so that a
+// kept shape does not keep the headers alive.
+func (sh *txShape) detach() { shapes.Detach(&sh.prefer) }
 
 func (s *Server) newTxShape(pr request.Preferences, schema string) txShape {
 	return txShape{prefer: pr, schema: schema, searchPath: dbexec.SearchPath(schema, s.cfg.DBExtraSearchPath)}
@@ -119,14 +125,6 @@ func knownZone(tz string) bool {
 // from UTC: hours, optionally minutes and seconds, optionally signed.
 var utcOffset = regexp.MustCompile(`^[+-]?[0-9]{1,2}(:[0-9]{2}){0,2}$`)
 
-// appliedPrefs records which conditional preferences a request had
-// applied, for Preference-Applied.
-type appliedPrefs struct {
-	timezone, tx bool
-	// write is set for writes, whose own preferences are then echoed.
-	write *plan.Write
-}
-
 // roleSettings splits a role's ALTER ROLE ... SET entries into settings
 // applied with set_config and the transaction isolation level, which only
 // BEGIN can choose. role and session_authorization are left to the role
@@ -174,133 +172,22 @@ func appSettingsOf(cfg *config.Config) [][2]string {
 	return out
 }
 
-// headersJSON renders the request headers as one JSON object with
-// lower-case names, as request.headers; repeated headers are joined with
-// ", " as HTTP allows. It is on every request's path, so it writes into
-// one buffer sized up front rather than lowering and joining each header.
-func headersJSON(h http.Header) string {
-	size := 2
-	for name, values := range h {
-		size += len(name) + 4
-		for _, v := range values {
-			size += len(v) + 4
-		}
+// authenticate is the pipeline's authentication: the identity the bearer
+// token in r verifies to, or none for a request without one. Verify on a
+// nil verifier (no key configured) answers SVC300.
+func (s *Server) authenticate(r *http.Request) (auth.Identity, error) {
+	token, ok := auth.BearerToken(r.Header.Get("Authorization"))
+	if !ok {
+		return auth.Identity{}, nil
 	}
-	var b strings.Builder
-	b.Grow(size)
-	b.WriteByte('{')
-	first := true
-	for name, values := range h {
-		if !first {
-			b.WriteByte(',')
-		}
-		first = false
-		writeJSONName(&b, name)
-		b.WriteByte(':')
-		b.WriteByte('"')
-		for i, v := range values {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			writeJSONChars(&b, v)
-		}
-		b.WriteByte('"')
-	}
-	b.WriteByte('}')
-	return b.String()
+	return s.jwt.Verify(token)
 }
 
-// writeJSONName writes a header name as a JSON string, lower-cased as
-// strings.ToLower would.
-func writeJSONName(b *strings.Builder, name string) {
-	for i := 0; i < len(name); i++ {
-		if c := name[i]; c >= utf8.RuneSelf || c < 0x20 || c == '"' || c == '\\' {
-			// Not a token: net/http never hands over such a name, but
-			// whatever it is, it is lowered and escaped like any text.
-			writeJSONString(b, strings.ToLower(name))
-			return
-		}
+// transact runs steps, the main statement last, as x's transaction, on
+// the primary or a replica (server/txroute), in one round trip.
+func (s *Server) transact(x *exchange, steps []dbexec.Step) error {
+	if len(steps) > 0 {
+		x.obs.Statement(steps[len(steps)-1].Stmt.SQL) // the main one
 	}
-	b.WriteByte('"')
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		b.WriteByte(c)
-	}
-	b.WriteByte('"')
-}
-
-// cookiesJSON renders the request cookies as request.cookies; the last of
-// several cookies with one name wins.
-func cookiesJSON(cookies []*http.Cookie) string {
-	if len(cookies) == 0 {
-		return "{}"
-	}
-	seen := make(map[string]string, len(cookies))
-	order := make([]string, 0, len(cookies))
-	for _, c := range cookies {
-		if _, dup := seen[c.Name]; !dup {
-			order = append(order, c.Name)
-		}
-		seen[c.Name] = c.Value
-	}
-	var b strings.Builder
-	b.WriteByte('{')
-	for i, name := range order {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		writeJSONString(&b, name)
-		b.WriteByte(':')
-		writeJSONString(&b, seen[name])
-	}
-	b.WriteByte('}')
-	return b.String()
-}
-
-// writeJSONString writes s as a JSON string. Invalid UTF-8 becomes U+FFFD
-// (writeJSONChars), so PostgreSQL's json parser always accepts the result.
-func writeJSONString(b *strings.Builder, s string) {
-	b.WriteByte('"')
-	writeJSONChars(b, s)
-	b.WriteByte('"')
-}
-
-// writeJSONChars writes s escaped for a JSON string, without its quotes.
-// Runs of characters that need no escape are copied whole; a byte that
-// is not UTF-8 becomes U+FFFD, as ranging over the string reads it.
-func writeJSONChars(b *strings.Builder, s string) {
-	const hex = "0123456789abcdef"
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
-			i++
-			continue
-		}
-		if c >= utf8.RuneSelf {
-			r, n := utf8.DecodeRuneInString(s[i:])
-			if r != utf8.RuneError || n != 1 {
-				i += n
-				continue
-			}
-		}
-		b.WriteString(s[start:i])
-		switch {
-		case c == '"' || c == '\\':
-			b.WriteByte('\\')
-			b.WriteByte(c)
-		case c < 0x20:
-			b.WriteString(`\u00`)
-			b.WriteByte(hex[c>>4])
-			b.WriteByte(hex[c&0xf])
-		default:
-			b.WriteRune(utf8.RuneError)
-		}
-		i++
-		start = i
-	}
-	b.WriteString(s[start:])
+	return s.txs.Execute(x.w, x.r, x.tx, steps)
 }

@@ -2,18 +2,24 @@ package server
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/dbexec"
 	"github.com/svc-dev/svc/server/plan"
 	"github.com/svc-dev/svc/server/query"
 	"github.com/svc-dev/svc/server/request"
+	"github.com/svc-dev/svc/server/shapes"
 	"github.com/svc-dev/svc/snapshot"
 )
+
+// writeRoute is a write to a relation (POST, PATCH, PUT, DELETE).
+var writeRoute = route[*plan.Write]{kind: request.KindRelation, plan: (*Server).planWrite, build: (*Server).buildWrite}
 
 // planWrite plans a write to a relation (POST, PATCH, PUT, DELETE),
 // parsed. The body is read here, once the role is known to be allowed
@@ -26,11 +32,12 @@ func (s *Server) planWrite(x *exchange, req *request.Request) (*plan.Write, erro
 			return nil, err
 		}
 		var err error
-		if payload, err = s.writeBody(x, req); err != nil {
+		payload, x.lines, err = request.WriteBody(x.w, r, req, s.bodyLimits)
+		if err != nil {
 			return nil, err
 		}
 	}
-	p, err := plan.BuildWrite(req, payload, x.snap, s.planOptions())
+	p, err := plan.BuildWrite(req, payload, x.snap, s.planning)
 	if err != nil {
 		return nil, err
 	}
@@ -40,34 +47,15 @@ func (s *Server) planWrite(x *exchange, req *request.Request) (*plan.Write, erro
 	return p, nil
 }
 
-// writeBody reads and parses a write's body: whole, or for an insert of
-// JSON Lines its first batch (linesbody.go).
-func (s *Server) writeBody(x *exchange, req *request.Request) (*request.Payload, error) {
-	ct := x.r.Header.Get("Content-Type")
-	if x.r.Method == http.MethodPost && request.IsJSONLines(ct) {
-		return s.firstLines(x, req.Columns)
-	}
-	body, err := s.readBody(x.w, x.r)
-	if err != nil {
-		return nil, err
-	}
-	return request.ParsePayload(ct, body, req.Columns)
-}
-
 // buildWrite builds the statement of write p; for the plan media type,
 // its EXPLAIN, which only options=analyze runs, and then the transaction
 // ends as any other (Prefer: tx=rollback).
-func (s *Server) buildWrite(x *exchange, req *request.Request, p *plan.Write) (action, error) {
+func (s *Server) buildWrite(x *exchange, req *request.Request, p *plan.Write) (action, shapes.Stmts, error) {
 	tx := s.newTxShape(req.Prefer, p.Relation.Schema)
 	if req.Media.Kind == request.MediaPlan {
-		inner := *p
-		read := *p.Read
-		read.Media = request.Media{Kind: req.Media.PlanFor}
-		inner.Read = &read
-		return &explainAction{tx: tx, stmt: query.WriteWhole(&inner), media: req.Media}, nil
+		return explainOf(tx, p, req.Media), shapes.Stmts{}, nil
 	}
-	x.stmts = bound{main: s.writeStatement(x, req, p)}
-	return &writeAction{tx: tx, req: req, plan: p}, nil
+	return &writeAction{tx: tx, req: req, plan: p}, shapes.Stmts{Main: s.writeStatement(x, req, p)}, nil
 }
 
 // writeAction is the action of a write.
@@ -85,42 +73,34 @@ func (a *writeAction) begin(s *Server, x *exchange) error {
 	return nil
 }
 
-func (a *writeAction) run(s *Server, x *exchange) error {
+func (a *writeAction) run(s *Server, x *exchange, stmts shapes.Stmts) error {
 	row := dbexec.ScanResult(&x.res)
 	// A streamed header may leave before respond: it says what was
 	// applied.
 	x.applied.write = a.plan
 	if query.WriteStreamed(a.plan) {
-		row = s.streamWrite(x, &writeReply{req: a.req, plan: a.plan})
+		row = s.streamRows(x, a, query.FramingOf(a.plan.Read), csvHead(&a.plan.Read.Node, a.plan.Read.Media))
 	}
 	if err := s.nextLines(x, a.plan, row); err != nil {
 		return err
 	}
-	x.stepBuf[0] = dbexec.Step{Stmt: x.stmts.main, Row: row}
+	x.stepBuf[0] = dbexec.Step{Stmt: stmts.Main, Row: row}
 	return s.transact(x, x.stepBuf[:1])
 }
 
 func (a *writeAction) respond(s *Server, x *exchange) error {
 	if query.WriteStreamed(a.plan) {
-		if err := x.sink.end(); err != nil || x.sink.started {
+		if err := x.sink.End(); err != nil || x.sink.Started() {
 			return err
 		}
 	}
-	return respondWrite(x, &writeReply{req: a.req, plan: a.plan}, &x.res)
+	return respondWrite(x, a.req, a.plan, &x.res)
 }
 
-// writeReply is what answering a write takes from its request and plan.
-type writeReply struct {
-	req  *request.Request
-	plan *plan.Write
-}
-
-// streamWrite readies x.sink for the representation of a write, as
-// streamRows does for a read's rows.
-func (s *Server) streamWrite(x *exchange, rep *writeReply) dbexec.RowFunc {
-	p := rep.plan
-	head := &rowsReply{head: csvHead(&p.Read.Node, p.Read.Media), frame: query.FramingOf(p.Read)}
-	return s.streamRows(x, rep.req.Prefer, head, rep)
+// StreamHeader sets the header of the write's representation when it
+// streams.
+func (a *writeAction) StreamHeader(x *exchange, res *dbexec.Result) (int, error) {
+	return writeHeader(x, a.req, a.plan, res, true)
 }
 
 // refuseWrite answers, before the body is read, a write that cannot run:
@@ -128,7 +108,7 @@ func (s *Server) streamWrite(x *exchange, rep *writeReply) dbexec.RowFunc {
 // With db-pre-request configured the privilege is left to the database:
 // that function runs first and may answer, or change the role, itself.
 func (s *Server) refuseWrite(req *request.Request, snap *snapshot.Snapshot, tx dbexec.Tx) error {
-	rel, err := plan.WriteTarget(req, snap, s.planOptions())
+	rel, err := plan.WriteTarget(req, snap, s.planning)
 	if err != nil || s.preRequest != nil {
 		return err
 	}
@@ -175,12 +155,11 @@ func writeChecks(req *request.Request, p *plan.Write, res *dbexec.Result) func()
 // respondWrite answers a write that committed (or rolled back on purpose):
 // 201 when rows were created, 200 with a representation or for an upsert
 // that only updated, 204 otherwise.
-func respondWrite(x *exchange, rep *writeReply, res *dbexec.Result) error {
-	status, err := writeHeader(x, rep, res, false)
+func respondWrite(x *exchange, req *request.Request, p *plan.Write, res *dbexec.Result) error {
+	status, err := writeHeader(x, req, p, res, false)
 	if err != nil {
 		return err
 	}
-	p := rep.plan
 	if p.Return != "representation" {
 		x.w.WriteHeader(status)
 		return nil
@@ -194,8 +173,7 @@ func respondWrite(x *exchange, rep *writeReply, res *dbexec.Result) error {
 // arrived: the number of rows written is not known then, so its range
 // says none (`0-*/*` for an update, `*/*` otherwise), as a streamed
 // read's does.
-func writeHeader(x *exchange, rep *writeReply, res *dbexec.Result, streamed bool) (int, error) {
-	req, p := rep.req, rep.plan
+func writeHeader(x *exchange, req *request.Request, p *plan.Write, res *dbexec.Result, streamed bool) (int, error) {
 	h := x.w.Header()
 	var total *int64
 	if req.Prefer.Count == "exact" && !streamed {
@@ -266,4 +244,96 @@ func location(path string, pk []string, values []byte) string {
 		parts[i] = url.QueryEscape(k) + "=eq." + url.QueryEscape(plan.JSONText(vals[i]))
 	}
 	return path + "?" + strings.Join(parts, "&")
+}
+
+// writeStatement returns the statement of write p, the plan of x's
+// request req: from the kept shape of an insert seen before, its body
+// bound in, or built, and its shape kept when it has one. Planning an
+// insert stays per request (it is cheap, and what answering needs);
+// building its statement need not.
+func (s *Server) writeStatement(x *exchange, req *request.Request, p *plan.Write) query.Statement {
+	if p.Kind != plan.Insert || p.Payload == nil {
+		return query.Write(p)
+	}
+	key := shapes.Key(x.r, req.Target, p.Payload)
+	defer key.Done()
+	if sh, ok := s.shapes.Find(x.snap, shapes.Inserts, key.Bytes()).(*shapes.Insert); ok {
+		return sh.Stmt.BindPayload(p.Payload.JSON)
+	}
+	st := query.Write(p)
+	if kept, ok := st.WriteShape(); ok {
+		s.shapes.Keep(x.snap, shapes.Inserts, key.Bytes(), &shapes.Insert{Stmt: kept})
+	}
+	return st
+}
+
+// An insert whose body is JSON Lines reads it a batch at a time
+// (request.Lines): the first batch before the transaction, as any body,
+// and the rest while the transaction runs, each batch one more run of the
+// insert's statement (dbexec.Tx.Next). All of them commit, or none: a
+// batch that fails to read or to parse rolls the whole back.
+//
+// A body that ends within its first batch is an ordinary insert. One
+// that does not holds its session while its client sends: it must hold
+// one of the sessions slow clients may hold (stream.Settings.Streams,
+// half of db-pool), waiting for one as long as for a session, so that clients
+// sending slowly cannot take the pool. Each batch must arrive within
+// server-read-timeout; the body may be server-max-lines-body-bytes in
+// all, each line server-max-body-bytes.
+
+// nextLines sets x's transaction up to run write p's statement on every
+// batch of its body after the first: row reads each batch's rows, as it
+// did the first's. The slot among slow clients' sessions is taken here,
+// before a session is.
+func (s *Server) nextLines(x *exchange, p *plan.Write, row dbexec.RowFunc) error {
+	lines := x.lines
+	if lines == nil || !lines.More() {
+		return nil
+	}
+	t := time.NewTimer(s.cfg.DBPoolAcquisitionTimeout)
+	defer t.Stop()
+	select {
+	case s.streaming.Streams <- struct{}{}:
+		x.linesSlot = s.streaming.Streams
+	case <-t.C:
+		return apierr.PoolTimeout()
+	case <-x.r.Context().Done():
+		return dbexec.ErrClientGone
+	}
+	rc := http.NewResponseController(x.w)
+	// Without it, an HTTP/1 answer whose header leaves (a representation
+	// streaming) before the body is read has the server discard what is
+	// left of the body up to 256 KiB, and the reads after that see its end.
+	if err := rc.EnableFullDuplex(); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		return err
+	}
+	res := &x.res
+	// before counts the rows of the batches run before the last one: a
+	// batch's statement counts its own (and an upsert's inserted rows its
+	// own, less every update so far), which fold into the whole's once it
+	// has run, the first batch's in the pipeline.
+	var before int64
+	streamed := query.WriteStreamed(p)
+	x.tx.Next = func() (dbexec.Step, bool, error) {
+		if !streamed {
+			res.PageCount += before // a streamed one counts on
+		}
+		if res.Total != nil {
+			*res.Total += before
+		}
+		before = res.PageCount
+		// Each batch gets server-read-timeout to arrive, the whole body
+		// not: it may take longer than one request's body.
+		rc.SetReadDeadline(time.Now().Add(s.cfg.ServerReadTimeout))
+		batch, err := lines.Batch()
+		if err != nil || batch == nil {
+			return dbexec.Step{}, false, err
+		}
+		p.Payload = batch
+		if streamed {
+			x.sink.NextBatch()
+		}
+		return dbexec.Step{Stmt: query.Write(p), Row: row}, true, nil
+	}
+	return nil
 }

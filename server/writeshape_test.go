@@ -11,6 +11,7 @@ import (
 	"github.com/svc-dev/svc/server/plan"
 	"github.com/svc-dev/svc/server/query"
 	"github.com/svc-dev/svc/server/request"
+	"github.com/svc-dev/svc/server/shapes"
 	"github.com/svc-dev/svc/snapshot"
 )
 
@@ -29,7 +30,8 @@ type writeCase struct {
 // text, the same values in the same places, the same expansion.
 func TestWriteShapesBuildLikeFreshStatements(t *testing.T) {
 	snap := writeShapeSnapshot(t)
-	s := &Server{cfg: &config.Config{DBSchemas: []string{"api"}}, writeShapes: newShapeCache(100, 1<<20)}
+	s := &Server{cfg: &config.Config{DBSchemas: []string{"api"}}, planning: plan.Options{Schemas: []string{"api"}},
+		shapes: shapes.New(100, 1<<20)}
 	json := "application/json"
 	cases := []writeCase{
 		{"POST", "", nil, []string{`{"title":"a"}`, `{"title":"b\"c"}`, `{"title":null}`}, true},
@@ -52,7 +54,7 @@ func TestWriteShapesBuildLikeFreshStatements(t *testing.T) {
 	}
 	kept := 0
 	for _, c := range cases {
-		before := s.writeShapes.len()
+		before := s.shapes.Len(shapes.Inserts)
 		for _, body := range c.bodies {
 			r := httptest.NewRequest(c.method, "/docs?"+c.query, strings.NewReader(body))
 			r.Header.Set("Content-Type", json)
@@ -67,7 +69,7 @@ func TestWriteShapesBuildLikeFreshStatements(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s ?%s %s: %v", c.method, c.query, body, err)
 			}
-			p, err := plan.BuildWrite(req, payload, snap, s.planOptions())
+			p, err := plan.BuildWrite(req, payload, snap, s.planning)
 			if err != nil {
 				t.Fatalf("%s ?%s %s: %v", c.method, c.query, body, err)
 			}
@@ -81,11 +83,11 @@ func TestWriteShapesBuildLikeFreshStatements(t *testing.T) {
 		if c.kept {
 			kept++
 		}
-		if n := s.writeShapes.len() - before; n != 0 && !c.kept || n != 1 && c.kept {
+		if n := s.shapes.Len(shapes.Inserts) - before; n != 0 && !c.kept || n != 1 && c.kept {
 			t.Errorf("%s ?%s %v: %d shapes kept, want kept=%v", c.method, c.query, c.header, n, c.kept)
 		}
 	}
-	if n := s.writeShapes.len(); n != kept {
+	if n := s.shapes.Len(shapes.Inserts); n != kept {
 		t.Errorf("%d write shapes kept, want %d", n, kept)
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/svc-dev/svc/server/memlimit"
 	"github.com/svc-dev/svc/server/naming"
 	"github.com/svc-dev/svc/server/reload"
+	"github.com/svc-dev/svc/server/txroute"
 )
 
 // serve runs the server until SIGINT or SIGTERM, with the configuration
@@ -70,14 +71,14 @@ func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log 
 	snaps.OnReload(metrics.SnapshotReloaded)
 	// Replicas, when configured, are checked from now on; the first
 	// snapshot already waits for those found healthy.
-	replicas, err := server.NewReplicas(ctx, cfg, pool, log)
+	replicas, err := txroute.NewReplicas(ctx, cfg, pool, log)
 	if err != nil {
 		return err
 	}
 	if replicas != nil {
 		defer replicas.Close()
 		replicas.Start(ctx)
-		snaps.Gate(server.AwaitReplicas(replicas, log))
+		snaps.Gate(txroute.AwaitReplicas(replicas, log))
 		metrics.Register(replicas.Collector())
 	}
 	if cfg.AdminEnabled() {

@@ -412,7 +412,7 @@ func textArgs(args []any) ([][]byte, error) {
 
 // ErrClientGone reports a request abandoned by its client mid-query: there
 // is no one to answer and nothing went wrong on our side.
-var ErrClientGone = errors.New("client closed the request")
+var ErrClientGone = apierr.ErrClientGone
 
 // APIError turns a database or driver error into the caller's error, for
 // a server under naming n.

@@ -181,27 +181,6 @@ func embedExists(b *builder, sc *scope, e *plan.Embed) {
 	b.write(")")
 }
 
-// Explain wraps stmt in EXPLAIN with the plan media type's format and
-// options. The options come from a fixed list checked during negotiation,
-// so they are safe to write into the statement.
-func Explain(stmt Statement, asJSON bool, options []string) Statement {
-	format := "text"
-	if asJSON {
-		format = "json"
-	}
-	var sb strings.Builder
-	sb.WriteString("explain (format ")
-	sb.WriteString(format)
-	for _, o := range options {
-		sb.WriteString(", ")
-		sb.WriteString(o)
-	}
-	sb.WriteString(") ")
-	sb.WriteString(stmt.SQL)
-	stmt.SQL = sb.String()
-	return stmt
-}
-
 // body writes the expression that serialises the page in PostgreSQL.
 func body(b *builder, p *plan.Read) {
 	if p.Head {

@@ -97,14 +97,14 @@ const (
 // The text may be shared with the statement prepared on the database
 // connections; it is counted here all the same.
 func (s Statement) Bytes() int {
-	n := sizeStatement + allocated(len(s.SQL)) + allocated(len(s.Assert)) + allocated(len(s.Args)*sizeArg) + allocated(len(s.Sources)*sizeSource)
+	n := sizeStatement + Allocated(len(s.SQL)) + Allocated(len(s.Assert)) + Allocated(len(s.Args)*sizeArg) + Allocated(len(s.Sources)*sizeSource)
 	for _, a := range s.Args {
 		switch v := a.(type) {
 		case nil:
 		case string:
-			n += sizeString + allocated(len(v))
+			n += sizeString + Allocated(len(v))
 		case []byte:
-			n += sizeSlice + allocated(len(v))
+			n += sizeSlice + Allocated(len(v))
 		default:
 			n += sizeInt
 		}
@@ -112,9 +112,10 @@ func (s Statement) Bytes() int {
 	return n
 }
 
-// allocated is at least what Go's allocator takes for a block of n
-// bytes: a size class up to a fifth larger, or whole pages past 32 KiB.
-func allocated(n int) int {
+// Allocated is at least what Go's allocator takes for a block of n
+// bytes, as the estimates of kept statements and shapes count it: a
+// size class up to a fifth larger, or whole pages past 32 KiB.
+func Allocated(n int) int {
 	const page = 8 << 10
 	if n > 32<<10 {
 		return (n + page - 1) &^ (page - 1)

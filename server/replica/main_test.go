@@ -22,6 +22,7 @@ import (
 	"github.com/svc-dev/svc/server/dbexec"
 	"github.com/svc-dev/svc/server/reload"
 	"github.com/svc-dev/svc/server/replica"
+	"github.com/svc-dev/svc/server/txroute"
 	"github.com/svc-dev/svc/sql/catalog"
 	"github.com/svc-dev/svc/sql/pgtest"
 )
@@ -155,14 +156,14 @@ func startServerChecking(t testing.TB, interval time.Duration, cfg *config.Confi
 		cfg.DBReplicaURIs = append(cfg.DBReplicaURIs, fixture.replicas[i])
 	}
 	if len(cfg.DBReplicaURIs) > 0 {
-		opts := server.ReplicaOptions(cfg, pool, log)
+		opts := txroute.ReplicaOptions(cfg, pool, log)
 		opts.Interval = interval
 		if ts.Replicas, err = replica.New(ctx, opts); err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(ts.Replicas.Close)
 		ts.Replicas.Start(ctx)
-		ts.Snaps.Gate(server.AwaitReplicas(ts.Replicas, log))
+		ts.Snaps.Gate(txroute.AwaitReplicas(ts.Replicas, log))
 		metrics.Register(ts.Replicas.Collector())
 	}
 	if err := ts.Snaps.Reload(ctx); err != nil {

@@ -3,6 +3,7 @@ package request
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"slices"
@@ -46,6 +47,10 @@ type Lines struct {
 	ended   bool
 	// read counts the body's bytes so far.
 	read int64
+	// limits and ctx, of a body a request opened (WriteBody), say what a
+	// failure to read means (Batch).
+	limits BodyLimits
+	ctx    context.Context
 }
 
 // NewLines reads the JSON Lines body r in batches of about batch bytes,

@@ -40,7 +40,7 @@ var preferenceValues = map[string][]string{
 func ParsePrefer(r *http.Request) Preferences {
 	var p Preferences
 	seen := map[string]bool{}
-	for _, h := range r.Header.Values("Prefer") {
+	for _, h := range headerValues(r, headerPrefer) {
 		for _, item := range strings.Split(h, ",") {
 			item = strings.TrimSpace(item)
 			if item == "" {

@@ -56,7 +56,7 @@ func newRange(limit, offset *int64, r *http.Request) (Range, error) {
 	if offset != nil {
 		rng.Offset = *offset
 	}
-	h := strings.TrimSpace(r.Header.Get("Range"))
+	h := strings.TrimSpace(headerValue(r, headerRange))
 	if h == "" || r.Method != http.MethodGet {
 		return rng, nil
 	}

@@ -117,7 +117,7 @@ func splitEmbedPath(key string) (path, rest string) {
 // (which Kind and Target) is decided by the router and passed in.
 func Parse(n apierr.Naming, r *http.Request, kind Kind, target string) (*Request, error) {
 	req := &Request{Method: r.Method, Kind: kind, Target: target, Schema: profile(r), Prefer: ParsePrefer(r)}
-	accept := strings.Join(r.Header.Values("Accept"), ", ")
+	accept := strings.Join(headerValues(r, headerAccept), ", ")
 	var err error
 	if kind == KindRoot {
 		if req.Media, err = NegotiateRoot(n, accept); err != nil {
@@ -273,8 +273,8 @@ func (p *Params) parse(key, param string, class paramClass, v string, slot int) 
 func profile(r *http.Request) string {
 	switch r.Method {
 	case http.MethodGet, http.MethodHead:
-		return strings.TrimSpace(r.Header.Get("Accept-Profile"))
+		return strings.TrimSpace(headerValue(r, headerAcceptProfile))
 	default:
-		return strings.TrimSpace(r.Header.Get("Content-Profile"))
+		return strings.TrimSpace(headerValue(r, headerContentProfile))
 	}
 }

@@ -146,9 +146,30 @@ func appendText(key []byte, s string) []byte {
 	return append(key, s...)
 }
 
-// parsedHeaders are the headers Parse reads: a request's shape holds
-// their values as text.
-var parsedHeaders = [...]string{"Accept", "Accept-Profile", "Content-Profile", "Prefer", "Range"}
+// parsedHeader is one of the headers Parse reads.
+type parsedHeader int
+
+const (
+	headerAccept parsedHeader = iota
+	headerAcceptProfile
+	headerContentProfile
+	headerPrefer
+	headerRange
+	parsedHeaderCount
+)
+
+// parsedHeaders are the headers Parse reads, and it reads them only
+// through headerValues and headerValue: a request's shape (Template.Read,
+// WriteKey) holds their values as text, so a header Parse reads is one
+// the key holds. TestHeadersReadAreKeyed keeps the package to it.
+var parsedHeaders = [parsedHeaderCount]string{headerAccept: "Accept", headerAcceptProfile: "Accept-Profile",
+	headerContentProfile: "Content-Profile", headerPrefer: "Prefer", headerRange: "Range"}
+
+// headerValues returns the values of parsed header h in r.
+func headerValues(r *http.Request, h parsedHeader) []string { return r.Header.Values(parsedHeaders[h]) }
+
+// headerValue returns the first value of parsed header h in r.
+func headerValue(r *http.Request, h parsedHeader) string { return r.Header.Get(parsedHeaders[h]) }
 
 // appendHeaders appends to a key the values of parsedHeaders in h.
 func appendHeaders(key []byte, h http.Header) []byte {

@@ -1,0 +1,56 @@
+package request
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// A request's shape (Template.Read, WriteKey) holds the headers Parse
+// reads, parsedHeaders, so two requests of one key parse alike. Parse
+// reads them through headerValues and headerValue; this test fails on a
+// header read by name anywhere else in the package, which a key would
+// not hold. Content-Type is the one exception: the body's parser reads
+// it, and WriteKey, the only key of requests with a body, holds it.
+func TestHeadersReadAreKeyed(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok || len(call.Args) != 1 {
+				return true
+			}
+			sel, ok := call.Fun.(*ast.SelectorExpr)
+			if !ok || (sel.Sel.Name != "Get" && sel.Sel.Name != "Values") {
+				return true
+			}
+			if h, ok := sel.X.(*ast.SelectorExpr); !ok || h.Sel.Name != "Header" {
+				return true
+			}
+			lit, ok := call.Args[0].(*ast.BasicLit)
+			if !ok {
+				return true // parsedHeaders[h]: one the key holds
+			}
+			if name, _ := strconv.Unquote(lit.Value); name != "Content-Type" {
+				t.Errorf("%s: the header %s is read by name, and no request's key holds it: add it to parsedHeaders",
+					fset.Position(call.Pos()), lit.Value)
+			}
+			return true
+		})
+	}
+}

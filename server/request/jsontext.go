@@ -1,0 +1,160 @@
+package request
+
+import (
+	"net/http"
+	"strings"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// JSON texts the request hands to SQL: request.headers, request.cookies,
+// and the rows a CSV body becomes. One escaper writes them all.
+
+// jsonEscapes are the short escapes of control characters; the others
+// are written \u00XX.
+var jsonEscapes = [...]byte{'\b': 'b', '\t': 't', '\n': 'n', '\f': 'f', '\r': 'r'}
+
+// appendJSONChars appends s escaped for a JSON string, without its
+// quotes. Runs of characters that need no escape are copied whole; a
+// byte that is not UTF-8 becomes U+FFFD, so PostgreSQL's json parser
+// always accepts the result. short writes the control characters that
+// have one as their short escape (\n); otherwise every control character
+// is \u00XX, as request.headers has always carried them.
+func appendJSONChars[T string | []byte](out []byte, s T, short bool) []byte {
+	const hex = "0123456789abcdef"
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		if c >= utf8.RuneSelf {
+			r, n := utf8.DecodeRuneInString(string(s[i:]))
+			if r != utf8.RuneError || n != 1 {
+				i += n
+				continue
+			}
+		}
+		out = append(out, s[start:i]...)
+		switch {
+		case c == '"' || c == '\\':
+			out = append(out, '\\', c)
+		case short && int(c) < len(jsonEscapes) && jsonEscapes[c] != 0:
+			out = append(out, '\\', jsonEscapes[c])
+		case c < 0x20:
+			out = append(out, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		default:
+			out = utf8.AppendRune(out, utf8.RuneError)
+		}
+		i++
+		start = i
+	}
+	return append(out, s[start:]...)
+}
+
+// appendJSONString appends s as a JSON string, its control characters
+// short-escaped where they can be (appendJSONChars).
+func appendJSONString(out, s []byte) []byte {
+	out = append(out, '"')
+	out = appendJSONChars(out, s, true)
+	return append(out, '"')
+}
+
+// jsonStringSize is the length appendJSONString gives s, UTF-8.
+func jsonStringSize(s []byte) int {
+	n := 2 + len(s)
+	for _, c := range s {
+		switch {
+		case c == '"' || c == '\\', int(c) < len(jsonEscapes) && jsonEscapes[c] != 0:
+			n++
+		case c < 0x20:
+			n += 5
+		}
+	}
+	return n
+}
+
+// HeadersJSON renders the request headers as one JSON object with
+// lower-case names, as request.headers; repeated headers are joined with
+// ", " as HTTP allows. It is on every request's path, so it writes into
+// one buffer sized up front rather than lowering and joining each header.
+func HeadersJSON(h http.Header) string {
+	size := 2
+	for name, values := range h {
+		size += len(name) + 4
+		for _, v := range values {
+			size += len(v) + 4
+		}
+	}
+	b := make([]byte, 0, size)
+	b = append(b, '{')
+	first := true
+	for name, values := range h {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = appendJSONName(b, name)
+		b = append(b, ':', '"')
+		for i, v := range values {
+			if i > 0 {
+				b = append(b, ", "...)
+			}
+			b = appendJSONChars(b, v, false)
+		}
+		b = append(b, '"')
+	}
+	b = append(b, '}')
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
+// appendJSONName appends a header name as a JSON string, lower-cased as
+// strings.ToLower would.
+func appendJSONName(b []byte, name string) []byte {
+	b = append(b, '"')
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if c >= utf8.RuneSelf || c < 0x20 || c == '"' || c == '\\' {
+			// Not a token: net/http never hands over such a name, but
+			// whatever it is, it is lowered and escaped like any text.
+			b = appendJSONChars(b[:len(b)-i], strings.ToLower(name), false)
+			return append(b, '"')
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b = append(b, c)
+	}
+	return append(b, '"')
+}
+
+// CookiesJSON renders the request cookies as request.cookies; the last of
+// several cookies with one name wins.
+func CookiesJSON(cookies []*http.Cookie) string {
+	if len(cookies) == 0 {
+		return "{}"
+	}
+	seen := make(map[string]string, len(cookies))
+	order := make([]string, 0, len(cookies))
+	for _, c := range cookies {
+		if _, dup := seen[c.Name]; !dup {
+			order = append(order, c.Name)
+		}
+		seen[c.Name] = c.Value
+	}
+	var b []byte
+	b = append(b, '{')
+	for i, name := range order {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '"')
+		b = appendJSONChars(b, name, false)
+		b = append(b, '"', ':', '"')
+		b = appendJSONChars(b, seen[name], false)
+		b = append(b, '"')
+	}
+	b = append(b, '}')
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
