@@ -132,7 +132,7 @@ func New(cfg *config.Config, pool *pgxpool.Pool, snapshots *reload.Snapshots, jw
 	if cfg.ServerTraceHeader != "" {
 		s.observer.TraceHeader = textproto.CanonicalMIMEHeaderKey(cfg.ServerTraceHeader)
 	}
-	s.planning = plan.Options{Names: s.names, Schemas: cfg.DBSchemas, MaxRows: int64(cfg.DBMaxRows),
+	s.planning = plan.Options{Names: s.names, PreRequest: cfg.DBPreRequest != "", Schemas: cfg.DBSchemas, MaxRows: int64(cfg.DBMaxRows),
 		Aggregates: cfg.DBAggregatesEnabled, Refresh: s.refresh, Misconfigured: s.misconfigured,
 		LegacyTargetNames: cfg.URLUseLegacyTargetNames}
 	for _, o := range opts {

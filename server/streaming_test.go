@@ -25,8 +25,9 @@ import (
 // default response buffer); loaded and deferred, for bulk writes (the
 // latter's key checked at commit); huge, a view of 1,100,000 rows of about
 // 1 KB (1.1 GB, past PostgreSQL's largest value); failing, rows that fail
-// at the 150,000th; and stream_write, a call that writes a row and
-// returns rows whose output may fail.
+// at the 150,000th; stream_write, a call that writes a row and returns
+// rows whose output may fail; marked, a view of 2.4 MB whose rows set a
+// response header, and pre, a db-pre-request function that sets one.
 var streamSchema = sync.OnceValue(func() error {
 	conn, err := pgx.Connect(context.Background(), fixture.superURI)
 	if err != nil {
@@ -49,6 +50,14 @@ var streamSchema = sync.OnceValue(func() error {
 				insert into stream.writes (note) values (stream_write.note);
 				return query select g, case when g > n - 1000 then 1e20 else g end from generate_series(1, n) g;
 			end $$;
+		create function stream.mark(g int) returns int language plpgsql as $$
+			begin
+				perform set_config('response.headers', '[{"X-Marked":"yes"}]', true);
+				return g;
+			end $$;
+		create view stream.marked as select stream.mark(g) as g, repeat('x', 100) as pad from generate_series(1, 20000) g;
+		create function stream.pre() returns void language plpgsql as $$
+			begin perform set_config('response.headers', '[{"X-Pre":"yes"}]', true); end $$;
 		grant select on all tables in schema stream to web_anon;
 		grant insert on stream.writes to web_anon;
 		grant usage on all sequences in schema stream to web_anon;
@@ -175,6 +184,36 @@ func TestStreamedAnswerHeaders(t *testing.T) {
 		}
 		if !json.Valid(body) {
 			t.Errorf("%s: the body is not JSON", c.path)
+		}
+	}
+}
+
+// A streamed answer's header carries the response settings the rows had
+// set when it left: a view's function's, and a db-pre-request function's
+// before a read of a table, whose rows run nothing that could set them.
+func TestStreamedAnswerSettings(t *testing.T) {
+	plain, _, _ := streamServer(t, nil)
+	pre, _, _ := streamServer(t, map[string]string{"db-pre-request": "stream.pre"})
+	for _, c := range []struct{ url, header, want string }{
+		{plain + "/marked", "X-Marked", "yes"},
+		{pre + "/big", "X-Pre", "yes"},
+		{pre + "/marked", "X-Marked", "yes"},
+		{plain + "/big", "X-Pre", ""},
+	} {
+		resp, err := http.Get(c.url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", c.url, err)
+		}
+		if resp.StatusCode != http.StatusOK || resp.ContentLength != -1 || !json.Valid(body) {
+			t.Errorf("%s: %s, length %d, valid JSON %v; want 200, streamed", c.url, resp.Status, resp.ContentLength, json.Valid(body))
+		}
+		if got := resp.Header.Get(c.header); got != c.want {
+			t.Errorf("%s: %s %q, want %q", c.url, c.header, got, c.want)
 		}
 	}
 }

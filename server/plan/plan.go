@@ -34,6 +34,9 @@ type Options struct {
 	// Names is the naming of the server planning: the vendor of its
 	// media types and of a call's aliases (pgrst_call under PostgREST's).
 	Names apierr.Naming
+	// PreRequest is set when db-pre-request names a function, which runs
+	// before every request's statement and may set the response settings.
+	PreRequest bool
 }
 
 // Node is one relation of a read tree: the relation read, or an embed.
@@ -166,6 +169,10 @@ type Read struct {
 	// Product is the product of the naming planned under (Options.Names),
 	// the agent a Warning on the answer names (PostgREST under its naming).
 	Product string
+	// SettingsUnset is set when nothing the read runs can set the response
+	// settings before its last row (quietRows): its rows need not carry
+	// them, and the settings read after the rows are the answer's.
+	SettingsUnset bool
 }
 
 // OutputNames lists the keys of each output row in order, expanding `*`
@@ -285,7 +292,31 @@ func BuildRead(req *request.Request, snap *snapshot.Snapshot, opts Options) (*Re
 		return nil, err
 	}
 	req.Media = p.Media
+	p.SettingsUnset = !opts.PreRequest && quietRows(&p.Node, snap)
 	return p, nil
+}
+
+// quietRows reports whether reading n's rows runs no function of the
+// database's, which alone could set the response settings: tables only (a
+// view may call any), no computed field or representation (Fields), no
+// computed relationship, and a many-to-many embed only through a table.
+func quietRows(n *Node, snap *snapshot.Snapshot) bool {
+	if !isTable(n.Relation) || len(n.Fields) > 0 {
+		return false
+	}
+	for _, e := range n.Embeds {
+		r := e.Relationship
+		if r.Computed() || r.Junction != nil && !isTable(snap.Relation(r.Junction.Table)) || !quietRows(&e.Node, snap) {
+			return false
+		}
+	}
+	return true
+}
+
+// isTable reports whether r is a table's rows, which no function of the
+// database's produces.
+func isTable(r *snapshot.Relation) bool {
+	return r != nil && (r.Kind == snapshot.KindTable || r.Kind == snapshot.KindPartitionedTable)
 }
 
 // buildNode fills n's columns and embeds from a select list, finding the
