@@ -25,6 +25,6 @@ END {
   for (i = 1; i <= kinds; i++) {
     k = order[i]
     diff = ((k, "svc") in us && (k, "prest") in us) ? sprintf("%+.0f", median(us[k, "svc"]) - median(us[k, "prest"])) : "-"
-    printf "| %s | %s | %s | %s | %s | %s | %s |\n", k, cell(k, "trip"), cell(k, "setup"), cell(k, "main"), cell(k, "svc"), cell(k, "prest"), diff
+    printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", k, cell(k, "trip"), cell(k, "setup"), cell(k, "main"), cell(k, "svc"), cell(k, "far"), cell(k, "prest"), diff
   }
 }

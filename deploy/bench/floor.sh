@@ -16,6 +16,12 @@
 #   setup  SVC's set-up statement alone (role, search_path, request.*)
 #   main   SVC's main statement alone
 #   svc    KIND.pgbench: both, pipelined in one round trip as SVC sends them
+#   far    svc again, with pgbench on svc-serve's cores (TOPOLOGY=split):
+#          where SVC's client of PostgreSQL sits. Waking a backend from the
+#          other core, and being woken there, costs PostgreSQL more per
+#          transaction than a client sharing its core, as pgbench does in
+#          the paired rounds; far against svc is that difference, which no
+#          server on svc-serve's core can avoid.
 #   prest  prest/KIND.pgbench: pREST's statement, where pREST runs KIND
 # main and prest run as the role prest, which holds the anonymous role's
 # privileges as pREST's own sessions do; the others as the authenticator,
@@ -51,7 +57,7 @@ floor_script() {
   local kind=$1 part=$2 src=deploy/bench/$1.pgbench out=$WORK/floor/$1-$2.pgbench
   mkdir -p "$WORK/floor"
   case $part in
-  svc) echo "$src"; return ;;
+  svc | far) echo "$src"; return ;;
   prest) echo "deploy/bench/prest/$kind.pgbench"; return ;;
   trip) grep '^\\set ' "$src" >"$out"; echo 'select 1;' >>"$out" ;;
   setup) { grep '^\\set ' "$src"; grep 'set_config(.role.' "$src"; } >"$out" ;;
@@ -63,6 +69,7 @@ floor_script() {
 # floor_parts KIND: the parts measured for KIND.
 floor_parts() {
   echo trip setup main svc
+  [ "$TOPOLOGY" = split ] && echo far
   [ -f "deploy/bench/prest/$1.pgbench" ] && echo prest
 }
 
@@ -80,8 +87,10 @@ run_floor() {
       uri=$APP_URI
       case $part in main | prest) uri=${APP_URI/authenticator@/prest@} ;; esac
       : >"$WORK/floor-row.tsv"
-      PGBENCH_FILE=$(floor_script "$kind" "$part") PGBENCH_URI=$uri DURATION=$PAIR_SECONDS PGROWS=floor-row.tsv \
-        run_pgbench "$kind" prepared
+      PGBENCH_CORES=other
+      [ "$part" = far ] && PGBENCH_CORES=svc
+      PGBENCH_CORES=$PGBENCH_CORES PGBENCH_FILE=$(floor_script "$kind" "$part") PGBENCH_URI=$uri \
+        DURATION=$PAIR_SECONDS PGROWS=floor-row.tsv run_pgbench "$kind" prepared
       awk -v part="$part" -F'\t' '{$2 = part; print}' OFS='\t' "$WORK/floor-row.tsv" >>"$WORK/floor.tsv"
     done
   done
@@ -104,9 +113,11 @@ floor_report() {
   echo "pgbench's transactions) for each part of what SVC sends, each part a script of its own at $POOL"
   echo "clients, $FLOOR_ROUNDS rounds of ${PAIR_SECONDS} s (median, lowest to highest). \"trip\" is a round trip with a"
   echo "trivial statement; \"set-up\" and \"main\" each pay a round trip too, so set-up + main − trip is about"
-  echo "\"SVC's pipeline\", which sends both in one. \\* marks a disturbed round."
+  echo "\"SVC's pipeline\", which sends both in one. \"From svc-serve's core\" is SVC's pipeline again with pgbench"
+  echo "where svc-serve runs (TOPOLOGY=split): what PostgreSQL spends when its client sits on the other core,"
+  echo "as SVC and floorserver do. \\* marks a disturbed round."
   echo
-  echo "| workload | trip | set-up alone | main alone | SVC's pipeline | pREST's statement | SVC's pipeline − pREST's |"
-  echo "|---|--:|--:|--:|--:|--:|--:|"
+  echo "| workload | trip | set-up alone | main alone | SVC's pipeline | from svc-serve's core | pREST's statement | SVC's pipeline − pREST's |"
+  echo "|---|--:|--:|--:|--:|--:|--:|--:|"
   awk -F'\t' -f deploy/bench/stats.awk -f deploy/bench/floor.awk "$WORK/floor.tsv"
 }

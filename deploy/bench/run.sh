@@ -161,6 +161,7 @@ FAULT_CHECKS_FAILED=0
 as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
 cleanup() {
   set +e # clean up all we can, whatever already stopped
+  trap - ERR # a step of the clean-up that finds nothing to stop is no failure
   [ -n "$SAMPLER_PID" ] && kill "$SAMPLER_PID" 2>/dev/null
   [ -n "$FAULT_PID" ] && kill "$FAULT_PID" 2>/dev/null
   [ -n "$SVC_PID" ] && kill "$SVC_PID" 2>/dev/null && wait "$SVC_PID" 2>/dev/null
@@ -389,7 +390,8 @@ run_wrk() {
 
 # run_pgbench KIND MODE [CLIENTS]: the same statements straight to PostgreSQL
 # at the pool's 10 connections, or CLIENTS (another script when PGBENCH_FILE
-# is set, as another role when PGBENCH_URI is); latency percentiles from
+# is set, as another role when PGBENCH_URI is, on svc-serve's cores when
+# PGBENCH_CORES is svc); latency percentiles from
 # pgbench's per-transaction log (-l: third field, microseconds). Appends a
 # line to $PGROWS (pgbench.tsv), its mode field MODE, or MODE@CLIENTS for
 # CLIENTS.
@@ -400,7 +402,9 @@ run_pgbench() {
   local backends
   backends=$(pgrep -c -P "$PM_PID")
   before=$(cpu_ticks)
-  "${ON_OTHER[@]}" "$BIN/pgbench" -n -M "$mode" -c "$clients" -j 2 -T "$DURATION" -l --log-prefix="$logs" \
+  local on=("${ON_OTHER[@]}")
+  [ "${PGBENCH_CORES:-other}" = svc ] && on=("${ON_SVC[@]}")
+  "${on[@]}" "$BIN/pgbench" -n -M "$mode" -c "$clients" -j 2 -T "$DURATION" -l --log-prefix="$logs" \
     -f "${PGBENCH_FILE:-deploy/bench/$kind.pgbench}" "${PGBENCH_URI:-$APP_URI}" >"$out" 2>"$WORK/pgbench.log"
   # pgbench's backends exit just after it does; count them in this run.
   for _ in $(seq 100); do [ "$(pgrep -c -P "$PM_PID")" -le "$backends" ] && break; sleep 0.02; done
