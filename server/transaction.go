@@ -10,6 +10,7 @@ import (
 	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/auth"
 	"github.com/svc-dev/svc/server/config"
+	"github.com/svc-dev/svc/server/dbconfig"
 	"github.com/svc-dev/svc/server/dbexec"
 	"github.com/svc-dev/svc/server/query"
 	"github.com/svc-dev/svc/server/request"
@@ -160,7 +161,7 @@ func preRequestCall(name string) *query.Statement {
 	if name == "" {
 		return nil
 	}
-	return &query.Statement{SQL: dbexec.CallSQL(name)}
+	return &query.Statement{SQL: dbconfig.CallSQL(name)}
 }
 
 // appSettingsOf renders app.settings.* configuration keys as settings.

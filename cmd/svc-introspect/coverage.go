@@ -17,8 +17,10 @@ import (
 //
 // What the servers expose is known, in this order, from
 // --servers-db-schemas; from --config, the servers' own configuration
-// file (and SVC_* variables), when the snapshot is not a fresh dump of
-// --db-schemas; and otherwise from the snapshot active now, which the
+// file (and SVC_* variables, and, when its db-config is on, the settings
+// its role carries in the database, which override the file for the
+// servers too), when the snapshot is not a fresh dump of --db-schemas;
+// and otherwise from the snapshot active now, which the
 // running servers are using and so covers what they expose. The last is
 // cautious: a publish meant to drop an exposed schema after the servers
 // stopped exposing it names what they expose now with

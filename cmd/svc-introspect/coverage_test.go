@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -74,5 +75,50 @@ func TestPublishRefusesUncoveredSnapshot(t *testing.T) {
 	// The servers no longer expose roll_b: said so, the older one goes.
 	if code, stdout, stderr := publish("--file", older, "--servers-db-schemas", "roll_a"); code != 0 || activeNow() == active {
 		t.Errorf("publish for servers exposing roll_a only: status %d\n%s%s", code, stdout, stderr)
+	}
+}
+
+// TestPublishReadsServersDatabaseSettings: servers whose db-config reads
+// db-schemas from their role's in-database settings expose what the
+// database says, not what their file says. A publish with --config that
+// does not cover those schemas is refused, naming where they are set; the
+// same publish with db-config off in the file, which the servers would
+// then not read, goes through.
+func TestPublishReadsServersDatabaseSettings(t *testing.T) {
+	execSQL(t, `create schema dbset_a; create schema dbset_b;
+		create table dbset_a.t (id int primary key); create table dbset_b.u (id int primary key);
+		create role dbset_srv login; alter role dbset_srv set svc.db_schemas = 'dbset_a,dbset_b'`)
+	t.Cleanup(func() {
+		execSQL(t, "drop schema dbset_a, dbset_b cascade; drop schema if exists dbset_snaps cascade; drop role dbset_srv")
+	})
+	dir := t.TempDir()
+	older := filepath.Join(dir, "a.msgpack")
+	if code, _, stderr := svcIntrospect(t, "dump", "--db-uri", dbURI, "--db-schemas", "dbset_a", "-o", older); code != 0 {
+		t.Fatalf("dump: %d %s", code, stderr)
+	}
+	u, err := url.Parse(dbURI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.User = url.User("dbset_srv")
+	write := func(name, extra string) string {
+		path := filepath.Join(dir, name)
+		body := "db-uri = \"" + u.String() + "\"\ndb-schemas = \"dbset_a\"\n" + extra
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	publish := func(config string) (int, string, string) {
+		return svcIntrospect(t, "publish", "--db-uri", dbURI, "--schema", "dbset_snaps", "--channel", "", "--file", older, "--config", config)
+	}
+
+	code, stdout, stderr := publish(write("svc.conf", ""))
+	if code == 0 || !strings.Contains(stderr, "not dbset_b, which the servers expose (db-schemas set in the database for dbset_srv") ||
+		!strings.Contains(stderr, "nothing was published") {
+		t.Errorf("publish against servers exposing dbset_a,dbset_b by their role's settings: status %d\n%s%s", code, stdout, stderr)
+	}
+	if code, stdout, stderr := publish(write("nodb.conf", "db-config = false\n")); code != 0 {
+		t.Errorf("publish against servers that do not read the database's settings: status %d\n%s%s", code, stdout, stderr)
 	}
 }

@@ -19,21 +19,27 @@ import (
 // transaction mode the backend keeps them for the next client, whose own
 // cache then meets "prepared statement already exists".
 func connect(ctx context.Context, cfg *config.Config) (*pgx.Conn, error) {
-	conf, err := pgx.ParseConfig(cfg.DBURI)
-	if err != nil {
-		return nil, err
-	}
-	conf.DefaultQueryExecMode = pgx.QueryExecModeExec
-	conn, err := pgx.ConnectConfig(ctx, conf)
+	conn, err := connectURI(ctx, cfg.DBURI)
 	if err == nil {
 		return conn, nil
 	}
-	err = connerr.Explain(err)
 	if cfg.DBURI == config.Default().DBURI {
 		err = fmt.Errorf("%w\nno database was named (no --config, --db-uri or SVC_DB_URI), so libpq's defaults were tried: "+
 			"pass --config with the file svc-serve runs with, or --db-uri", err)
 	}
 	return nil, err
+}
+
+// connectURI opens a session to uri, preparing no statement (it may be a
+// pooler's); a failure is worded by its cause (connerr).
+func connectURI(ctx context.Context, uri string) (*pgx.Conn, error) {
+	conf, err := pgx.ParseConfig(uri)
+	if err != nil {
+		return nil, err
+	}
+	conf.DefaultQueryExecMode = pgx.QueryExecModeExec
+	conn, err := pgx.ConnectConfig(ctx, conf)
+	return conn, connerr.Explain(err)
 }
 
 // missingSchemas refuses exposed schemas that do not exist, as the

@@ -5,11 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
+	"os"
+	"slices"
 	"strings"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/config"
+	"github.com/svc-dev/svc/server/dbconfig"
 	"github.com/svc-dev/svc/server/naming"
 	"github.com/svc-dev/svc/snapshot"
 	"github.com/svc-dev/svc/sql/snapstore"
@@ -24,7 +29,7 @@ func publishCommand() *cli.Command {
 		&cli.StringFlag{Name: "channel", Usage: "NOTIFY channel told 'reload schema' on commit; empty notifies nobody (default: the servers' channel, from --config's db-channel and compat-names: " + apierr.SVCNaming.Channel + ", or " + apierr.PostgRESTNaming.Channel + " under compat-names = postgrest)"},
 		&cli.StringSliceFlag{Name: "grant-to", Usage: "grant this role (the servers' db-uri role) USAGE on the schema and SELECT on its tables; repeatable"},
 		&cli.BoolFlag{Name: "fail-on-breaking", Usage: "publish nothing, and exit with status 1, when the change from the active snapshot is breaking"},
-		&cli.StringFlag{Name: "servers-db-schemas", Usage: "the schemas the servers expose (their db-schemas); publish refuses a snapshot that does not cover them, which every server would refuse (default: --config's db-schemas when the snapshot is not a fresh dump, else the active snapshot's schemas)"},
+		&cli.StringFlag{Name: "servers-db-schemas", Usage: "the schemas the servers expose (their db-schemas); publish refuses a snapshot that does not cover them, which every server would refuse (default: the db-schemas the servers resolve from --config, in-database settings included, when the snapshot is not a fresh dump, else the active snapshot's schemas)"},
 	}
 	for _, k := range dumpKeys {
 		flags = append(flags, &cli.StringFlag{Name: k, Usage: "overrides the configuration file and SVC_* environment"})
@@ -59,15 +64,22 @@ func publishCommand() *cli.Command {
 				channel = c.String("channel")
 			}
 			opts := snapstore.Options{Schema: c.String("schema"), Channel: channel, GrantTo: c.StringSlice("grant-to")}
-			return publish(c.Context, c.App.Writer, c.App.ErrWriter, cfg, snap, opts, c.Bool("fail-on-breaking"), servers(c, cfg))
+			known, err := servers(c)
+			if err != nil {
+				return err
+			}
+			return publish(c.Context, c.App.Writer, c.App.ErrWriter, cfg, snap, opts, c.Bool("fail-on-breaking"), known)
 		},
 	}
 }
 
 // servers is what the servers expose, when the command line says
-// (coverage.go): --servers-db-schemas, or --config's db-schemas unless
-// --db-schemas names the schemas of a fresh dump.
-func servers(c *cli.Context, cfg *config.Config) *serversSchemas {
+// (coverage.go): --servers-db-schemas, or, unless --db-schemas names the
+// schemas of a fresh dump, the db-schemas of the servers' configuration
+// as they resolve it: --config and the SVC_* environment and, when its
+// db-config is on, the in-database settings of its db-uri's role, which
+// override the file.
+func servers(c *cli.Context) (*serversSchemas, error) {
 	if list := c.String("servers-db-schemas"); list != "" {
 		var schemas []string
 		for _, s := range strings.Split(list, ",") {
@@ -75,12 +87,40 @@ func servers(c *cli.Context, cfg *config.Config) *serversSchemas {
 				schemas = append(schemas, s)
 			}
 		}
-		return &serversSchemas{schemas: schemas, from: "--servers-db-schemas"}
+		return &serversSchemas{schemas: schemas, from: "--servers-db-schemas"}, nil
 	}
-	if c.IsSet("config") && !c.IsSet("db-schemas") {
-		return &serversSchemas{schemas: cfg.DBSchemas, from: "db-schemas in " + c.String("config")}
+	if !c.IsSet("config") || c.IsSet("db-schemas") {
+		return nil, nil
 	}
-	return nil
+	file := c.String("config")
+	sources := config.Sources{File: file, Env: os.Environ()}
+	own, _, err := config.Load(sources)
+	if err != nil {
+		return nil, err
+	}
+	log := slog.New(slog.NewTextHandler(c.App.ErrWriter, &slog.HandlerOptions{ReplaceAttr: withoutTime}))
+	served, err := dbconfig.Resolve(c.Context, sources, connectURI, log, true)
+	if err != nil {
+		return nil, fmt.Errorf("the servers' configuration (%s): %w", file, err)
+	}
+	if slices.Equal(served.DBSchemas, own.DBSchemas) {
+		return &serversSchemas{schemas: served.DBSchemas, from: "db-schemas in " + file}, nil
+	}
+	role := "its db-uri's role"
+	if conf, err := pgx.ParseConfig(served.DirectURI()); err == nil {
+		role = conf.User
+	}
+	return &serversSchemas{schemas: served.DBSchemas,
+		from: "db-schemas set in the database for " + role + ", which db-config in " + file + " reads"}, nil
+}
+
+// withoutTime drops the time from the warnings resolving the servers'
+// configuration logs: a command's output, not a server's log.
+func withoutTime(groups []string, a slog.Attr) slog.Attr {
+	if len(groups) == 0 && a.Key == slog.TimeKey {
+		return slog.Attr{}
+	}
+	return a
 }
 
 // publish stores snap, refusing one the servers (known, or nil to go by

@@ -2,7 +2,6 @@ package dbexec
 
 import (
 	"context"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/svc-dev/svc/sql/connerr"
@@ -39,10 +38,4 @@ func Connect(ctx context.Context, uri string) (*pgx.Conn, error) {
 	nameSession(cfg.RuntimeParams)
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	return conn, connerr.Explain(err)
-}
-
-// CallSQL calls the function a configuration key names, "schema.name" or
-// "name", without arguments.
-func CallSQL(name string) string {
-	return "select " + pgx.Identifier(strings.SplitN(name, ".", 2)).Sanitize() + "()"
 }

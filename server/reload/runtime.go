@@ -2,17 +2,15 @@ package reload
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 
-	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/config"
+	"github.com/svc-dev/svc/server/dbconfig"
+	"github.com/svc-dev/svc/server/dbexec"
 	"github.com/svc-dev/svc/server/logging"
 	"github.com/svc-dev/svc/server/naming"
 	"github.com/svc-dev/svc/sql/catalog"
@@ -53,54 +51,11 @@ type served struct {
 }
 
 // ResolveConfig loads the configuration from sources and, when db-config
-// is on, adds the in-database settings (ReadDatabaseConfig). At start, a
-// database that cannot be read is logged and skipped, so a server can
-// start while the database is away; the next reload reads it again. One
-// that carries another naming's settings stops the start
-// (ForeignSettingsError).
+// is on, adds the in-database settings, as dbconfig.Resolve does at start:
+// a database that cannot be read is logged and skipped, so a server can
+// start while the database is away; the next reload reads it again.
 func ResolveConfig(ctx context.Context, sources config.Sources, log *slog.Logger) (*config.Config, error) {
-	return resolveConfig(ctx, sources, log, true)
-}
-
-// resolveConfig is ResolveConfig; unless atStart, in-database settings
-// that cannot be read are an error: a reload must keep the configuration
-// in force rather than swap in one without them (no database JWT secret,
-// no db-max-rows) until the next reload.
-func resolveConfig(ctx context.Context, sources config.Sources, log *slog.Logger, atStart bool) (*config.Config, error) {
-	cfg, _, err := config.Load(sources)
-	if err != nil || !cfg.DBConfig {
-		return cfg, err
-	}
-	// The naming decides which in-database settings are read; compat-names
-	// is not one of them.
-	own := apierr.NamingOf(cfg.CompatNames)
-	settings, notes, err := ReadDatabaseConfig(ctx, own, cfg.DirectURI(), cfg.DBPreConfig)
-	if foreign := (*ForeignSettingsError)(nil); errors.As(err, &foreign) {
-		// Read, and refused: another naming's settings stop a start too,
-		// unlike a database that cannot be read.
-		return nil, fmt.Errorf("in-database configuration: %w", err)
-	}
-	if err != nil && !atStart {
-		return nil, fmt.Errorf("in-database configuration not read: %w", err)
-	}
-	if err != nil {
-		log.Warn("in-database configuration not read; using the file, environment and flags", "error", err)
-		return cfg, nil
-	}
-	for _, n := range notes {
-		log.Warn(n)
-	}
-	sources.Database, sources.DatabasePrefix = settings, own.SettingPrefix
-	cfg, warnings, err := config.Load(sources)
-	for _, w := range warnings {
-		if strings.HasPrefix(w.Source, "database setting") {
-			log.Warn(w.Message)
-		}
-	}
-	if err != nil {
-		return nil, fmt.Errorf("in-database configuration: %w", err)
-	}
-	return cfg, nil
+	return dbconfig.Resolve(ctx, sources, dbexec.Connect, log, true)
 }
 
 // SourceFor is the snapshot source cfg names: the snapshot published in
@@ -162,7 +117,7 @@ func (rt *Runtime) ReloadConfig(ctx context.Context) error {
 }
 
 func (rt *Runtime) reload(ctx context.Context) error {
-	cfg, err := resolveConfig(ctx, rt.sources, rt.log, false)
+	cfg, err := dbconfig.Resolve(ctx, rt.sources, dbexec.Connect, rt.log, false)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package reload
+package dbconfig
 
 import (
 	"context"
@@ -7,28 +7,23 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/config"
-	"github.com/svc-dev/svc/server/dbexec"
 )
 
-// ReadDatabaseConfig reads in-database configuration over a connection of
-// its own, as the authenticator: the svc.* settings its role carries
+// Read reads in-database configuration over conn, a session of its own
+// opened as the authenticator: the svc.* settings its role carries
 // (ALTER ROLE authenticator [IN DATABASE ...] SET svc.db_schemas = '...',
 // which PostgreSQL applies at login) and, when preConfig names a function,
 // whatever that function sets with set_config. The result maps keys
 // ("db-schemas") to values, for config.Sources.Database. Settings of
 // another naming (pgrst.* under SVC's names) are refused with the fix
 // (ForeignSettingsError), or, when this naming's setting of the same key
-// overrides them, returned in notes for the log (dbconfig_naming.go).
-// own is the naming of the server the settings are for: its
-// SettingPrefix is the one read.
-func ReadDatabaseConfig(ctx context.Context, own apierr.Naming, uri, preConfig string) (settings map[string]string, notes []string, err error) {
-	conn, err := dbexec.Connect(ctx, uri)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer conn.Close(context.WithoutCancel(ctx))
+// overrides them, returned in notes for the log (naming.go). own is the
+// naming of the server the settings are for: its SettingPrefix is the one
+// read.
+func Read(ctx context.Context, conn *pgx.Conn, own apierr.Naming, preConfig string) (settings map[string]string, notes []string, err error) {
 	tx, err := conn.Begin(ctx)
 	if err != nil {
 		return nil, nil, err
@@ -37,7 +32,7 @@ func ReadDatabaseConfig(ctx context.Context, own apierr.Naming, uri, preConfig s
 	// also undoes what the pre-config function set.
 	defer tx.Rollback(context.WithoutCancel(ctx))
 	if preConfig != "" {
-		if _, err := tx.Exec(ctx, dbexec.CallSQL(preConfig)); err != nil {
+		if _, err := tx.Exec(ctx, CallSQL(preConfig)); err != nil {
 			return nil, nil, fmt.Errorf("db-pre-config %s: %w", preConfig, err)
 		}
 	}
@@ -82,4 +77,10 @@ func ReadDatabaseConfig(ctx context.Context, own apierr.Naming, uri, preConfig s
 		notes = append(notes, shadowedMessage(own, s))
 	}
 	return out, notes, nil
+}
+
+// CallSQL calls the function a configuration key names, "schema.name" or
+// "name", without arguments.
+func CallSQL(name string) string {
+	return "select " + pgx.Identifier(strings.SplitN(name, ".", 2)).Sanitize() + "()"
 }
