@@ -50,7 +50,7 @@ func (b *builder) property(r *snapshot.Relation, c *snapshot.Column) *schema {
 	if base == "" {
 		base = c.Type
 	}
-	p := typeSchema(c.Type, base)
+	p := b.typeSchema(c.Type, base)
 	if len(c.EnumValues) > 0 {
 		p.Enum = c.EnumValues
 	}
@@ -78,17 +78,29 @@ func (b *builder) property(r *snapshot.Relation, c *snapshot.Column) *schema {
 	return p
 }
 
-// foreignKey finds the single-column many-to-one relationship (a foreign
-// key, or one traced through a view) that starts at column col of r, and
-// the relation and column it points to.
+// foreignKey finds the single-column to-one relationship from the side
+// holding the key (a foreign key, or one traced through a view) that
+// starts at column col of r, and the relation and column it points to:
+// one to a table rather than to a view over it, when both are there.
 func (b *builder) foreignKey(r *snapshot.Relation, col string) (table, column string, ok bool) {
+	var toView *snapshot.Relationship
 	for _, rel := range b.snap.RelationshipsFrom(r.QualifiedName) {
-		if rel.Cardinality != snapshot.ManyToOne || rel.Computed() || len(rel.Columns) != 1 {
+		// A many-to-one relationship starts where the key is; of a
+		// one-to-one one's two directions, the one marked referencing.
+		holdsKey := rel.Cardinality == snapshot.ManyToOne || (rel.Cardinality == snapshot.OneToOne && rel.Referencing)
+		if !holdsKey || rel.Computed() || len(rel.Columns) != 1 || rel.Columns[0].Column != col {
 			continue
 		}
-		if rel.Columns[0].Column == col {
-			return rel.ForeignTable.Name, rel.Columns[0].ForeignColumn, true
+		if f := b.snap.Relation(rel.ForeignTable); f != nil && (f.Kind == snapshot.KindView || f.Kind == snapshot.KindMaterializedView) {
+			if toView == nil {
+				toView = rel
+			}
+			continue
 		}
+		return rel.ForeignTable.Name, rel.Columns[0].ForeignColumn, true
+	}
+	if toView != nil {
+		return toView.ForeignTable.Name, toView.Columns[0].ForeignColumn, true
 	}
 	return "", "", false
 }

@@ -197,15 +197,15 @@ func TestDefinition(t *testing.T) {
 		t.Errorf("description = %q", got)
 	}
 	want := map[string]string{
-		"id":       `{"description":"Key\n\nNote:\nThis is a Primary Key.\u003cpk/\u003e","type":"integer","format":"integer"}`,
+		"id":       `{"description":"Key\n\nNote:\nThis is a Primary Key.\u003cpk/\u003e","type":"integer","format":"int32"}`,
 		"code":     `{"type":"string","format":"character varying","maxLength":8}`,
 		"label":    `{"type":"string","format":"text","default":"none"}`,
-		"mood":     `{"type":"string","format":"api.mood","enum":["up","down"]}`,
-		"price":    `{"type":"number","format":"api.money_d","default":0}`,
+		"mood":     `{"type":"string","format":"mood","enum":["up","down"]}`,
+		"price":    `{"type":"number","format":"money_d","default":0}`,
 		"at":       `{"type":"string","format":"timestamp with time zone"}`,
 		"data":     `{"format":"jsonb"}`,
 		"tags":     `{"type":"array","format":"text[]","items":{"type":"string"},"default":[]}`,
-		"owner_id": `{"description":"Note:\nThis is a Foreign Key to ` + "`owners.id`" + `.\u003cfk table='owners' column='id'/\u003e","type":"integer","format":"integer"}`,
+		"owner_id": `{"description":"Note:\nThis is a Foreign Key to ` + "`owners.id`" + `.\u003cfk table='owners' column='id'/\u003e","type":"integer","format":"int32"}`,
 	}
 	for col, w := range want {
 		got, _ := json.Marshal(at(def, "properties", col))
@@ -244,16 +244,16 @@ func TestFunctionParameters(t *testing.T) {
 		}
 	}
 	check("sum GET", at(doc, "paths", "/rpc/sum", "get", "parameters"),
-		`[{"name":"a","in":"query","required":true,"type":"integer","format":"integer"},
-		  {"name":"b","in":"query","required":false,"type":"integer","format":"integer"}]`)
+		`[{"name":"a","in":"query","required":true,"type":"integer","format":"int32"},
+		  {"name":"b","in":"query","required":false,"type":"integer","format":"int32"}]`)
 	check("sum POST", at(doc, "paths", "/rpc/sum", "post", "parameters"),
-		`[{"name":"args","in":"body","required":true,"schema":{"type":"object","required":["a"],
-		   "properties":{"a":{"type":"integer","format":"integer"},"b":{"type":"integer","format":"integer"}}}},
+		`[{"name":"args","in":"body","required":true,"schema":{"type":"object","required":["a"],"description":"Adds\nnumbers",
+		   "properties":{"a":{"type":"integer","format":"int32"},"b":{"type":"integer","format":"int32"}}}},
 		  {"$ref":"#/parameters/preferParams"}]`)
 	check("sum summary", at(doc, "paths", "/rpc/sum", "post", "summary"), `"Adds"`)
 	check("sum description", at(doc, "paths", "/rpc/sum", "post", "description"), `"numbers"`)
 	check("variadic GET", at(doc, "paths", "/rpc/total", "get", "parameters"),
-		`[{"name":"v","in":"query","required":true,"type":"array","format":"integer[]","items":{"type":"integer"},"collectionFormat":"multi"}]`)
+		`[{"name":"v","in":"query","required":true,"type":"array","items":{"type":"integer","format":"int32"},"collectionFormat":"multi"}]`)
 	check("unnamed json body", at(doc, "paths", "/rpc/echo", "post", "parameters"),
 		`[{"name":"args","in":"body","required":true,"schema":{"format":"json"}},{"$ref":"#/parameters/preferParams"}]`)
 	check("unnamed argument is no query parameter", at(doc, "paths", "/rpc/echo", "get", "parameters"), `null`)
@@ -323,21 +323,34 @@ func TestDefaultValue(t *testing.T) {
 	}
 }
 
+// TestTypes: a value's Swagger type and format, the format of an integer
+// one of the two OpenAPI 2.0 defines, a type of a schema on the requests'
+// search path named as PostgreSQL prints it to them, unqualified.
 func TestTypes(t *testing.T) {
 	t.Parallel()
+	snap, err := snapshot.New(snapshot.Header{Schemas: []string{"api"}, ExtraSearchPath: []string{"ext", "My Ext"}}, snapshot.Content{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &builder{snap: snap, opts: Options{Schema: "api"}}
 	for _, c := range []struct{ declared, base, typ, format, items string }{
-		{"integer", "integer", "integer", "integer", ""},
-		{"bigint", "bigint", "integer", "bigint", ""},
+		{"integer", "integer", "integer", "int32", ""},
+		{"smallint", "smallint", "integer", "int32", ""},
+		{"bigint", "bigint", "integer", "int64", ""},
 		{"numeric(10,2)", "numeric(10,2)", "number", "numeric", ""},
 		{"double precision", "double precision", "number", "double precision", ""},
 		{"boolean", "boolean", "boolean", "boolean", ""},
 		{"character varying(20)[]", "character varying(20)[]", "array", "character varying[]", "string"},
 		{"integer[]", "integer[]", "array", "integer[]", "integer"},
 		{"uuid", "uuid", "string", "uuid", ""},
-		{"api.email", "text", "string", "api.email", ""},
+		{"api.email", "text", "string", "email", ""},
+		{"api.mood[]", "api.mood[]", "array", "mood[]", "string"},
+		{"ext.citext", "ext.citext", "string", "citext", ""},
+		{`"My Ext".tag`, `"My Ext".tag`, "string", "tag", ""},
+		{"other.email", "text", "string", "other.email", ""},
 		{"json", "json", "", "json", ""},
 	} {
-		s := typeSchema(c.declared, c.base)
+		s := b.typeSchema(c.declared, c.base)
 		items := ""
 		if s.Items != nil {
 			items = s.Items.Type
@@ -388,5 +401,39 @@ func TestColumnsFollowPrivileges(t *testing.T) {
 		if got := at(anon, "parameters", "rowFilter.notes."+col) != nil; got != want {
 			t.Errorf("filter on %s offered: %v, want %v", col, got, want)
 		}
+	}
+}
+
+// TestForeignKeyNotes: a column holding a single-column key gets its
+// <fk .../> note: of a many-to-one relationship, and of a one-to-one one
+// on the side that holds the key only; where the key is also traced to a
+// view over the referenced table, the note names the table.
+func TestForeignKeyNotes(t *testing.T) {
+	t.Parallel()
+	first, second, seconds := table("first", nil), table("second", nil), table("seconds_view", nil)
+	seconds.Kind = snapshot.KindView
+	first.Columns = append(first.Columns, snapshot.Column{Name: "second_id", Type: "integer"})
+	second.Columns = append(second.Columns, snapshot.Column{Name: "first_id", Type: "integer"})
+	one := func(from, to, col, fcol string, referencing bool) snapshot.Relationship {
+		return snapshot.Relationship{Table: name(from), ForeignTable: name(to), Cardinality: snapshot.OneToOne,
+			Constraint: "first_second_id_fkey", Referencing: referencing,
+			Columns: []snapshot.ColumnPair{{Column: col, ForeignColumn: fcol}}}
+	}
+	snap, err := snapshot.New(snapshot.Header{}, snapshot.Content{
+		Relations: []snapshot.Relation{first, second, seconds},
+		// The view's relationship comes first, as a snapshot may list it.
+		Relationships: []snapshot.Relationship{one("first", "seconds_view", "second_id", "id", true),
+			one("first", "second", "second_id", "id", true), one("second", "first", "id", "second_id", false)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := build(t, snap, Options{})
+	want := "Note:\nThis is a Foreign Key to `second.id`.<fk table='second' column='id'/>"
+	if got := at(doc, "definitions", "first", "properties", "second_id", "description"); got != want {
+		t.Errorf("first.second_id description = %q, want %q", got, want)
+	}
+	if got := at(doc, "definitions", "second", "properties", "id", "description"); got != "Note:\nThis is a Primary Key.<pk/>" {
+		t.Errorf("second.id, referenced by a one-to-one key, description = %q, want its primary key's note only", got)
 	}
 }

@@ -99,11 +99,11 @@ func callable(overloads []*snapshot.Function) []argument {
 	return out
 }
 
-// describeOverloads gives a function's summary and description, from the
-// first overload that has a comment, and whether it may be called with
-// GET: when some overload is not volatile (GET runs read-only).
-func describeOverloads(overloads []*snapshot.Function) (summary, description string, get bool) {
-	var comment string
+// describeOverloads gives a function's summary and description, from
+// comment, the first comment of its overloads, and whether it may be
+// called with GET: when some overload is not volatile (GET runs
+// read-only).
+func describeOverloads(overloads []*snapshot.Function) (summary, description, comment string, get bool) {
 	for _, f := range overloads {
 		if comment == "" {
 			comment = f.Description
@@ -111,13 +111,13 @@ func describeOverloads(overloads []*snapshot.Function) (summary, description str
 		get = get || f.Volatility != snapshot.Volatile
 	}
 	summary, description = summarize(comment)
-	return summary, description, get
+	return summary, description, comment, get
 }
 
 // functionPath describes /rpc/<name>: POST always, GET when some overload
 // is not volatile (GET runs read-only).
 func (b *builder) functionPath(overloads []*snapshot.Function) *pathItem {
-	summary, description, get := describeOverloads(overloads)
+	summary, description, comment, get := describeOverloads(overloads)
 	args := callable(overloads)
 	op := func(params []*parameter) *operation {
 		return &operation{
@@ -129,12 +129,15 @@ func (b *builder) functionPath(overloads []*snapshot.Function) *pathItem {
 			Responses:  map[string]*response{"200": {Description: "OK"}},
 		}
 	}
+	body := b.argsSchema(args)
+	// The body's schema carries the whole comment, as PostgREST's does.
+	body.Description = comment
 	item := &pathItem{Post: op([]*parameter{
-		{Name: "args", In: "body", Required: required, Schema: argsSchema(args)},
+		{Name: "args", In: "body", Required: required, Schema: body},
 		paramRef("preferParams"),
 	})}
 	if get {
-		item.Get = op(queryArguments(args))
+		item.Get = op(b.queryArguments(args))
 	}
 	return item
 }
@@ -142,16 +145,16 @@ func (b *builder) functionPath(overloads []*snapshot.Function) *pathItem {
 // argsSchema describes a POST body: an object with a key per named
 // argument, or, for a function whose one argument has no name, that
 // argument itself (the whole body is passed to it).
-func argsSchema(args []argument) *schema {
+func (b *builder) argsSchema(args []argument) *schema {
 	if len(args) == 1 && args[0].name == "" {
-		return typeSchema(args[0].typ, args[0].typ)
+		return b.typeSchema(args[0].typ, args[0].typ)
 	}
 	s := &schema{Type: "object", Properties: map[string]*schema{}}
 	for _, a := range args {
 		if a.name == "" {
 			continue
 		}
-		s.Properties[a.name] = typeSchema(a.typ, a.typ)
+		s.Properties[a.name] = b.typeSchema(a.typ, a.typ)
 		if a.required {
 			s.Required = append(s.Required, a.name)
 		}
@@ -162,19 +165,21 @@ func argsSchema(args []argument) *schema {
 // queryArguments describes the named arguments as query parameters; a
 // variadic one is repeated (?v=1&v=2). Unnamed arguments cannot be given
 // in a query string.
-func queryArguments(args []argument) []*parameter {
+func (b *builder) queryArguments(args []argument) []*parameter {
 	var out []*parameter
 	for _, a := range args {
 		if a.name == "" {
 			continue
 		}
-		p := &parameter{Name: a.name, In: "query", Required: optional, Type: queryType(a.typ), Format: nominal(a.typ)}
+		p := &parameter{Name: a.name, In: "query", Required: optional, Type: queryType(a.typ), Format: b.format(a.typ)}
 		if a.required {
 			p.Required = required
 		}
 		if a.variadic {
-			p.Type, p.CollectionFormat = "array", "multi"
-			p.Items = &schema{Type: queryType(strings.TrimSuffix(nominal(a.typ), "[]"))}
+			// The type of the repeated parameter is its elements'.
+			elem := strings.TrimSuffix(nominal(a.typ), "[]")
+			p.Type, p.Format, p.CollectionFormat = "array", "", "multi"
+			p.Items = &schema{Type: queryType(elem), Format: b.format(elem)}
 		}
 		out = append(out, p)
 	}

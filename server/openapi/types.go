@@ -35,12 +35,46 @@ func swaggerType(t string) string {
 	return "string"
 }
 
+// integerFormats are OpenAPI 2.0's formats of an integer, by the
+// PostgreSQL type that holds it: int32 and int64 are the only ones it
+// defines for the integer type.
+var integerFormats = map[string]string{"smallint": "int32", "integer": "int32", "bigint": "int64"}
+
+// typeName is type t as the document names it: without modifiers
+// (nominal), and without its schema when that is on the requests' search
+// path (the document's schema, then the snapshot's extra search path), as
+// PostgreSQL prints the name to them. The snapshot qualifies every type
+// outside pg_catalog.
+func (b *builder) typeName(t string) string {
+	t = nominal(t)
+	for _, s := range append([]string{b.opts.Schema}, b.snap.Header.ExtraSearchPath...) {
+		for _, prefix := range []string{s + ".", `"` + strings.ReplaceAll(s, `"`, `""`) + `".`} {
+			if rest, ok := strings.CutPrefix(t, prefix); ok {
+				return rest
+			}
+		}
+	}
+	return t
+}
+
+// format is the format the document gives a value of type t: an
+// integer's OpenAPI format, otherwise the type's name (typeName).
+func (b *builder) format(t string) string {
+	name := b.typeName(t)
+	if f, ok := integerFormats[name]; ok {
+		return f
+	}
+	return name
+}
+
 // typeSchema describes a value whose declared type is declared and whose
-// underlying type (base type of a domain) is base.
-func typeSchema(declared, base string) *schema {
+// underlying type (base type of a domain) is base: an array by its
+// elements' type, under its own name as format.
+func (b *builder) typeSchema(declared, base string) *schema {
 	base = nominal(base)
-	s := &schema{Type: swaggerType(base), Format: nominal(declared)}
+	s := &schema{Type: swaggerType(base), Format: b.format(declared)}
 	if s.Type == "array" {
+		s.Format = b.typeName(declared)
 		s.Items = &schema{Type: swaggerType(strings.TrimSuffix(base, "[]"))}
 	}
 	return s

@@ -128,7 +128,7 @@ func (b *builder) rowBody(r *snapshot.Relation, key string, insert bool) *reques
 func (b *builder) functionPath31(overloads []*snapshot.Function) *pathItem3 {
 	name := overloads[0].Name
 	key := componentName(name)
-	summary, description, get := describeOverloads(overloads)
+	summary, description, _, get := describeOverloads(overloads)
 	if summary == "" {
 		summary = "Call " + name
 	}
