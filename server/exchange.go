@@ -32,7 +32,10 @@ type Server struct {
 	cfg *config.Config
 	// names is the naming cfg's compat-names chose, handed to every stage
 	// that writes a name: error codes, media types, a call's aliases.
-	names     apierr.Naming
+	names apierr.Naming
+	// verbosity is how much of an error a client is told
+	// (client-error-verbosity).
+	verbosity apierr.Verbosity
 	pool      *pgxpool.Pool
 	snapshots *reload.Snapshots
 	log       *slog.Logger

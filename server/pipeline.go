@@ -34,7 +34,7 @@ func serve[P any](s *Server, w http.ResponseWriter, r *http.Request, rt *route[P
 			// The header has left: the body can only be cut.
 			s.cutStream(x, err)
 		}
-		writeError(w, s.names, s.log, err)
+		s.writeError(w, err)
 	}
 	x.sink.Release()
 	if x.linesSlot != nil {

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"slices"
 	"strconv"
@@ -16,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/svc-dev/svc/server/apierr"
+	"github.com/svc-dev/svc/server/config"
 	"github.com/svc-dev/svc/server/dbexec"
 	"github.com/svc-dev/svc/server/plan"
 	"github.com/svc-dev/svc/server/query"
@@ -28,13 +28,22 @@ import (
 const jsonType = "application/json; charset=utf-8"
 
 // writeError sends err as the SVC error body with its status, its code
-// written under names.
-func writeError(w http.ResponseWriter, names apierr.Naming, log *slog.Logger, err error) {
+// written under the server's naming, as verbose as client-error-verbosity
+// says.
+func (s *Server) writeError(w http.ResponseWriter, err error) {
 	if errors.Is(err, dbexec.ErrClientGone) {
-		log.Debug("request abandoned by the client")
+		s.log.Debug("request abandoned by the client")
 		return
 	}
-	apierr.From(err).Write(w, names, log)
+	apierr.From(err).Write(w, s.names, s.verbosity, s.log)
+}
+
+// clientErrors is the verbosity of cfg's client-error-verbosity.
+func clientErrors(cfg *config.Config) apierr.Verbosity {
+	if cfg.ClientErrorVerbosity == config.ClientErrorsMinimal {
+		return apierr.Minimal
+	}
+	return apierr.Verbose
 }
 
 // contentRange renders `first-last/total` for a page of n rows starting at

@@ -30,7 +30,8 @@ func TestConnectionErrorsDiscloseNothing(t *testing.T) {
 		apierr.From(dbexec.APIError(apierr.SVCNaming, broken, false))} {
 		var logged bytes.Buffer
 		w := httptest.NewRecorder()
-		writeError(w, apierr.SVCNaming, slog.New(slog.NewTextHandler(&logged, nil)), e)
+		s := &Server{names: apierr.SVCNaming, log: slog.New(slog.NewTextHandler(&logged, nil))}
+		s.writeError(w, e)
 		if w.Code != 503 {
 			t.Errorf("%s: status %d, want 503", e.Code, w.Code)
 		}

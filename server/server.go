@@ -113,7 +113,7 @@ func WithMetrics(m *admin.Metrics) Option { return func(s *Server) { s.observer.
 // New returns a server; snapshots must have loaded before it serves. jwt
 // may be nil: requests carrying a token are then refused (SVC300).
 func New(cfg *config.Config, pool *pgxpool.Pool, snapshots *reload.Snapshots, jwt *auth.Verifier, log *slog.Logger, opts ...Option) *Server {
-	s := &Server{cfg: cfg, names: apierr.NamingOf(cfg.CompatNames), pool: pool, snapshots: snapshots, log: log, jwt: jwt,
+	s := &Server{cfg: cfg, names: apierr.NamingOf(cfg.CompatNames), verbosity: clientErrors(cfg), pool: pool, snapshots: snapshots, log: log, jwt: jwt,
 		appSettings: appSettingsOf(cfg), preRequest: preRequestCall(cfg.DBPreRequest),
 		shapes:        shapes.New(cfg.ServerShapeCacheMaxEntries, cfg.ServerShapeCacheMaxBytes),
 		refresh:       refreshOf(snapshots.Source()),
@@ -157,13 +157,14 @@ func New(cfg *config.Config, pool *pgxpool.Pool, snapshots *reload.Snapshots, jw
 	})
 	r.HandleFunc("/", s.handleRoot)
 	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		writeError(w, s.names, s.log, apierr.NotFound())
+		s.writeError(w, apierr.NotFound())
 	})
 	expose := httpx.CORSExposeHeaders
 	if s.txs.Replicas != nil {
 		expose += ", " + CommitLSNHeader
 	}
-	s.handler = httpx.RecoverPanics(s.names, log, httpx.CORS(cfg.ServerCORSAllowedOrigins, expose, httpx.LimitURL(cfg.ServerMaxURLBytes, s.names, log, httpx.Router{Router: r})))
+	s.handler = httpx.RecoverPanics(s.names, s.verbosity, log,
+		httpx.CORS(cfg.ServerCORSAllowedOrigins, expose, httpx.LimitURL(cfg.ServerMaxURLBytes, s.names, s.verbosity, log, httpx.Router{Router: r})))
 	return s
 }
 
@@ -186,7 +187,7 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request) {
 	if s.snapshots.Current() == nil {
 		// The database was away when the server started; the loader keeps
 		// trying, and until it succeeds there is no schema to serve.
-		writeError(w, s.names, s.log, apierr.SnapshotUnavailable())
+		s.writeError(w, apierr.SnapshotUnavailable())
 		return
 	}
 	s.handler.ServeHTTP(w, r)
@@ -209,7 +210,7 @@ func (s *Server) handleFunction(w http.ResponseWriter, r *http.Request, vars map
 // is served instead, called as GET /rpc/<function> would call it.
 func (s *Server) handleRoot(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		writeError(w, s.names, s.log, apierr.UnsupportedVerb(r.Method))
+		s.writeError(w, apierr.UnsupportedVerb(r.Method))
 		return
 	}
 	if s.cfg.DBRootSpec != "" {
@@ -217,7 +218,7 @@ func (s *Server) handleRoot(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if s.cfg.OpenAPIMode == config.OpenAPIDisabled {
-		writeError(w, s.names, s.log, apierr.OpenAPIDisabled())
+		s.writeError(w, apierr.OpenAPIDisabled())
 		return
 	}
 	serve(s, w, r, &rootRoute, "")
@@ -231,7 +232,7 @@ func (s *Server) handleRoot(w http.ResponseWriter, r *http.Request) {
 func (s *Server) serveRootSpec(w http.ResponseWriter, r *http.Request) {
 	asJSON, err := request.NegotiateRootSpec(s.names, strings.Join(r.Header.Values("Accept"), ", "))
 	if err != nil {
-		writeError(w, s.names, s.log, err)
+		s.writeError(w, err)
 		return
 	}
 	call := r.Clone(r.Context())
@@ -274,7 +275,7 @@ func (s *Server) handleRelation(w http.ResponseWriter, r *http.Request, vars map
 	case http.MethodOptions:
 		s.handleOptions(w, r, request.KindRelation, target)
 	default:
-		writeError(w, s.names, s.log, apierr.UnsupportedVerb(r.Method))
+		s.writeError(w, apierr.UnsupportedVerb(r.Method))
 	}
 }
 
@@ -322,7 +323,7 @@ func (s *Server) handleOptions(w http.ResponseWriter, r *http.Request, kind requ
 		err = req.CheckLimits(s.limits)
 	}
 	if err != nil {
-		writeError(w, s.names, s.log, err)
+		s.writeError(w, err)
 		return
 	}
 	allow := "OPTIONS,GET,HEAD"
@@ -334,7 +335,7 @@ func (s *Server) handleOptions(w http.ResponseWriter, r *http.Request, kind requ
 		allow, err = plan.AllowFunction(req, snap, s.planning)
 	}
 	if err != nil {
-		writeError(w, s.names, s.log, err)
+		s.writeError(w, err)
 		return
 	}
 	obs.AnsweredNow()

@@ -108,7 +108,7 @@ func (a *Admin) healthAnswer(w http.ResponseWriter, r *http.Request) {
 	}
 	body, err := json.Marshal(info)
 	if err != nil {
-		apierr.Internal(err).Write(w, a.names, a.log)
+		apierr.Internal(err).Write(w, a.names, apierr.Verbose, a.log)
 		return
 	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
@@ -133,7 +133,7 @@ type snapshotInfo struct {
 func (a *Admin) snapshot(w http.ResponseWriter, _ *http.Request) {
 	snap := a.snaps.Current()
 	if snap == nil {
-		apierr.SnapshotUnavailable().Write(w, a.names, a.log)
+		apierr.SnapshotUnavailable().Write(w, a.names, apierr.Verbose, a.log)
 		return
 	}
 	h := snap.Header
@@ -145,7 +145,7 @@ func (a *Admin) snapshot(w http.ResponseWriter, _ *http.Request) {
 	}
 	body, err := json.Marshal(info)
 	if err != nil {
-		apierr.Internal(err).Write(w, a.names, a.log)
+		apierr.Internal(err).Write(w, a.names, apierr.Verbose, a.log)
 		return
 	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")

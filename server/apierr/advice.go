@@ -28,14 +28,16 @@ func (e *Error) WithAdvice(advice string) *Error {
 	return e
 }
 
-// writeAdvice sends e's advice in AdviceHeader and logs it with code (as
-// the answer writes it), so that an
-// operator who reads only the log sees it too.
-func (e *Error) writeAdvice(h http.Header, code string, log *slog.Logger) {
+// writeAdvice sends e's advice in AdviceHeader, unless v is Minimal, and
+// logs it with code (as the answer writes it), so that an operator who
+// reads only the log sees it too.
+func (e *Error) writeAdvice(h http.Header, code string, v Verbosity, log *slog.Logger) {
 	if e.Advice == "" {
 		return
 	}
-	h.Set(AdviceHeader, headerSafe(e.Advice))
+	if v == Verbose {
+		h.Set(AdviceHeader, headerSafe(e.Advice))
+	}
 	log.Info("advice", "code", code, "status", e.Status, "advice", e.Advice)
 }
 

@@ -31,7 +31,7 @@ func TestInvalidJWTChallenge(t *testing.T) {
 
 func TestInvalidJWTDetails(t *testing.T) {
 	t.Parallel()
-	got := string(InvalidJWT("Wrong or unsupported encoding algorithm", "RS256").JSON(SVCNaming))
+	got := string(InvalidJWT("Wrong or unsupported encoding algorithm", "RS256").JSON(SVCNaming, Verbose))
 	want := `{"code":"SVC301","details":"RS256","hint":null,"message":"Wrong or unsupported encoding algorithm"}`
 	if got != want {
 		t.Errorf("JSON() = %s, want %s", got, want)

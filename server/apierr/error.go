@@ -60,9 +60,32 @@ func (e *Error) CodeIn(n Naming) string {
 	return n.CodePrefix + own
 }
 
-// JSON renders the response body under naming n.
-func (e *Error) JSON(n Naming) []byte {
+// minimalBody is the wire form under Minimal.
+type minimalBody struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// Verbosity is how much of an error a client is told
+// (client-error-verbosity).
+type Verbosity uint8
+
+const (
+	// Verbose tells everything: code, message, details and hint, and
+	// SVC's advice in its header.
+	Verbose Verbosity = iota
+	// Minimal tells the code and the message, as PostgREST 13's minimal
+	// does; details, hint and advice go to the log only.
+	Minimal
+)
+
+// JSON renders the response body under naming n, as verbose as v says.
+func (e *Error) JSON(n Naming, v Verbosity) []byte {
 	code := e.CodeIn(n)
+	if v == Minimal {
+		b, _ := json.Marshal(minimalBody{Code: code, Message: e.Message})
+		return b
+	}
 	b, err := json.Marshal(body{Code: code, Details: e.Details, Hint: e.Hint, Message: e.Message})
 	if err != nil {
 		// Details built by SVC are always marshalable; reaching here is a bug

@@ -48,7 +48,7 @@ func TestCodeIn(t *testing.T) {
 		}
 	}
 	w := httptest.NewRecorder()
-	SingularityError(2).Write(w, PostgRESTNaming, slog.New(slog.DiscardHandler))
+	SingularityError(2).Write(w, PostgRESTNaming, Verbose, slog.New(slog.DiscardHandler))
 	if got := w.Header().Get("Proxy-Status"); got != "PostgREST; error=PGRST116" {
 		t.Errorf("Proxy-Status under postgrest = %q", got)
 	}

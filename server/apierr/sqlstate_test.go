@@ -35,7 +35,7 @@ func TestStatusForSQLState(t *testing.T) {
 
 func TestErrorJSON(t *testing.T) {
 	t.Parallel()
-	got := string(ParseError("failed to parse select", "unexpected ')'").JSON(SVCNaming))
+	got := string(ParseError("failed to parse select", "unexpected ')'").JSON(SVCNaming, Verbose))
 	want := `{"code":"SVC100","details":"unexpected ')'","hint":null,"message":"failed to parse select"}`
 	if got != want {
 		t.Errorf("JSON() = %s, want %s", got, want)

@@ -83,6 +83,7 @@ type Config struct {
 	LogLevel                      string            // log-level: crit, error, warn, info or debug
 	LogFormat                     string            // log-format (SVC's addition): text or json
 	LogQuery                      string            // log-query: disabled or main-query
+	ClientErrorVerbosity          string            // client-error-verbosity: verbose or minimal
 	ServerTimingEnabled           bool              // server-timing-enabled
 	ServerTraceHeader             string            // server-trace-header; "" for none
 	AdminServerPort               int               // admin-server-port; -1 (unset) runs no admin server, 0 picks a free port

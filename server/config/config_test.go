@@ -74,6 +74,7 @@ func TestDefault(t *testing.T) {
 		LogLevel:                      "error",
 		LogFormat:                     "text",
 		LogQuery:                      "disabled",
+		ClientErrorVerbosity:          "verbose",
 		AdminServerPort:               -1,
 		OpenAPIMode:                   "follow-privileges",
 		OpenAPICacheMaxBytes:          32 << 20,
@@ -115,7 +116,7 @@ func TestKeyTable(t *testing.T) {
 		}
 	}
 	got := Keys()
-	if len(got) != len(keys) || !strings.HasPrefix(strings.Join(got, " "), "admin-server-host admin-server-port compat-names db-aggregates-enabled") {
+	if len(got) != len(keys) || !strings.HasPrefix(strings.Join(got, " "), "admin-server-host admin-server-port client-error-verbosity compat-names db-aggregates-enabled") {
 		t.Errorf("Keys() = %v", got)
 	}
 	if doc, def, ok := Describe("db-pool"); !ok || def != "10" || doc == "" {
@@ -278,6 +279,7 @@ db-replica-max-lag = 2
 log-level = "INFO"
 log-format = "JSON"
 log-query = "main-query"
+client-error-verbosity = "minimal"
 server-timing-enabled = true
 server-trace-header = "X-Request-Id"
 admin-server-port = 3001
@@ -316,7 +318,7 @@ app.settings.Other = 1
 		DBChannelURI: "postgres://bob@db-direct/app", DBPreparedStatements: false, DBStatementsMaxBytes: 300000, DBRowTypesMaxBytes: 2000000, ServerResponseBufferBytes: 100000, ServerStreamSendTimeout: 7 * time.Second, ServerResponseBuffersMaxBytes: 3000000, LogLevel: "info",
 		DBReplicaURIs: []string{"postgres://bob@replica1/app", "postgres://bob@replica2/app"}, DBReplicaPool: 4, DBReplicaMaxLag: 2 * time.Second,
 		Snapshot:  filepath.Join(filepath.Dir(path), "api.msgpack"), // beside the file
-		LogFormat: "json", LogQuery: "main-query", ServerTimingEnabled: true, ServerTraceHeader: "X-Request-Id",
+		LogFormat: "json", LogQuery: "main-query", ClientErrorVerbosity: "minimal", ServerTimingEnabled: true, ServerTraceHeader: "X-Request-Id",
 		AdminServerPort: 3001, AdminServerHost: "127.0.0.1",
 		OpenAPIMode: "ignore-privileges", OpenAPISecurityActive: true, OpenAPIServerProxyURI: "https://api.example:8443/v1", OpenAPICacheMaxBytes: 4096, DBRootSpec: "root",
 		OpenAPIVersion: "3.1", OpenAPIUIPath: "/docs",

@@ -41,10 +41,12 @@ func TestValidationErrors(t *testing.T) {
 		{name: "unimplemented key a client would notice", file: `db-timezone-enabled = false`,
 			want: `db-timezone-enabled = "false" (config file %F, line 1): not implemented by SVC, and ignoring it would change ` +
 				`what clients see (SVC always honours Prefer: timezone); remove it or set it to true`},
-		{name: "unimplemented key, the value that wins counts", file: `client-error-verbosity = "verbose"`,
-			env: []string{"SVC_CLIENT_ERROR_VERBOSITY=minimal"},
-			want: `client-error-verbosity = "minimal" (environment variable SVC_CLIENT_ERROR_VERBOSITY): not implemented by SVC, ` +
-				`and ignoring it would change what clients see (SVC's errors always carry details and hint); remove it or set it to verbose`},
+		{name: "unimplemented key, the value that wins counts", file: `db-timezone-enabled = true`,
+			env: []string{"SVC_DB_TIMEZONE_ENABLED=false"},
+			want: `db-timezone-enabled = "false" (environment variable SVC_DB_TIMEZONE_ENABLED): not implemented by SVC, ` +
+				`and ignoring it would change what clients see (SVC always honours Prefer: timezone); remove it or set it to true`},
+		{name: "client-error-verbosity", file: `client-error-verbosity = "terse"`,
+			want: `client-error-verbosity = "terse" (config file %F, line 1): expected one of verbose, minimal`},
 		{name: "compat-names", flags: map[string]string{"compat-names": "pgrst"},
 			want: `compat-names = "pgrst" (flag --compat-names): expected one of svc, postgrest`},
 		{name: "secret file missing", file: `jwt-secret = "@/nonexistent/jwt.secret"`,
@@ -132,10 +134,10 @@ func TestWarnings(t *testing.T) {
 			want: []Warning{{"SVC_DB_HOISTED_TX_SETTINGS", "environment variable SVC_DB_HOISTED_TX_SETTINGS",
 				`configuration key "db-hoisted-tx-settings" is not implemented by SVC and is ignored (environment variable SVC_DB_HOISTED_TX_SETTINGS): ` +
 					`SVC applies the role's own settings but does not hoist a function's SET clauses to the transaction`}}},
-		{name: "not implemented, harmless value", file: `client-error-verbosity = "Verbose"`,
-			want: []Warning{{"client-error-verbosity", "config file %F, line 1",
-				`configuration key "client-error-verbosity" is not implemented by SVC and is ignored (config file %F, line 1): ` +
-					`SVC's errors always carry details and hint`}}},
+		{name: "not implemented, harmless value", file: `db-timezone-enabled = "True"`,
+			want: []Warning{{"db-timezone-enabled", "config file %F, line 1",
+				`configuration key "db-timezone-enabled" is not implemented by SVC and is ignored (config file %F, line 1): ` +
+					`SVC always honours Prefer: timezone`}}},
 		{name: "env typo, sorted", env: []string{"SVC_SERVER_PROT=1", "SVC_DB_SHEMAS=api", "SVC_PG_BIN=/x", "SVC_TEST_DB_URI=y", "PGRST_DB_SHEMAS=z"},
 			want: []Warning{
 				{"SVC_DB_SHEMAS", "environment variable SVC_DB_SHEMAS",

@@ -64,8 +64,6 @@ var unimplementedKeys = []unimplemented{
 		instead: "SVC exports no OpenTelemetry traces; server-timing-enabled and the admin server's /metrics report timings"},
 	{name: "raw-media-types",
 		instead: "PostgREST 12 removed it as well"},
-	{name: "client-error-verbosity", harmless: []string{"verbose"},
-		instead: "SVC's errors always carry details and hint"},
 	{name: "db-timezone-enabled", harmless: []string{"true"},
 		instead: "SVC always honours Prefer: timezone"},
 }

@@ -14,7 +14,7 @@ import (
 func TestRecoverPanics(t *testing.T) {
 	var logged bytes.Buffer
 	log := slog.New(slog.NewTextHandler(&logged, nil))
-	h := RecoverPanics(apierr.SVCNaming, log, http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
+	h := RecoverPanics(apierr.SVCNaming, apierr.Verbose, log, http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
 		var m map[string]int
 		m["boom"]++ // a nil map write: a runtime panic, as a bug would cause
 	}))
@@ -31,7 +31,7 @@ func TestRecoverPanics(t *testing.T) {
 		t.Errorf("the log lacks the panic and its stack: %s", logged.String())
 	}
 
-	abort := RecoverPanics(apierr.SVCNaming, log, http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic(http.ErrAbortHandler) }))
+	abort := RecoverPanics(apierr.SVCNaming, apierr.Verbose, log, http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic(http.ErrAbortHandler) }))
 	defer func() {
 		if recover() != http.ErrAbortHandler {
 			t.Error("http.ErrAbortHandler was swallowed")
