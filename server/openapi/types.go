@@ -47,14 +47,28 @@ var integerFormats = map[string]string{"smallint": "int32", "integer": "int32", 
 // outside pg_catalog.
 func (b *builder) typeName(t string) string {
 	t = nominal(t)
-	for _, s := range append([]string{b.opts.Schema}, b.snap.Header.ExtraSearchPath...) {
-		for _, prefix := range []string{s + ".", `"` + strings.ReplaceAll(s, `"`, `""`) + `".`} {
-			if rest, ok := strings.CutPrefix(t, prefix); ok {
-				return rest
-			}
+	if !strings.Contains(t, ".") {
+		return t // pg_catalog's, which the snapshot does not qualify
+	}
+	if rest, ok := inSchema(t, b.opts.Schema); ok {
+		return rest
+	}
+	for _, s := range b.snap.Header.ExtraSearchPath {
+		if rest, ok := inSchema(t, s); ok {
+			return rest
 		}
 	}
 	return t
+}
+
+// inSchema reports whether type name t is qualified with schema s, as
+// format_type writes it (quoted where s needs quotes), and returns the
+// name without it.
+func inSchema(t, s string) (string, bool) {
+	if rest, ok := strings.CutPrefix(t, s+"."); ok {
+		return rest, true
+	}
+	return strings.CutPrefix(t, `"`+strings.ReplaceAll(s, `"`, `""`)+`".`)
 }
 
 // format is the format the document gives a value of type t: an
