@@ -103,8 +103,8 @@ floor_report() {
     echo "SVC against floorserver and pREST in the same paired rounds (medians, lowest to highest): each"
     echo "server's own CPU per request (µs) and throughput, and the ratios, taken in each round."
     echo
-    echo "| workload | rounds | SVC µs/req | floor µs/req | pREST µs/req | SVC / floor | floor / pREST | SVC / pREST | req/s SVC / floor / pREST |"
-    echo "|---|--:|--:|--:|--:|--:|--:|--:|--:|"
+    echo "| workload | rounds | SVC µs/req | floor µs/req | pREST µs/req | SVC / floor | floor / pREST | SVC / pREST | req/s SVC / floor / pREST | req/s SVC / floor |"
+    echo "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
     awk -F'\t' -f deploy/bench/stats.awk -f deploy/bench/floorpeers.awk "$WORK/pairs-wrk.tsv" "$WORK/pairs-floor.tsv" "$WORK/pairs-prest.tsv"
   fi
   [ -s "$WORK/floor.tsv" ] || return 0

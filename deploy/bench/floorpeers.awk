@@ -1,6 +1,8 @@
 # floorpeers.awk: floor.sh's table of SVC against floorserver and pREST in
 # the paired rounds, one markdown row per workload floorserver ran: each
-# server's own CPU per request, and the ratios taken round by round.
+# server's own CPU per request, and the ratios taken round by round, SVC's
+# req/s over floorserver's among them: the throughput floorserver reaches
+# with SVC's statements is the most any server on svc-serve's core could.
 #
 #   awk -F'\t' -f stats.awk -f floorpeers.awk pairs-wrk.tsv pairs-floor.tsv pairs-prest.tsv
 #
@@ -24,10 +26,11 @@ END {
   for (i = 1; i <= kinds; i++) {
     k = order[i]
     rounds = count["floor", k]
-    sv = fl = pr = sf = fp = sp = ""
+    sv = fl = pr = sf = fp = sp = rf = ""
     for (n = 1; n <= rounds; n++) {
       sv = sv " " us["svc", k, n]; fl = fl " " us["floor", k, n]
       if (us["floor", k, n] > 0) sf = sf " " us["svc", k, n] / us["floor", k, n]
+      if (rps["floor", k, n] > 0) rf = rf " " rps["svc", k, n] / rps["floor", k, n]
       if (count["prest", k] >= n) {
         pr = pr " " us["prest", k, n]
         if (us["prest", k, n] > 0) {fp = fp " " us["floor", k, n] / us["prest", k, n]; sp = sp " " us["svc", k, n] / us["prest", k, n]}
@@ -36,8 +39,8 @@ END {
     }
     rs = sprintf("%.0f / %.0f / %s", median(rpsList("svc", k, rounds)), median(rpsList("floor", k, rounds)),
       count["prest", k] ? sprintf("%.0f", median(rpsList("prest", k, count["prest", k]))) : "-")
-    printf "| %s | %d%s | %s | %s | %s | %s | %s | %s | %s |\n", k, rounds, marked ? " *" : "",
-      spread(sv, "%.0f"), spread(fl, "%.0f"), spread(pr, "%.0f"), spread(sf, "%.2f"), spread(fp, "%.2f"), spread(sp, "%.2f"), rs
+    printf "| %s | %d%s | %s | %s | %s | %s | %s | %s | %s | %s |\n", k, rounds, marked ? " *" : "",
+      spread(sv, "%.0f"), spread(fl, "%.0f"), spread(pr, "%.0f"), spread(sf, "%.2f"), spread(fp, "%.2f"), spread(sp, "%.2f"), rs, spread(rf, "%.2f")
     marked = 0
   }
 }
