@@ -50,7 +50,7 @@ func (b *builder) property(r *snapshot.Relation, c *snapshot.Column) *schema {
 	if base == "" {
 		base = c.Type
 	}
-	p := b.typeSchema(c.Type, base)
+	p := typeSchema(c.Type, base)
 	if len(c.EnumValues) > 0 {
 		p.Enum = c.EnumValues
 	}

@@ -82,6 +82,7 @@ func fixture(t *testing.T) *snapshot.Snapshot {
 			fn("total", snapshot.Immutable, grant("PUBLIC", "EXECUTE"),
 				snapshot.Argument{Name: "v", Type: "integer[]", Mode: snapshot.ArgVariadic}),
 			fn("echo", snapshot.Immutable, grant("PUBLIC", "EXECUTE"), in("", "json", false)),
+			fn("feel", snapshot.Stable, grant("PUBLIC", "EXECUTE"), in("m", "api.mood", false)),
 			fn("over", snapshot.Immutable, grant("PUBLIC", "EXECUTE"), in("a", "integer", false)),
 			fn("over", snapshot.Volatile, grant("PUBLIC", "EXECUTE"), in("a", "integer", false), in("b", "text", false)),
 		},
@@ -200,8 +201,8 @@ func TestDefinition(t *testing.T) {
 		"id":       `{"description":"Key\n\nNote:\nThis is a Primary Key.\u003cpk/\u003e","type":"integer","format":"int32"}`,
 		"code":     `{"type":"string","format":"character varying","maxLength":8}`,
 		"label":    `{"type":"string","format":"text","default":"none"}`,
-		"mood":     `{"type":"string","format":"mood","enum":["up","down"]}`,
-		"price":    `{"type":"number","format":"money_d","default":0}`,
+		"mood":     `{"type":"string","format":"api.mood","enum":["up","down"]}`,
+		"price":    `{"type":"number","format":"api.money_d","default":0}`,
 		"at":       `{"type":"string","format":"timestamp with time zone"}`,
 		"data":     `{"format":"jsonb"}`,
 		"tags":     `{"type":"array","format":"text[]","items":{"type":"string"},"default":[]}`,
@@ -254,6 +255,12 @@ func TestFunctionParameters(t *testing.T) {
 	check("sum description", at(doc, "paths", "/rpc/sum", "post", "description"), `"numbers"`)
 	check("variadic GET", at(doc, "paths", "/rpc/total", "get", "parameters"),
 		`[{"name":"v","in":"query","required":true,"type":"array","items":{"type":"integer","format":"int32"},"collectionFormat":"multi"}]`)
+	// An argument of the schema's own type is named as the requests'
+	// search path prints it, as PostgREST names it.
+	check("feel GET", at(doc, "paths", "/rpc/feel", "get", "parameters"),
+		`[{"name":"m","in":"query","required":true,"type":"string","format":"mood"}]`)
+	feel := at(doc, "paths", "/rpc/feel", "post", "parameters").([]any)[0]
+	check("feel POST", at(feel, "schema", "properties", "m"), `{"type":"string","format":"mood"}`)
 	check("unnamed json body", at(doc, "paths", "/rpc/echo", "post", "parameters"),
 		`[{"name":"args","in":"body","required":true,"schema":{"format":"json"}},{"$ref":"#/parameters/preferParams"}]`)
 	check("unnamed argument is no query parameter", at(doc, "paths", "/rpc/echo", "get", "parameters"), `null`)
@@ -324,15 +331,9 @@ func TestDefaultValue(t *testing.T) {
 }
 
 // TestTypes: a value's Swagger type and format, the format of an integer
-// one of the two OpenAPI 2.0 defines, a type of a schema on the requests'
-// search path named as PostgreSQL prints it to them, unqualified.
+// one of the two OpenAPI 2.0 defines.
 func TestTypes(t *testing.T) {
 	t.Parallel()
-	snap, err := snapshot.New(snapshot.Header{Schemas: []string{"api"}, ExtraSearchPath: []string{"ext", "My Ext"}}, snapshot.Content{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := &builder{snap: snap, opts: Options{Schema: "api"}}
 	for _, c := range []struct{ declared, base, typ, format, items string }{
 		{"integer", "integer", "integer", "int32", ""},
 		{"smallint", "smallint", "integer", "int32", ""},
@@ -343,20 +344,36 @@ func TestTypes(t *testing.T) {
 		{"character varying(20)[]", "character varying(20)[]", "array", "character varying[]", "string"},
 		{"integer[]", "integer[]", "array", "integer[]", "integer"},
 		{"uuid", "uuid", "string", "uuid", ""},
-		{"api.email", "text", "string", "email", ""},
-		{"api.mood[]", "api.mood[]", "array", "mood[]", "string"},
-		{"ext.citext", "ext.citext", "string", "citext", ""},
-		{`"My Ext".tag`, `"My Ext".tag`, "string", "tag", ""},
-		{"other.email", "text", "string", "other.email", ""},
+		{"api.email", "text", "string", "api.email", ""},
 		{"json", "json", "", "json", ""},
 	} {
-		s := b.typeSchema(c.declared, c.base)
+		s := typeSchema(c.declared, c.base)
 		items := ""
 		if s.Items != nil {
 			items = s.Items.Type
 		}
 		if s.Type != c.typ || s.Format != c.format || items != c.items {
 			t.Errorf("typeSchema(%q, %q) = %q %q items %q; want %q %q items %q", c.declared, c.base, s.Type, s.Format, items, c.typ, c.format, c.items)
+		}
+	}
+}
+
+// TestArgumentTypeNames: an argument's type of a schema on the requests'
+// search path is named as PostgreSQL prints it to them, unqualified, as
+// PostgREST names arguments; one of another schema keeps its schema.
+func TestArgumentTypeNames(t *testing.T) {
+	t.Parallel()
+	snap, err := snapshot.New(snapshot.Header{Schemas: []string{"api"}, ExtraSearchPath: []string{"ext", "My Ext"}}, snapshot.Content{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &builder{snap: snap, opts: Options{Schema: "api"}}
+	for declared, want := range map[string]string{
+		"integer": "integer", "character varying(20)": "character varying", "api.mood": "mood", "api.mood[]": "mood[]",
+		"ext.citext": "citext", `"My Ext".tag`: "tag", "other.email": "other.email", "apix.t": "apix.t",
+	} {
+		if got := b.typeName(declared); got != want {
+			t.Errorf("typeName(%q) = %q, want %q", declared, got, want)
 		}
 	}
 }

@@ -147,14 +147,14 @@ func (b *builder) functionPath(overloads []*snapshot.Function) *pathItem {
 // argument itself (the whole body is passed to it).
 func (b *builder) argsSchema(args []argument) *schema {
 	if len(args) == 1 && args[0].name == "" {
-		return b.typeSchema(args[0].typ, args[0].typ)
+		return typeSchema(b.typeName(args[0].typ), args[0].typ)
 	}
 	s := &schema{Type: "object", Properties: map[string]*schema{}}
 	for _, a := range args {
 		if a.name == "" {
 			continue
 		}
-		s.Properties[a.name] = b.typeSchema(a.typ, a.typ)
+		s.Properties[a.name] = typeSchema(b.typeName(a.typ), a.typ)
 		if a.required {
 			s.Required = append(s.Required, a.name)
 		}
@@ -171,7 +171,7 @@ func (b *builder) queryArguments(args []argument) []*parameter {
 		if a.name == "" {
 			continue
 		}
-		p := &parameter{Name: a.name, In: "query", Required: optional, Type: queryType(a.typ), Format: b.format(a.typ)}
+		p := &parameter{Name: a.name, In: "query", Required: optional, Type: queryType(a.typ), Format: format(b.typeName(a.typ))}
 		if a.required {
 			p.Required = required
 		}
@@ -179,7 +179,7 @@ func (b *builder) queryArguments(args []argument) []*parameter {
 			// The type of the repeated parameter is its elements'.
 			elem := strings.TrimSuffix(nominal(a.typ), "[]")
 			p.Type, p.Format, p.CollectionFormat = "array", "", "multi"
-			p.Items = &schema{Type: queryType(elem), Format: b.format(elem)}
+			p.Items = &schema{Type: queryType(elem), Format: format(b.typeName(elem))}
 		}
 		out = append(out, p)
 	}

@@ -105,7 +105,7 @@ func (b *builder) refDocument() *document {
 				continue
 			}
 			d.Parameters[rowFilter(r.Name, c.Name)] = &parameter{Name: c.Name, In: "query",
-				Description: c.Description, Required: optional, Type: "string", Format: b.typeName(c.Type)}
+				Description: c.Description, Required: optional, Type: "string", Format: nominal(c.Type)}
 		}
 	}
 	for _, overloads := range b.refFunctions() {

@@ -40,11 +40,12 @@ func swaggerType(t string) string {
 // defines for the integer type.
 var integerFormats = map[string]string{"smallint": "int32", "integer": "int32", "bigint": "int64"}
 
-// typeName is type t as the document names it: without modifiers
-// (nominal), and without its schema when that is on the requests' search
-// path (the document's schema, then the snapshot's extra search path), as
-// PostgreSQL prints the name to them. The snapshot qualifies every type
-// outside pg_catalog.
+// typeName is type t as the document names a function's argument:
+// without modifiers (nominal), and without its schema when that is on the
+// requests' search path (the document's schema, then the snapshot's extra
+// search path), as PostgreSQL prints the name to them. PostgREST names
+// arguments so, and columns with their schema (typeSchema); the snapshot
+// qualifies every type outside pg_catalog.
 func (b *builder) typeName(t string) string {
 	t = nominal(t)
 	if !strings.Contains(t, ".") {
@@ -71,10 +72,9 @@ func inSchema(t, s string) (string, bool) {
 	return strings.CutPrefix(t, `"`+strings.ReplaceAll(s, `"`, `""`)+`".`)
 }
 
-// format is the format the document gives a value of type t: an
-// integer's OpenAPI format, otherwise the type's name (typeName).
-func (b *builder) format(t string) string {
-	name := b.typeName(t)
+// format is the format of a value whose type is named name (modifiers
+// removed): an integer's OpenAPI format, otherwise the name.
+func format(name string) string {
 	if f, ok := integerFormats[name]; ok {
 		return f
 	}
@@ -84,11 +84,11 @@ func (b *builder) format(t string) string {
 // typeSchema describes a value whose declared type is declared and whose
 // underlying type (base type of a domain) is base: an array by its
 // elements' type, under its own name as format.
-func (b *builder) typeSchema(declared, base string) *schema {
-	base = nominal(base)
-	s := &schema{Type: swaggerType(base), Format: b.format(declared)}
+func typeSchema(declared, base string) *schema {
+	base, declared = nominal(base), nominal(declared)
+	s := &schema{Type: swaggerType(base), Format: format(declared)}
 	if s.Type == "array" {
-		s.Format = b.typeName(declared)
+		s.Format = declared
 		s.Items = &schema{Type: swaggerType(strings.TrimSuffix(base, "[]"))}
 	}
 	return s

@@ -108,7 +108,7 @@ func (b *builder) bodies() entries {
 func (b *builder) rowFilters2() entries {
 	return lastOfEqual(b.rowFilters(b.layout.filters2, relation.any2, func(r relation, c *snapshot.Column) (string, any) {
 		return rowFilter(r.Name, c.Name), &parameter{Name: c.Name, In: "query", Description: c.Description,
-			Required: optional, Type: "string", Format: b.typeName(c.Type)}
+			Required: optional, Type: "string", Format: nominal(c.Type)}
 	}))
 }
 
