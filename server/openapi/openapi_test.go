@@ -277,7 +277,8 @@ func TestServerAndSecurity(t *testing.T) {
 		t.Errorf("header fields: %v %v %v %v %v", at(doc, "swagger"), at(doc, "info"), at(doc, "host"), at(doc, "basePath"), at(doc, "schemes"))
 	}
 	jwt := at(doc, "securityDefinitions", "JWT")
-	if at(jwt, "type") != "apiKey" || at(jwt, "in") != "header" || at(jwt, "name") != "Authorization" {
+	if at(jwt, "type") != "apiKey" || at(jwt, "in") != "header" || at(jwt, "name") != "Authorization" ||
+		at(jwt, "description") != `Add the token prepending "Bearer " (without quotes) to it` {
 		t.Errorf("securityDefinitions.JWT = %v", jwt)
 	}
 	if !reflect.DeepEqual(at(doc, "security"), []any{map[string]any{"JWT": []any{}}}) {

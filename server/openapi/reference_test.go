@@ -113,7 +113,7 @@ func (b *builder) refDocument() *document {
 	}
 	if b.opts.Security {
 		d.SecurityDefinitions = map[string]*securityScheme{"JWT": {Type: "apiKey", In: "header",
-			Name: "Authorization", Description: `A JWT, sent as "Bearer <token>"`}}
+			Name: "Authorization", Description: jwtDescription}}
 		d.Security = []map[string][]string{{"JWT": {}}}
 	}
 	return d

@@ -26,11 +26,15 @@ func (b *builder) write2(s *jsonStream) {
 	var tail swaggerTail
 	if b.opts.Security {
 		tail.SecurityDefinitions = map[string]*securityScheme{"JWT": {Type: "apiKey", In: "header",
-			Name: "Authorization", Description: `A JWT, sent as "Bearer <token>"`}}
+			Name: "Authorization", Description: jwtDescription}}
 		tail.Security = []map[string][]string{{"JWT": {}}}
 	}
 	s.close(tail)
 }
+
+// jwtDescription describes the JWT security definition in PostgREST's
+// words, which clients generated from its document show.
+const jwtDescription = `Add the token prepending "Bearer " (without quotes) to it`
 
 // described yields the relations the document describes (those with an
 // operation the role may use), by name.
