@@ -115,20 +115,25 @@ func (a *rootAnswer) respond(s *Server, x *exchange) error {
 	} else {
 		h.Set("Content-Type", openAPIType)
 	}
+	if x.r.Method == http.MethodHead {
+		// The headers alone, without the document's length, as PostgREST
+		// answers a HEAD and SVC a HEAD of a relation: nothing is built
+		// only to be measured.
+		x.w.WriteHeader(http.StatusOK)
+		return nil
+	}
 	if x.body == nil {
 		return s.writeDocument(x)
 	}
 	h.Set("Content-Length", strconv.Itoa(len(x.body)))
 	x.w.WriteHeader(http.StatusOK)
-	if x.r.Method != http.MethodHead {
-		// The server holds what is written before the header leaves
-		// (a copy, http1's maxHeldBody): its first stream.Chunk sends
-		// the header, and the rest of the kept document is written
-		// from where the cache keeps it, never copied per request.
-		first := min(len(x.body), stream.Chunk)
-		if _, err := x.w.Write(x.body[:first]); err == nil {
-			x.w.Write(x.body[first:])
-		}
+	// The server holds what is written before the header leaves (a copy,
+	// http1's maxHeldBody): its first stream.Chunk sends the header, and
+	// the rest of the kept document is written from where the cache keeps
+	// it, never copied per request.
+	first := min(len(x.body), stream.Chunk)
+	if _, err := x.w.Write(x.body[:first]); err == nil {
+		x.w.Write(x.body[first:])
 	}
 	return nil
 }
@@ -155,20 +160,6 @@ func (s *Server) writeDocument(x *exchange) error {
 	d := stream.NewDoc(x.w, &s.streaming)
 	defer d.Give()
 	ctx := x.r.Context()
-	if x.r.Method == http.MethodHead {
-		size := x.doc.Size
-		if size < 0 {
-			// Built only to be measured.
-			var n stream.Counter
-			if err := x.doc.Write(ctx, &n); err != nil {
-				return rootFailure(x, err)
-			}
-			size = int64(n)
-		}
-		x.w.Header().Set("Content-Length", strconv.FormatInt(size, 10))
-		x.w.WriteHeader(http.StatusOK)
-		return nil
-	}
 	if x.doc.Size >= 0 {
 		d.Begin(x.doc.Size)
 	}

@@ -148,12 +148,3 @@ func (d *Doc) take(n int) bool { return d.budget.take(&d.held, n) }
 
 // Give gives back what the document held of the budget.
 func (d *Doc) Give() { d.budget.give(&d.held) }
-
-// Counter counts the bytes written to it.
-type Counter int64
-
-// Write counts p.
-func (c *Counter) Write(p []byte) (int, error) {
-	*c += Counter(len(p))
-	return len(p), nil
-}
