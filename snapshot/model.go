@@ -46,6 +46,11 @@ const (
 	KindPartitionedTable RelationKind = "partitioned_table"
 )
 
+// DefinedByQuery reports whether relations of kind k are defined by a
+// query (a view or a materialized view), whose columns are traced to
+// base tables.
+func (k RelationKind) DefinedByQuery() bool { return k == KindView || k == KindMaterializedView }
+
 // Relation is a table, view, materialized view, foreign table or partitioned
 // table in an exposed schema. Relations elsewhere (say a base table in a
 // private schema behind an exposed view) are not stored: introspection

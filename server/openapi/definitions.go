@@ -91,7 +91,7 @@ func (b *builder) foreignKey(r *snapshot.Relation, col string) (table, column st
 		if !holdsKey || rel.Computed() || len(rel.Columns) != 1 || rel.Columns[0].Column != col {
 			continue
 		}
-		if f := b.snap.Relation(rel.ForeignTable); f != nil && (f.Kind == snapshot.KindView || f.Kind == snapshot.KindMaterializedView) {
+		if f := b.snap.Relation(rel.ForeignTable); f != nil && f.Kind.DefinedByQuery() {
 			if toView == nil {
 				toView = rel
 			}

@@ -99,25 +99,24 @@ func callable(overloads []*snapshot.Function) []argument {
 	return out
 }
 
-// describeOverloads gives a function's summary and description, from
-// comment, the first comment of its overloads, and whether it may be
-// called with GET: when some overload is not volatile (GET runs
-// read-only).
-func describeOverloads(overloads []*snapshot.Function) (summary, description, comment string, get bool) {
+// describeOverloads gives a function's comment, the first of its
+// overloads', and whether it may be called with GET: when some overload
+// is not volatile (GET runs read-only).
+func describeOverloads(overloads []*snapshot.Function) (comment string, get bool) {
 	for _, f := range overloads {
 		if comment == "" {
 			comment = f.Description
 		}
 		get = get || f.Volatility != snapshot.Volatile
 	}
-	summary, description = summarize(comment)
-	return summary, description, comment, get
+	return comment, get
 }
 
 // functionPath describes /rpc/<name>: POST always, GET when some overload
 // is not volatile (GET runs read-only).
 func (b *builder) functionPath(overloads []*snapshot.Function) *pathItem {
-	summary, description, comment, get := describeOverloads(overloads)
+	comment, get := describeOverloads(overloads)
+	summary, description := summarize(comment)
 	args := callable(overloads)
 	op := func(params []*parameter) *operation {
 		return &operation{

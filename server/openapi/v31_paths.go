@@ -128,7 +128,8 @@ func (b *builder) rowBody(r *snapshot.Relation, key string, insert bool) *reques
 func (b *builder) functionPath31(overloads []*snapshot.Function) *pathItem3 {
 	name := overloads[0].Name
 	key := componentName(name)
-	summary, description, _, get := describeOverloads(overloads)
+	comment, get := describeOverloads(overloads)
+	summary, description := summarize(comment)
 	if summary == "" {
 		summary = "Call " + name
 	}

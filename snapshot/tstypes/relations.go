@@ -22,8 +22,7 @@ type outRelation struct {
 // postgrest-js requires them of Tables; a view's only where it takes
 // the write.
 func (o *outRelation) section() string {
-	switch o.Kind {
-	case snapshot.KindView, snapshot.KindMaterializedView:
+	if o.Kind.DefinedByQuery() {
 		return "Views"
 	}
 	return "Tables"

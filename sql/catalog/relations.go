@@ -18,12 +18,6 @@ type relation struct {
 	snapshot.Relation
 }
 
-// isView reports whether r is defined by a query, whose columns can be
-// traced to base tables.
-func (r *relation) isView() bool {
-	return r.Kind == snapshot.KindView || r.Kind == snapshot.KindMaterializedView
-}
-
 // columnName returns the name of the column with attnum att. Relations
 // have tens of columns, so a scan beats building a map for each.
 func (r *relation) columnName(att int16) string {

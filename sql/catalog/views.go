@@ -59,7 +59,7 @@ func traceViews(views map[uint32][]target, exposed map[uint32]*relation) map[uin
 	traces := map[uint32]viewTrace{}
 	for oid, rel := range exposed {
 		tl, ok := views[oid]
-		if !ok || !rel.isView() {
+		if !ok || !rel.Kind.DefinedByQuery() {
 			continue
 		}
 		trace := viewTrace{}
