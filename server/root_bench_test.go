@@ -53,16 +53,14 @@ func benchServeRoot(b *testing.B, url, accept string) {
 	}
 	size := benchclient.ReadOK(b, br)
 	b.ReportAllocs()
-	cpu, measured := processCPU()
+	report := reportCPU(b)
 	for b.Loop() {
 		if _, err := c.Write(req); err != nil {
 			b.Fatal(err)
 		}
 		size = benchclient.ReadOK(b, br)
 	}
-	if after, ok := processCPU(); measured && ok {
-		b.ReportMetric(float64(after-cpu)/float64(b.N), "cpu-ns/op")
-	}
+	report()
 	b.ReportMetric(float64(size), "doc-bytes")
 }
 

@@ -14,7 +14,8 @@ import (
 // one keep-alive connection, against the shared fixture's PostgreSQL. The
 // client reads without allocating, so the allocations reported are the
 // server's (with pgx's): the figure to watch for the hot path's garbage.
-// ns/op includes PostgreSQL's time and is only a rough guide.
+// ns/op includes PostgreSQL's time and is only a rough guide; cpu-ns/op is
+// the test process's CPU per request, the server's with the light client's.
 func BenchmarkServeRead(b *testing.B) {
 	for _, bc := range []struct{ name, target, accept string }{
 		{"lookup", "/books?id=eq.1", "application/json"},
@@ -40,11 +41,23 @@ func benchServeRead(b *testing.B, url, target, accept string) {
 	req := []byte("GET " + target + " HTTP/1.1\r\nHost: bench\r\nUser-Agent: bench\r\nAccept: " + accept + "\r\n\r\n")
 	br := bufio.NewReaderSize(c, 64<<10)
 	b.ReportAllocs()
+	defer reportCPU(b)()
 	for b.Loop() {
 		if _, err := c.Write(req); err != nil {
 			b.Fatal(err)
 		}
 		benchclient.ReadOK(b, br)
+	}
+}
+
+// reportCPU starts counting the test process's CPU; the function it
+// returns reports it per operation (cpu-ns/op), where the system says.
+func reportCPU(b *testing.B) func() {
+	cpu, measured := processCPU()
+	return func() {
+		if after, ok := processCPU(); measured && ok && b.N > 0 {
+			b.ReportMetric(float64(after-cpu)/float64(b.N), "cpu-ns/op")
+		}
 	}
 }
 
@@ -62,6 +75,7 @@ func BenchmarkServeWrite(b *testing.B) {
 		"Content-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body)
 	br := bufio.NewReaderSize(c, 64<<10)
 	b.ReportAllocs()
+	defer reportCPU(b)()
 	for b.Loop() {
 		if _, err := c.Write(req); err != nil {
 			b.Fatal(err)
