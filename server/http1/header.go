@@ -3,34 +3,48 @@ package http1
 import (
 	"net/http"
 	"slices"
+	"strings"
 
 	"golang.org/x/net/http/httpguts"
 )
 
 // appendHeader appends h as header lines, as http.Header.Write writes
 // them: keys in order, a field name no client could read dropped, line
-// breaks in a value made spaces and the value trimmed. It does that work
-// without Header.Write's pooled sorter and replacer, which cost a response
-// of a few headers more than writing them does.
-func appendHeader(dst []byte, h http.Header) []byte {
+// breaks in a value made spaces and the value trimmed; date, unless "",
+// is written as the Date field h does not hold. It does that work without
+// Header.Write's pooled sorter and replacer, which cost a response of a
+// few headers more than writing them does.
+func appendHeader(dst []byte, h http.Header, date string) []byte {
 	var room [16]string
 	keys := room[:0]
 	for k := range h {
 		keys = append(keys, k)
 	}
+	if date != "" {
+		keys = append(keys, "Date")
+	}
 	slices.Sort(keys)
 	for _, k := range keys {
+		if k == "Date" && date != "" {
+			dst = appendField(dst, k, date)
+			continue
+		}
 		if !httpguts.ValidHeaderFieldName(k) {
 			continue
 		}
 		for _, v := range h[k] {
-			dst = append(dst, k...)
-			dst = append(dst, ": "...)
-			dst = appendFieldValue(dst, v)
-			dst = append(dst, "\r\n"...)
+			dst = appendField(dst, k, v)
 		}
 	}
 	return dst
+}
+
+// appendField appends the header line of name k and value v.
+func appendField(dst []byte, k, v string) []byte {
+	dst = append(dst, k...)
+	dst = append(dst, ": "...)
+	dst = appendFieldValue(dst, v)
+	return append(dst, "\r\n"...)
 }
 
 // appendFieldValue appends v with CR and LF made spaces and the ASCII
@@ -43,14 +57,16 @@ func appendFieldValue(dst []byte, v string) []byte {
 	for end > start && isFieldSpace(v[end-1]) {
 		end--
 	}
-	for i := start; i < end; i++ {
-		c := v[i]
-		if c == '\r' || c == '\n' {
-			c = ' '
+	v = v[start:end]
+	for {
+		// Most values hold no line break: they are copied whole.
+		i := strings.IndexAny(v, "\r\n")
+		if i < 0 {
+			return append(dst, v...)
 		}
-		dst = append(dst, c)
+		dst = append(append(dst, v[:i]...), ' ')
+		v = v[i+1:]
 	}
-	return dst
 }
 
 // isFieldSpace is textproto's ASCII space, which net/http trims from a

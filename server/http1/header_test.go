@@ -9,7 +9,8 @@ import (
 
 // TestAppendHeaderMatchesNetHTTP holds appendHeader to what
 // http.Header.Write writes for the same header: order, dropped names,
-// line breaks and trimming.
+// line breaks and trimming; and a Date given apart to what it writes
+// for the header holding it.
 func TestAppendHeaderMatchesNetHTTP(t *testing.T) {
 	many := http.Header{}
 	for i := range 40 {
@@ -27,8 +28,21 @@ func TestAppendHeaderMatchesNetHTTP(t *testing.T) {
 		if err := h.Write(&want); err != nil {
 			t.Fatal(err)
 		}
-		if got := appendHeader(nil, h); string(got) != want.String() {
+		if got := appendHeader(nil, h, ""); string(got) != want.String() {
 			t.Errorf("%s: wrote %q, net/http writes %q", name, got, want.String())
+		}
+		if _, ok := h["Date"]; ok {
+			continue
+		}
+		const date = "Sun, 06 Dec 2026 20:00:00 GMT"
+		dated := h.Clone()
+		dated["Date"] = []string{date}
+		want.Reset()
+		if err := dated.Write(&want); err != nil {
+			t.Fatal(err)
+		}
+		if got := appendHeader(nil, h, date); string(got) != want.String() {
+			t.Errorf("%s with a Date: wrote %q, net/http writes %q", name, got, want.String())
 		}
 	}
 }
@@ -38,7 +52,7 @@ func TestAppendHeaderMatchesNetHTTP(t *testing.T) {
 func TestAppendHeaderAllocates(t *testing.T) {
 	h := http.Header{"Content-Type": {"application/json; charset=utf-8"}, "Date": {"Sat, 28 Nov 2026 18:00:00 GMT"}, "Content-Range": {"0-0/*"}}
 	buf := make([]byte, 0, 512)
-	if n := testing.AllocsPerRun(100, func() { buf = appendHeader(buf[:0], h) }); n != 0 {
+	if n := testing.AllocsPerRun(100, func() { buf = appendHeader(buf[:0], h, "") }); n != 0 {
 		t.Errorf("%v allocations a header, want 0", n)
 	}
 }

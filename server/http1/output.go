@@ -17,6 +17,7 @@ type output struct {
 	body []byte
 	err  error     // the first write error; the connection is then done
 	vec  [3][]byte // backs the writev of head, body and a large piece
+	bufs net.Buffers
 }
 
 // send queues b after what is queued, writing all at once when the
@@ -38,21 +39,24 @@ func (o *output) write(extra []byte) {
 		o.head, o.body = append(o.head, o.body...), o.body[:0]
 	}
 	if o.err == nil {
-		bufs := net.Buffers(o.vec[:0])
+		// bufs is a field, not a variable: WriteTo takes its address,
+		// which would move a variable to the heap on every write.
+		o.bufs = o.vec[:0]
 		for _, b := range [...][]byte{o.head, o.body, extra} {
 			if len(b) > 0 {
-				bufs = append(bufs, b)
+				o.bufs = append(o.bufs, b)
 			}
 		}
 		switch {
-		case len(bufs) == 0:
-		case len(bufs) == 1:
-			_, o.err = o.rwc.Write(bufs[0])
+		case len(o.bufs) == 0:
+		case len(o.bufs) == 1:
+			_, o.err = o.rwc.Write(o.bufs[0])
 		default:
 			// One writev on a *net.TCPConn or *net.UnixConn, one write
 			// per buffer on anything else.
-			_, o.err = bufs.WriteTo(o.rwc)
+			_, o.err = o.bufs.WriteTo(o.rwc)
 		}
+		o.bufs = nil
 		clear(o.vec[:]) // keep no body alive until the next write
 	}
 	o.head, o.body = o.head[:0], o.body[:0]

@@ -178,8 +178,11 @@ func (w *response) sendHeader(first []byte) {
 		}
 		w.contentLength = -1
 	}
+	// The Date the handler did not set is written, not stored: storing it
+	// would cost a slice per response.
+	date := ""
 	if _, ok := h["Date"]; !ok {
-		h["Date"] = []string{httpDate()}
+		date = httpDate()
 	}
 	if w.chunked {
 		h.Del("Content-Length")
@@ -204,7 +207,7 @@ func (w *response) sendHeader(first []byte) {
 		out.head = strconv.AppendInt(out.head, int64(w.status), 10)
 	}
 	out.head = append(out.head, "\r\n"...)
-	out.head = appendHeader(out.head, h)
+	out.head = appendHeader(out.head, h, date)
 	out.head = append(out.head, "\r\n"...)
 }
 
