@@ -196,9 +196,8 @@ func (s *Server) respondValue(x *exchange, pr request.Preferences, e *callEntry,
 	if err != nil {
 		return err
 	}
-	h := w.Header()
 	if v := preferenceApplied(pr, applied); v != "" {
-		setDefault(h, "Preference-Applied", v)
+		x.setDefault("Preference-Applied", v)
 	}
 	if status == http.StatusNoContent {
 		w.WriteHeader(status)
@@ -212,17 +211,17 @@ func (s *Server) respondValue(x *exchange, pr request.Preferences, e *callEntry,
 	if err != nil {
 		return err
 	}
-	setDefault(h, "Content-Range", contentRange(0, res.PageCount, total))
+	x.setDefault("Content-Range", contentRange(0, res.PageCount, total))
 	if e.media.Kind == request.MediaHandler {
-		setDefault(h, "Content-Type", e.media.ContentType())
+		x.setDefault("Content-Type", e.media.ContentType())
 	} else {
-		setDefault(h, "Content-Type", jsonType)
+		x.setDefault("Content-Type", jsonType)
 	}
 	if x.r.Method == http.MethodHead {
 		w.WriteHeader(status)
 		return nil
 	}
-	writeBody(w, status, nil, body)
+	writeBody(x, status, nil, body)
 	return nil
 }
 

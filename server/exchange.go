@@ -151,6 +151,9 @@ type exchange struct {
 	linesSlot chan struct{}
 	// stepBuf holds the steps, so that listing them allocates nothing.
 	stepBuf [2]dbexec.Step
+	// headerRoom is what is left of the array the answer's header values
+	// are carved from (setHeader).
+	headerRoom []string
 }
 
 // appliedPrefs records which conditional preferences a request had

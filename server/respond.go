@@ -108,10 +108,24 @@ func applyResponseSettings(h http.Header, res *dbexec.Result, status int) (int, 
 
 // setDefault sets a header SVC decides unless a function already set it
 // through response.headers. key is in canonical form.
-func setDefault(h http.Header, key, value string) {
-	if _, ok := h[key]; !ok {
-		h[key] = []string{value}
+func (x *exchange) setDefault(key, value string) {
+	if _, ok := x.w.Header()[key]; !ok {
+		x.setHeader(key, value)
 	}
+}
+
+// setHeader sets the header key (in canonical form) to value alone. The
+// one-value slices of a response's headers are carved from one array:
+// each would otherwise be an allocation of its own, and an answer sets
+// half a dozen. Each carved slice is full (its length is its capacity),
+// so a later Add copies it rather than writing over its neighbour.
+func (x *exchange) setHeader(key, value string) {
+	if len(x.headerRoom) == cap(x.headerRoom) {
+		x.headerRoom = make([]string, 0, 8)
+	}
+	x.headerRoom = append(x.headerRoom, value)
+	n := len(x.headerRoom)
+	x.w.Header()[key] = x.headerRoom[n-1 : n : n]
 }
 
 // handlerBody returns the bytes of a media handler's body: PostgreSQL
@@ -131,16 +145,16 @@ func handlerBody(m request.Media, body []byte) ([]byte, error) {
 // writeBody sends a body PostgreSQL built, after the CSV header line head
 // (see csvHead) when there is one. head may be shared, so it is never
 // written to: an empty body takes it without its newline.
-func writeBody(w http.ResponseWriter, status int, head, body []byte) {
+func writeBody(x *exchange, status int, head, body []byte) {
 	if len(head) > 0 && len(body) == 0 {
 		head = head[:len(head)-1]
 	}
 	// With the length known, the server sends the body as is rather than
 	// chunked; it gathers the two writes into one.
-	w.Header().Set("Content-Length", strconv.Itoa(len(head)+len(body)))
-	w.WriteHeader(status)
-	w.Write(head)
-	w.Write(body)
+	x.setHeader("Content-Length", strconv.Itoa(len(head)+len(body)))
+	x.w.WriteHeader(status)
+	x.w.Write(head)
+	x.w.Write(body)
 }
 
 // preferenceApplied renders the Preference-Applied header in PostgREST's
@@ -227,7 +241,7 @@ func (s *Server) respondRows(x *exchange, pr request.Preferences, rep *rowsReply
 		x.w.WriteHeader(status)
 		return nil
 	}
-	writeBody(x.w, status, rep.head, body)
+	writeBody(x, status, rep.head, body)
 	return nil
 }
 
@@ -254,21 +268,21 @@ func rowsHeader(x *exchange, pr request.Preferences, rep *rowsReply, res *dbexec
 	if err != nil {
 		return 0, err
 	}
-	setDefault(h, "Content-Type", rep.media.ContentType())
-	setDefault(h, "Range-Unit", "items")
+	x.setDefault("Content-Type", rep.media.ContentType())
+	x.setDefault("Range-Unit", "items")
 	if streamed {
-		setDefault(h, "Content-Range", streamedRange(rep.offset, total))
+		x.setDefault("Content-Range", streamedRange(rep.offset, total))
 	} else {
-		setDefault(h, "Content-Range", contentRange(rep.offset, res.PageCount, total))
+		x.setDefault("Content-Range", contentRange(rep.offset, res.PageCount, total))
 	}
 	if rep.location != "" {
-		setDefault(h, "Content-Location", x.canonicalURL(rep.location))
+		x.setDefault("Content-Location", x.canonicalURL(rep.location))
 	}
 	if v := preferenceApplied(pr, applied); v != "" {
-		setDefault(h, "Preference-Applied", v)
+		x.setDefault("Preference-Applied", v)
 	}
 	if rep.warning != "" {
-		setDefault(h, "Warning", rep.warning)
+		x.setDefault("Warning", rep.warning)
 	}
 	return status, nil
 }

@@ -90,7 +90,7 @@ func (s *Server) readyTx(x *exchange, sh *txShape) error {
 	x.applied = applied
 	x.tx.SearchPath = sh.searchPath
 	if len(s.cfg.DBSchemas) > 1 {
-		x.w.Header().Set("Content-Profile", sh.schema)
+		x.setHeader("Content-Profile", sh.schema)
 	}
 	return nil
 }

@@ -164,7 +164,7 @@ func respondWrite(x *exchange, req *request.Request, p *plan.Write, res *dbexec.
 		x.w.WriteHeader(status)
 		return nil
 	}
-	writeBody(x.w, status, csvHead(&p.Read.Node, p.Read.Media), res.Body)
+	writeBody(x, status, csvHead(&p.Read.Node, p.Read.Media), res.Body)
 	return nil
 }
 
@@ -181,22 +181,22 @@ func writeHeader(x *exchange, req *request.Request, p *plan.Write, res *dbexec.R
 	}
 	switch {
 	case p.Kind == plan.Update && streamed:
-		h.Set("Content-Range", streamedRange(0, nil))
+		x.setHeader("Content-Range", streamedRange(0, nil))
 	case p.Kind == plan.Update:
-		h.Set("Content-Range", contentRange(0, res.PageCount, total))
+		x.setHeader("Content-Range", contentRange(0, res.PageCount, total))
 	case p.Kind != plan.Put:
 		t := "*"
 		if total != nil {
 			t = strconv.FormatInt(*total, 10)
 		}
-		h.Set("Content-Range", "*/"+t)
+		x.setHeader("Content-Range", "*/"+t)
 	}
 	applied := preferenceApplied(req.Prefer, x.applied)
 	if applied != "" {
-		h.Set("Preference-Applied", applied)
+		x.setHeader("Preference-Applied", applied)
 	}
 	if warning := legacyNamesWarning(p.Read); warning != "" {
-		setDefault(h, "Warning", warning)
+		x.setDefault("Warning", warning)
 	}
 	// Location names the one row created.
 	if p.Return == "headers-only" && p.Kind == plan.Insert && res.PageCount == 1 && len(p.Relation.PrimaryKey) > 0 {
@@ -222,7 +222,7 @@ func writeHeader(x *exchange, req *request.Request, p *plan.Write, res *dbexec.R
 		return 0, err
 	}
 	if representation {
-		setDefault(h, "Content-Type", p.Read.Media.ContentType())
+		x.setDefault("Content-Type", p.Read.Media.ContentType())
 	}
 	return status, nil
 }
