@@ -16,7 +16,6 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/query"
-	"github.com/svc-dev/svc/sql/connerr"
 )
 
 // Executor runs request transactions over a pool.
@@ -79,25 +78,6 @@ func (e *Executor) Execute(ctx context.Context, tx Tx, steps ...Step) error {
 	}
 	releaseAndYield(conn)
 	return e.answer(ctx, &tx, dbErr, checkErr)
-}
-
-// acquire takes a session from pool within the acquisition timeout.
-func (e *Executor) acquire(ctx context.Context, pool *pgxpool.Pool) (*pgxpool.Conn, error) {
-	acquireCtx, cancel := context.WithTimeout(ctx, e.AcquireTimeout)
-	conn, err := pool.Acquire(acquireCtx)
-	cancel()
-	if err != nil {
-		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
-			return nil, apierr.PoolTimeout()
-		}
-		if ctx.Err() != nil {
-			return nil, ErrClientGone
-		}
-		e.unreached(pool)
-		return nil, apierr.ConnectionRefused(connerr.Explain(err))
-	}
-	e.reached(ctx, pool, conn)
-	return conn, nil
 }
 
 // runTx runs the request transaction on conn, and leaves conn idle, or
