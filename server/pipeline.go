@@ -27,7 +27,7 @@ import (
 // target, and answers it.
 func serve[P any](s *Server, w http.ResponseWriter, r *http.Request, rt *route[P], target string) {
 	x := exchanges.Get().(*exchange)
-	*x = exchange{w: w, r: r, snap: s.snapshots.Current(), obs: observe.Of(r.Context())}
+	*x = exchange{w: w, r: r, snap: s.snapshots.Current(), obs: observe.Of(w)}
 	if err := pipeline(s, x, rt, target); err != nil {
 		x.obs.Refused(err)
 		if x.sink.Started() {

@@ -145,12 +145,13 @@ func New(cfg *config.Config, pool *pgxpool.Pool, snapshots *reload.Snapshots, jw
 	s.txs.RollbackByDefault, _ = cfg.TxRollback("")
 	r := mux.NewRouter()
 	s.routeReferencePage(r)
-	// The router tries routes in order, a regular expression each, and no
-	// path matches two of these, so the most requested comes first.
-	r.Handle("/{relation}", httpx.WithVars(s.handleRelation))
-	r.Handle("/rpc/{function}", httpx.WithVars(s.handleFunction))
+	// The router tries routes in order, and no path matches two of
+	// these, so the most requested comes first.
+	routes := httpx.Router{Router: r}
+	routes.Segment(httpx.Segment{Prefix: "/", Handle: s.handleRelation})
+	routes.Segment(httpx.Segment{Prefix: "/rpc/", Handle: s.handleFunction})
 	r.Methods(http.MethodOptions).Path("/").HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		observe.Of(r.Context()).AnsweredNow()
+		observe.Of(w).AnsweredNow()
 		w.Header().Set("Allow", "OPTIONS,GET,HEAD")
 		httpx.AllowInfoOrigin(w.Header(), cfg.ServerCORSAllowedOrigins)
 		w.WriteHeader(http.StatusOK)
@@ -164,7 +165,7 @@ func New(cfg *config.Config, pool *pgxpool.Pool, snapshots *reload.Snapshots, jw
 		expose += ", " + CommitLSNHeader
 	}
 	s.handler = httpx.RecoverPanics(s.names, s.verbosity, log,
-		httpx.CORS(cfg.ServerCORSAllowedOrigins, expose, httpx.LimitURL(cfg.ServerMaxURLBytes, s.names, s.verbosity, log, httpx.Router{Router: r})))
+		httpx.CORS(cfg.ServerCORSAllowedOrigins, expose, httpx.LimitURL(cfg.ServerMaxURLBytes, s.names, s.verbosity, log, routes)))
 	return s
 }
 
@@ -196,12 +197,12 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request) {
 // handleFunction serves /rpc/<function>: POST with the arguments in the
 // body, GET and HEAD with them in the query string, in a read-only
 // transaction (a function that writes then fails as in PostgREST, 405).
-func (s *Server) handleFunction(w http.ResponseWriter, r *http.Request, vars map[string]string) {
+func (s *Server) handleFunction(w http.ResponseWriter, r *http.Request, function string) {
 	if r.Method == http.MethodOptions {
-		s.handleOptions(w, r, request.KindFunction, vars["function"])
+		s.handleOptions(w, r, request.KindFunction, function)
 		return
 	}
-	serve(s, w, r, &callRoute, vars["function"])
+	serve(s, w, r, &callRoute, function)
 }
 
 // handleRoot answers GET and HEAD / with the OpenAPI description of the
@@ -258,6 +259,10 @@ func (w *rootSpecWriter) WriteHeader(status int) {
 	w.ResponseWriter.WriteHeader(status)
 }
 
+// Unwrap lets the observer (observe.Of) and http.ResponseController reach
+// the writer underneath.
+func (w *rootSpecWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
 func (w *rootSpecWriter) Write(b []byte) (int, error) {
 	if !w.wrote {
 		w.WriteHeader(http.StatusOK)
@@ -265,8 +270,7 @@ func (w *rootSpecWriter) Write(b []byte) (int, error) {
 	return w.ResponseWriter.Write(b)
 }
 
-func (s *Server) handleRelation(w http.ResponseWriter, r *http.Request, vars map[string]string) {
-	target := vars["relation"]
+func (s *Server) handleRelation(w http.ResponseWriter, r *http.Request, target string) {
 	switch r.Method {
 	case http.MethodGet, http.MethodHead:
 		serve(s, w, r, &readRoute, target)
@@ -315,7 +319,7 @@ func refreshOf(src reload.Source) plan.Refresh {
 // methods it allows, from the snapshot alone. CORS preflights never get
 // here: the CORS middleware answers them.
 func (s *Server) handleOptions(w http.ResponseWriter, r *http.Request, kind request.Kind, target string) {
-	obs := observe.Of(r.Context())
+	obs := observe.Of(w)
 	t0 := obs.StageStart()
 	req, err := request.Parse(s.names, r, kind, target)
 	obs.ParseDone(t0)

@@ -3,28 +3,53 @@ package httpx
 import (
 	"net/http"
 	"path"
+	"strings"
 
 	"github.com/gorilla/mux"
 )
 
 // Router serves the API's routes from a gorilla/mux route table. It does
 // what mux.Router.ServeHTTP does (clean the path, redirecting to the
-// clean one; match; answer 404 or 405), except that a route's handler is
-// given the route's variables as an argument rather than in a copy of
+// clean one; match; answer 404 or 405), except that a Segment route's
+// handler is given its segment as an argument rather than in a copy of
 // the request with a new context: mux makes two such copies per request.
 type Router struct {
 	*mux.Router
 }
 
-// WithVars is a route handler taking the route's variables.
-type WithVars func(w http.ResponseWriter, r *http.Request, vars map[string]string)
+// Segment routes the paths of one segment after Prefix, which mux's
+// template Prefix+"{name}" matches, to Handle with that segment (decoded,
+// as the template's variable is). It matches with a string comparison
+// where the template runs a regular expression and fills a map, on the
+// route every request of the API takes. Add it with Router.Segment.
+type Segment struct {
+	Prefix string
+	Handle func(w http.ResponseWriter, r *http.Request, segment string)
+}
 
-// ServeHTTP only lets WithVars stand where mux expects a handler; Router
-// calls it with the variables.
-func (h WithVars) ServeHTTP(w http.ResponseWriter, r *http.Request) { h(w, r, nil) }
+// Segment adds the route s after the routes r has.
+func (rt Router) Segment(s Segment) {
+	rt.MatcherFunc(func(r *http.Request, _ *mux.RouteMatch) bool {
+		_, ok := s.of(r.URL.Path)
+		return ok
+	}).Handler(s)
+}
 
-// ServeHTTP answers as mux.Router.ServeHTTP would, handing a WithVars
-// handler the route's variables.
+// of returns the segment of p, if p is a path s routes.
+func (s Segment) of(p string) (string, bool) {
+	rest, ok := strings.CutPrefix(p, s.Prefix)
+	return rest, ok && rest != "" && !strings.Contains(rest, "/")
+}
+
+// ServeHTTP only lets Segment stand where mux expects a handler; Router
+// calls Handle with the segment.
+func (s Segment) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	seg, _ := s.of(r.URL.Path)
+	s.Handle(w, r, seg)
+}
+
+// ServeHTTP answers as mux.Router.ServeHTTP would, handing a Segment
+// route's handler its segment.
 func (rt Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if p := cleanPath(r.URL.Path); p != r.URL.Path {
 		u := *r.URL
@@ -40,10 +65,6 @@ func (rt Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		http.NotFound(w, r)
-		return
-	}
-	if h, ok := m.Handler.(WithVars); ok {
-		h(w, r, m.Vars)
 		return
 	}
 	m.Handler.ServeHTTP(w, r)

@@ -3,21 +3,23 @@ package httpx
 import (
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"testing"
 
 	"github.com/gorilla/mux"
 )
 
-// The router answers as mux.Router.ServeHTTP would, handing the route's
-// variables to the handler instead of the request's context.
+// The router answers as mux.Router.ServeHTTP would, handing a segment
+// route's segment to the handler instead of the request's context.
 func TestRouterAnswersAsMux(t *testing.T) {
 	m := mux.NewRouter()
-	m.Handle("/{relation}", WithVars(func(w http.ResponseWriter, _ *http.Request, vars map[string]string) {
-		w.Header().Set("Target", "relation "+vars["relation"])
-	}))
-	m.Handle("/rpc/{function}", WithVars(func(w http.ResponseWriter, _ *http.Request, vars map[string]string) {
-		w.Header().Set("Target", "function "+vars["function"])
-	}))
+	rt := Router{m}
+	rt.Segment(Segment{Prefix: "/", Handle: func(w http.ResponseWriter, _ *http.Request, relation string) {
+		w.Header().Set("Target", "relation "+relation)
+	}})
+	rt.Segment(Segment{Prefix: "/rpc/", Handle: func(w http.ResponseWriter, _ *http.Request, function string) {
+		w.Header().Set("Target", "function "+function)
+	}})
 	m.Methods(http.MethodOptions).Path("/").HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Target", "options root")
 	})
@@ -40,7 +42,7 @@ func TestRouterAnswersAsMux(t *testing.T) {
 	} {
 		t.Run(tc.method+" "+tc.target, func(t *testing.T) {
 			w := httptest.NewRecorder()
-			Router{m}.ServeHTTP(w, httptest.NewRequest(tc.method, tc.target, nil))
+			rt.ServeHTTP(w, httptest.NewRequest(tc.method, tc.target, nil))
 			if w.Code != tc.status {
 				t.Fatalf("status %d, want %d", w.Code, tc.status)
 			}
@@ -52,5 +54,28 @@ func TestRouterAnswersAsMux(t *testing.T) {
 				t.Errorf("got %q, want %q", got, tc.header)
 			}
 		})
+	}
+}
+
+// TestSegmentMatchesAsTemplate holds a segment route to the mux template
+// it stands for: the same paths, the same segment as the variable.
+func TestSegmentMatchesAsTemplate(t *testing.T) {
+	for _, prefix := range []string{"/", "/rpc/"} {
+		seg := Segment{Prefix: prefix}
+		tmpl := mux.NewRouter()
+		tmpl.Handle(prefix+"{name}", http.NotFoundHandler())
+		for _, p := range []string{
+			"/", "//", "/books", "/books/", "/a/b", "/rpc", "/rpc/", "/rpc/add", "/rpc/add/", "/rpc//add",
+			"/ünïcode", "/with space", "/line\nbreak", "/tab\t", "/\xff\xfe", "/%2F", "/a%2Fb", "/rpc/%", "/.", "/..",
+			"/rpc/a.b", "/x?y", "/x#y", "/rpc/\x00",
+		} {
+			r := &http.Request{Method: "GET", URL: &url.URL{Path: p}}
+			var m mux.RouteMatch
+			want := tmpl.Match(r, &m)
+			got, ok := seg.of(p)
+			if ok != want || ok && got != m.Vars["name"] {
+				t.Errorf("%q under %q: segment %q %v, the template %q %v", p, prefix, got, ok, m.Vars["name"], want)
+			}
+		}
 	}
 }

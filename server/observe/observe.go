@@ -18,9 +18,8 @@ import (
 // Observer.Serve wraps around the ResponseWriter. The recorder sees what
 // goes to the client (status, bytes); what only the pipeline knows (the
 // main statement, the database's time) it learns from the request's
-// observation, which travels in the request's context (Of).
-// Recorders are pooled, so observing a request allocates little beyond
-// the context that carries it.
+// observation, which the recorder carries (Of). Recorders are pooled, so
+// observing a request allocates nothing.
 
 // recorder is the ResponseWriter handlers write to. It notes the status and
 // the body's size, and adds Server-Timing when the header goes out, the
@@ -77,14 +76,22 @@ func (obs *Observation) Refused(err error) {
 	}
 }
 
-// observationKey is where a request's context holds its observation.
-type observationKey struct{}
-
-// Of returns the observation ctx carries, nil for a request served
-// unobserved.
-func Of(ctx context.Context) *Observation {
-	obs, _ := ctx.Value(observationKey{}).(*Observation)
-	return obs
+// Of returns the observation of the request w answers, nil for a request
+// served unobserved. w is the observer's writer, or one a middleware
+// wrapped around it that unwraps as http.ResponseController expects.
+// The writer carries it rather than the request's context: a value in
+// the context costs a copy of the request besides.
+func Of(w http.ResponseWriter) *Observation {
+	for {
+		switch v := w.(type) {
+		case *recorder:
+			return &v.obs
+		case interface{ Unwrap() http.ResponseWriter }:
+			w = v.Unwrap()
+		default:
+			return nil
+		}
+	}
 }
 
 var recorders = sync.Pool{New: func() any { return new(recorder) }}
@@ -243,7 +250,7 @@ func (s *Observer) Serve(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set(s.TraceHeader, trace)
 		}
 	}
-	s.Next.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), observationKey{}, &rec.obs)))
+	s.Next.ServeHTTP(rec, r)
 	d := time.Since(rec.start)
 	gone := !rec.wroteHeader && r.Context().Err() != nil
 	if gone {
