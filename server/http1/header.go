@@ -3,7 +3,6 @@ package http1
 import (
 	"net/http"
 	"slices"
-	"strings"
 
 	"golang.org/x/net/http/httpguts"
 )
@@ -57,16 +56,15 @@ func appendFieldValue(dst []byte, v string) []byte {
 	for end > start && isFieldSpace(v[end-1]) {
 		end--
 	}
-	v = v[start:end]
-	for {
-		// Most values hold no line break: they are copied whole.
-		i := strings.IndexAny(v, "\r\n")
-		if i < 0 {
-			return append(dst, v...)
+	// Most values hold no line break: they are copied whole.
+	from := start
+	for i := start; i < end; i++ {
+		if c := v[i]; c == '\r' || c == '\n' {
+			dst = append(append(dst, v[from:i]...), ' ')
+			from = i + 1
 		}
-		dst = append(append(dst, v[:i]...), ' ')
-		v = v[i+1:]
 	}
+	return append(dst, v[from:end]...)
 }
 
 // isFieldSpace is textproto's ASCII space, which net/http trims from a
