@@ -152,7 +152,7 @@ func (c *conn) serveRequest(req *http.Request) bool {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	req = req.WithContext(ctx)
+	req = req.WithContext(&requestCtx{Context: ctx, w: &c.watch})
 	req.RemoteAddr = c.remote
 	var body *requestBody
 	if req.Body == http.NoBody {

@@ -43,6 +43,10 @@ type watcher struct {
 	state  int
 	cancel context.CancelFunc
 	abort  bool
+	// leave is the function to run when the request's client leaves
+	// (requestCtx.OnLeave), left that the client did.
+	leave func()
+	left  bool
 	// overflowed is set once the watcher dropped bytes past
 	// maxReadAhead: the connection cannot carry another request.
 	overflowed atomic.Bool
@@ -92,6 +96,11 @@ func (w *watcher) read() {
 	w.mu.Lock()
 	if !w.abort {
 		cancel()
+		w.left = true
+		if leave := w.leave; leave != nil {
+			w.leave = nil
+			go leave()
+		}
 	}
 	w.state = watchIdle
 	w.idle.Broadcast()
@@ -139,4 +148,41 @@ func (w *watcher) stop() {
 	}
 	w.state = watchIdle
 	w.cancel = nil
+	w.leave, w.left = nil, false
+}
+
+// requestCtx is a request's context. It ends as the context it embeds
+// does, when the client leaves or the request ends, and also runs one
+// function when the client leaves (OnLeave): the database session's
+// watch (package dbexec) registers there on every request rather than
+// with context.AfterFunc, whose registration costs three allocations and
+// the context's lock.
+type requestCtx struct {
+	context.Context
+	w *watcher
+}
+
+// OnLeave has f run, in a goroutine of its own, when the request's client
+// leaves, or at once if it has left; until the request ends or StopLeave
+// is called.
+func (c *requestCtx) OnLeave(f func()) {
+	w := c.w
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.left {
+		go f()
+		return
+	}
+	w.leave = f
+}
+
+// StopLeave stops the function OnLeave registered from running, and
+// reports whether it did: false once it has run or started.
+func (c *requestCtx) StopLeave() bool {
+	w := c.w
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	stopped := w.leave != nil
+	w.leave = nil
+	return stopped
 }

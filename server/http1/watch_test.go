@@ -152,3 +152,79 @@ func TestWatcherKeepsSplitRequest(t *testing.T) {
 		}
 	}
 }
+
+// leaveHook is what a request's context offers beside ending: a function
+// run when the client leaves (package dbexec uses it).
+type leaveHook interface {
+	OnLeave(f func())
+	StopLeave() bool
+}
+
+// TestOnLeave proves the function a request registers with its context's
+// OnLeave runs when the client leaves, at once when it has left already,
+// and not at all once stopped or once the request has ended.
+func TestOnLeave(t *testing.T) {
+	left := make(chan string, 4)
+	stopped := make(chan bool, 1)
+	started := make(chan struct{}, 1)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hook, ok := r.Context().(leaveHook)
+		if !ok {
+			t.Errorf("the request's context %T has no OnLeave", r.Context())
+			return
+		}
+		switch r.URL.Path {
+		case "/leave":
+			hook.OnLeave(func() { left <- "leave" })
+			started <- struct{}{}
+			<-r.Context().Done()
+		case "/late":
+			started <- struct{}{}
+			<-r.Context().Done()
+			hook.OnLeave(func() { left <- "late" })
+		case "/stop":
+			hook.OnLeave(func() { left <- "stop" })
+			stopped <- hook.StopLeave()
+		case "/ended":
+			hook.OnLeave(func() { left <- "ended" })
+		case "/wait":
+			started <- struct{}{}
+			<-r.Context().Done()
+		}
+	})
+	addr, _ := startHTTP1(t, &http1.Server{Handler: h, WatchAfter: 20 * time.Millisecond})
+
+	for _, path := range []string{"/leave", "/late"} {
+		cc := newClientConn(t, addr)
+		cc.write("GET " + path + " HTTP/1.1\r\nHost: a\r\n\r\n")
+		<-started
+		cc.c.(*net.TCPConn).CloseWrite()
+		select {
+		case got := <-left:
+			if got != path[1:] {
+				t.Errorf("%s: %q ran", path, got)
+			}
+		case <-time.After(5 * time.Second):
+			t.Errorf("%s: nothing ran 5 s after the client left", path)
+		}
+	}
+
+	// Stopped, or still registered when its request ended: the client
+	// leaving during the next request runs nothing.
+	cc := newClientConn(t, addr)
+	cc.write("GET /stop HTTP/1.1\r\nHost: a\r\n\r\nGET /ended HTTP/1.1\r\nHost: a\r\n\r\n")
+	if !<-stopped {
+		t.Error("StopLeave of a registered function reported false")
+	}
+	cc.mustRead("GET")
+	cc.mustRead("GET")
+	cc.write("GET /wait HTTP/1.1\r\nHost: a\r\n\r\n")
+	<-started
+	cc.c.(*net.TCPConn).CloseWrite()
+	cc.waitClosed(5 * time.Second)
+	select {
+	case got := <-left:
+		t.Errorf("%q ran after its request had stopped it or ended", got)
+	case <-time.After(100 * time.Millisecond):
+	}
+}
