@@ -353,24 +353,25 @@ func readRows(pc *pgconn.PgConn, rr *pgconn.ResultReader, row RowFunc) error {
 	return err
 }
 
-// textArgs renders bind values in PostgreSQL's text format, in one buffer;
-// their types are left for the server to infer from where they are used.
-// A []byte value (a request body) is already text and is sent as it is,
-// not copied: a body is the one argument that may be megabytes.
+// textArgs renders bind values in PostgreSQL's text format; their types
+// are left for the server to infer from where they are used. A string or
+// a []byte (a request body, perhaps megabytes) is already text and is sent
+// as it is, not copied (argText); integers are written into one buffer.
 func textArgs(args []any) ([][]byte, error) {
-	size := 0
+	ints := 0
 	for _, a := range args {
-		switch v := a.(type) {
-		case string:
-			size += len(v)
+		switch a.(type) {
+		case string, []byte:
 		case int, int64:
-			size += 20 // the longest int64
-		case []byte:
+			ints++
 		default:
 			return nil, fmt.Errorf("bind value: unsupported type %T", a)
 		}
 	}
-	buf := make([]byte, 0, size)
+	var buf []byte
+	if ints > 0 {
+		buf = make([]byte, 0, 20*ints) // 20: the longest int64
+	}
 	out := make([][]byte, 0, len(args))
 	for _, a := range args {
 		start := len(buf)
@@ -379,7 +380,8 @@ func textArgs(args []any) ([][]byte, error) {
 			out = append(out, v[:len(v):len(v)])
 			continue
 		case string:
-			buf = append(buf, v...)
+			out = append(out, argText(v))
+			continue
 		case int:
 			buf = strconv.AppendInt(buf, int64(v), 10)
 		case int64:

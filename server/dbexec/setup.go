@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"unsafe"
 )
 
 const (
@@ -77,37 +78,32 @@ func setupSQL(v setupVariant) string {
 	return sql.(string)
 }
 
-// setupArgs are setupSQL's bind values for tx, copied into one buffer:
-// two allocations a request rather than one per value.
+// setupArgs are setupSQL's bind values for tx: the texts themselves, not
+// copies (argText).
 func setupArgs(tx *Tx) [][]byte {
-	fixed := [setupFixedArgs]string{tx.Role, tx.SearchPath, tx.Method, tx.Path, tx.Headers, tx.Cookies, tx.Claims}
-	size := 0
-	for _, v := range fixed {
-		size += len(v)
-	}
-	for _, kv := range tx.Settings {
-		size += len(kv[0]) + len(kv[1])
-	}
-	buf := make([]byte, 0, size)
 	args := make([][]byte, 0, setupFixedArgs+2*len(tx.Settings))
-	for _, v := range fixed {
-		buf, args = appendArg(buf, args, v)
+	for _, v := range [setupFixedArgs]string{tx.Role, tx.SearchPath, tx.Method, tx.Path, tx.Headers, tx.Cookies, tx.Claims} {
+		args = append(args, argText(v))
 	}
 	for _, kv := range tx.Settings {
-		buf, args = appendArg(buf, args, kv[0])
-		buf, args = appendArg(buf, args, kv[1])
+		args = append(args, argText(kv[0]), argText(kv[1]))
 	}
 	return args
 }
 
-// appendArg copies v into buf, which must have room for it (a slice handed
-// out must not move), and appends the copy to args. The copy is never nil,
+// argText is s as a bind value, sharing s's bytes rather than copying
+// them: pgx only reads a bind value, while it writes the Bind message, and
+// the request's headers and claims can run to kilobytes. It is never nil,
 // since pgx sends a nil value as NULL.
-func appendArg(buf []byte, args [][]byte, v string) ([]byte, [][]byte) {
-	start := len(buf)
-	buf = append(buf, v...)
-	return buf, append(args, buf[start:len(buf):len(buf)])
+func argText(s string) []byte {
+	if s == "" {
+		return emptyArg
+	}
+	return unsafe.Slice(unsafe.StringData(s), len(s))
 }
+
+// emptyArg is the empty bind value; pgx only reads it.
+var emptyArg = []byte{}
 
 // beginSQL opens the request transaction.
 func beginSQL(tx *Tx) string {
