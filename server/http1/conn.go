@@ -39,6 +39,11 @@ type conn struct {
 	res    response
 	body   requestBody
 	watch  watcher
+	// writeDeadline is set while a write deadline may be in force: one
+	// the server or a handler set during a request, cleared after it.
+	// Without server-write-timeout, and unless a handler sets one, a
+	// request then costs no write deadline to set and clear.
+	writeDeadline bool
 }
 
 func newConn(s *Server, rwc net.Conn) *conn {
@@ -98,11 +103,17 @@ func (c *conn) serve() {
 			return
 		}
 		setDeadline(c.rwc.SetReadDeadline, t0, c.srv.ReadTimeout)
-		setDeadline(c.rwc.SetWriteDeadline, time.Now(), c.srv.WriteTimeout)
+		if c.srv.WriteTimeout > 0 {
+			c.rwc.SetWriteDeadline(time.Now().Add(c.srv.WriteTimeout))
+			c.writeDeadline = true
+		}
 		if !c.serveRequest(req) {
 			return
 		}
-		c.rwc.SetWriteDeadline(time.Time{})
+		if c.writeDeadline {
+			c.rwc.SetWriteDeadline(time.Time{})
+			c.writeDeadline = false
+		}
 	}
 }
 

@@ -46,7 +46,10 @@ func (w *response) release() { w.req, w.body = nil, nil }
 // SetWriteDeadline sets the connection's write deadline, as net/http's
 // response does for http.ResponseController: a handler streaming a long
 // body bounds each write by it.
-func (w *response) SetWriteDeadline(t time.Time) error { return w.c.rwc.SetWriteDeadline(t) }
+func (w *response) SetWriteDeadline(t time.Time) error {
+	w.c.writeDeadline = true
+	return w.c.rwc.SetWriteDeadline(t)
+}
 
 // SetReadDeadline sets the connection's read deadline, as net/http's
 // response does for http.ResponseController: a handler reading a long
