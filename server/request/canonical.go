@@ -54,14 +54,18 @@ func canonicalURL(path, raw string, pairs []Pair) string {
 // upper-case hex for every byte outside the unreserved set.
 func appendEscaped(b *strings.Builder, s string) {
 	const hex = "0123456789ABCDEF"
+	from := 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.' || c == '~' {
-			b.WriteByte(c)
 			continue
 		}
+		// The run of unreserved bytes before c goes out whole.
+		b.WriteString(s[from:i])
 		b.WriteByte('%')
 		b.WriteByte(hex[c>>4])
 		b.WriteByte(hex[c&15])
+		from = i + 1
 	}
+	b.WriteString(s[from:])
 }
