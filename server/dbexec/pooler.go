@@ -53,7 +53,7 @@ func BehindTransactionPooler(pool *pgxpool.Pool) bool {
 // prepares reports whether requests on pool prepare their statements:
 // db-prepared-statements, unless the pool is behind a transaction pooler.
 func (e *Executor) prepares(pool *pgxpool.Pool) bool {
-	return e.Prepare && !BehindTransactionPooler(pool)
+	return e.Prepare && !e.sessions(pool).pooler.found.Load()
 }
 
 // foundPooler records that pool is behind a transaction pooler, as how

@@ -33,6 +33,14 @@ func (e *Executor) primary() *poolSessions {
 	return ps
 }
 
+// sessions returns pool's poolSessions, the primary's without a lookup.
+func (e *Executor) sessions(pool *pgxpool.Pool) *poolSessions {
+	if pool == e.Pool {
+		return e.primary()
+	}
+	return sessionsOf(pool)
+}
+
 // unreached notes that a request on pool found no database: no session
 // could be opened, or one broke. Replicas have their own health checks.
 func (e *Executor) unreached(pool *pgxpool.Pool) {
