@@ -143,8 +143,12 @@ type exchange struct {
 	// the document when held whole.
 	doc  openapi.Doc
 	body []byte
-	// sink joins the rows of a streamed answer (server/stream).
-	sink stream.Sink[*exchange]
+	// sink joins the rows of a streamed answer (server/stream), and
+	// sinkRow and sinkRewind are its methods as function values, made once
+	// per pooled exchange rather than once per request.
+	sink       stream.Sink[*exchange]
+	sinkRow    dbexec.RowFunc
+	sinkRewind func() bool
 	// lines is an insert's JSON Lines body, read as it runs (write.go),
 	// and linesSlot the slow client's session it holds once it needs one.
 	lines     *request.Lines

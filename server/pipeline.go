@@ -27,7 +27,7 @@ import (
 // target, and answers it.
 func serve[P any](s *Server, w http.ResponseWriter, r *http.Request, rt *route[P], target string) {
 	x := exchanges.Get().(*exchange)
-	*x = exchange{w: w, r: r, snap: s.snapshots.Current(), obs: observe.Of(w)}
+	x.w, x.r, x.snap, x.obs = w, r, s.snapshots.Current(), observe.Of(w)
 	if err := pipeline(s, x, rt, target); err != nil {
 		x.obs.Refused(err)
 		if x.sink.Started() {
@@ -41,14 +41,19 @@ func serve[P any](s *Server, w http.ResponseWriter, r *http.Request, rt *route[P
 		<-x.linesSlot // the slow client's session a JSON Lines body held
 	}
 	x.res.Release()
-	*x = exchange{} // keep no request alive in the pool
+	// Keep no request alive in the pool; the sink's functions stay.
+	*x = exchange{sinkRow: x.sinkRow, sinkRewind: x.sinkRewind}
 	exchanges.Put(x)
 }
 
 // exchanges recycles exchanges: the routes' stages reach one through
 // function values and interfaces, which would move it to the heap for
 // every request.
-var exchanges = sync.Pool{New: func() any { return new(exchange) }}
+var exchanges = sync.Pool{New: func() any {
+	x := new(exchange)
+	x.sinkRow, x.sinkRewind = x.sink.Row, x.sink.Rewind
+	return x
+}}
 
 // pipeline is serve's story, up to the answer or the error to send. A GET
 // or HEAD of a shape seen before skips parse, plan and build: the shape

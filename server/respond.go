@@ -316,8 +316,8 @@ func (s *Server) streamRows(x *exchange, header stream.Header[*exchange], frame 
 	x.sink.Start(x, x.w, &x.res, header, frame, head, x.tx.Check == nil, &s.streaming)
 	// The rows accumulate: a run on another session (a stale one's) must
 	// start from none.
-	x.tx.Rewind = x.sink.Rewind
-	return x.sink.Row
+	x.tx.Rewind = x.sinkRewind
+	return x.sinkRow
 }
 
 // respondStreamed completes the answer of a streamed read: the rest of a
