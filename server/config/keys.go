@@ -49,7 +49,7 @@ var keys = []key{
 		doc: "maximum number of connections in the pool",
 		set: whole(1, math.MaxInt32, func(c *Config) *int { return &c.DBPool })},
 	{name: "db-pool-acquisition-timeout", def: "10",
-		doc: "seconds a request waits for a pool connection before failing (504 `SVC003`); a request whose client leaves while it waits stays in line until a connection comes or this time passes, then ends without running",
+		doc: "seconds a request waits for a pool connection before failing",
 		set: seconds(1, func(c *Config) *time.Duration { return &c.DBPoolAcquisitionTimeout })},
 	{name: "db-pool-cancel-timeout", def: "10", svc: true,
 		doc: "seconds a pool connection whose request's client left stays out of the pool while PostgreSQL stops the request's statement; past it the connection is closed and its place given back, though its backend may still run",

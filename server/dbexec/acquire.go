@@ -16,13 +16,14 @@ import (
 func (e *Executor) acquire(ctx context.Context, pool *pgxpool.Pool) (*pgxpool.Conn, error) {
 	wait := startWait(ctx, e.AcquireTimeout)
 	conn, err := pool.Acquire(wait)
+	left := wait.ended.Load() == waitLeft
 	wait.end()
 	if err != nil {
-		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
-			return nil, apierr.PoolTimeout()
-		}
-		if ctx.Err() != nil {
+		switch {
+		case left || ctx.Err() != nil:
 			return nil, ErrClientGone
+		case errors.Is(err, context.DeadlineExceeded):
+			return nil, apierr.PoolTimeout()
 		}
 		e.unreached(pool)
 		return nil, apierr.ConnectionRefused(connerr.Explain(err))
@@ -32,49 +33,79 @@ func (e *Executor) acquire(ctx context.Context, pool *pgxpool.Pool) (*pgxpool.Co
 }
 
 // waitCtx is the context a wait for a session runs in: it ends at the
-// acquisition timeout and carries the request's values. It is recycled,
-// timer and channel included, because context.WithTimeout costs a
-// request five allocations for a deadline that almost never passes.
-//
-// It does not end when the request's context does: a client that leaves
-// while its request waits for a session leaves the wait to end at the
-// timeout or when it gets one, which the transaction then gives back
-// unused (runTx). The wait is bounded either way, and a client that
-// stayed would have held it as long.
+// acquisition timeout, or when the request's client leaves, and carries
+// the request's values. It is recycled, timer and channel included, and
+// hears of the client leaving through the request context's hook
+// (leaveHook, the one the session's watch uses next), because
+// context.WithTimeout costs a request five allocations and the request
+// context's lock for a wait that almost never ends early.
 type waitCtx struct {
 	values   context.Context
 	deadline time.Time
 	done     chan struct{}
 	timer    *time.Timer
-	expired  atomic.Bool
+	// ended is why done was closed: waitOpen while it is not.
+	ended atomic.Int32
+	// onLeave is w.leave, made once; hook is the request context that
+	// runs it when the client leaves, or afterFunc stops the
+	// context.AfterFunc that does for a context without that hook.
+	onLeave   func()
+	hook      leaveHook
+	afterFunc func() bool
 }
+
+// Why a wait's context ended.
+const (
+	waitOpen int32 = iota
+	waitTimedOut
+	waitLeft
+)
 
 var waits = sync.Pool{New: func() any {
 	w := &waitCtx{done: make(chan struct{})}
-	w.timer = time.AfterFunc(time.Hour, w.expire)
+	w.timer = time.AfterFunc(time.Hour, func() { w.close(waitTimedOut) })
 	w.timer.Stop()
+	w.onLeave = func() { w.close(waitLeft) }
 	return w
 }}
 
-// startWait returns a wait context ending d from now, with ctx's values.
+// startWait returns a wait context for a request of context ctx, ending d
+// from now or when ctx's client leaves, with ctx's values.
 func startWait(ctx context.Context, d time.Duration) *waitCtx {
 	w := waits.Get().(*waitCtx)
 	w.values = ctx
 	w.deadline = time.Now().Add(d)
 	w.timer.Reset(d)
+	if hook, ok := ctx.(leaveHook); ok {
+		w.hook = hook
+		hook.OnLeave(w.onLeave)
+	} else {
+		w.afterFunc = context.AfterFunc(ctx, w.onLeave)
+	}
 	return w
 }
 
-func (w *waitCtx) expire() {
-	w.expired.Store(true)
-	close(w.done)
+// close ends the wait, for the first reason only.
+func (w *waitCtx) close(why int32) {
+	if w.ended.CompareAndSwap(waitOpen, why) {
+		close(w.done)
+	}
 }
 
-// end stops w's timer. w is recycled unless its deadline passed: its
-// channel is closed then, and what waited on it (a session being opened
-// for it, a health check) may still hold it.
+// end stops what may end w. w is recycled unless it ended or may still
+// be ended: its channel is closed then or about to be, and what waited
+// on it (a session being opened for it, a health check) may still hold
+// it.
 func (w *waitCtx) end() {
-	if w.timer.Stop() {
+	timerStopped := w.timer.Stop()
+	leaveStopped := false
+	if w.hook != nil {
+		leaveStopped = w.hook.StopLeave()
+	} else {
+		leaveStopped = w.afterFunc()
+	}
+	w.hook, w.afterFunc = nil, nil
+	if timerStopped && leaveStopped && w.ended.Load() == waitOpen {
 		w.values = nil
 		waits.Put(w)
 	}
@@ -85,8 +116,11 @@ func (w *waitCtx) Done() <-chan struct{}       { return w.done }
 func (w *waitCtx) Value(key any) any           { return w.values.Value(key) }
 
 func (w *waitCtx) Err() error {
-	if w.expired.Load() {
+	switch w.ended.Load() {
+	case waitTimedOut:
 		return context.DeadlineExceeded
+	case waitLeft:
+		return context.Canceled
 	}
 	return nil
 }

@@ -64,3 +64,60 @@ func TestWaitCtxRecycled(t *testing.T) {
 	}
 	w.end()
 }
+
+// hookCtx is a request context with a leave hook, as http1's is.
+type hookCtx struct {
+	context.Context
+	leave func()
+}
+
+func (c *hookCtx) OnLeave(f func()) { c.leave = f }
+func (c *hookCtx) StopLeave() bool {
+	stopped := c.leave != nil
+	c.leave = nil
+	return stopped
+}
+
+// TestWaitCtxEndsWhenClientLeaves: a wait ends, canceled, when its
+// request's client leaves, told by the context's leave hook or, without
+// one, by the context ending; such a wait is not recycled, and one
+// whose client stayed leaves no function registered with the hook.
+func TestWaitCtxEndsWhenClientLeaves(t *testing.T) {
+	hook := &hookCtx{Context: context.Background()}
+	w := startWait(hook, time.Hour)
+	if hook.leave == nil {
+		t.Fatal("the wait registered nothing with the request's leave hook")
+	}
+	go hook.leave()
+	select {
+	case <-w.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("not done 10 s after the client left")
+	}
+	if err := w.Err(); !errors.Is(err, context.Canceled) {
+		t.Errorf("after the client left: %v, want %v", err, context.Canceled)
+	}
+	w.end()
+	if w.values == nil {
+		t.Error("a wait its client's leaving ended was recycled")
+	}
+
+	stayed := startWait(hook, time.Hour)
+	stayed.end()
+	if hook.leave != nil {
+		t.Error("a wait that ended kept its function registered with the hook")
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	w = startWait(ctx, time.Hour)
+	cancel()
+	select {
+	case <-w.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("not done 10 s after its context without a hook ended")
+	}
+	if err := w.Err(); !errors.Is(err, context.Canceled) {
+		t.Errorf("after the context ended: %v, want %v", err, context.Canceled)
+	}
+	w.end()
+}

@@ -153,10 +153,10 @@ func (w *watcher) stop() {
 
 // requestCtx is a request's context. It ends as the context it embeds
 // does, when the client leaves or the request ends, and also runs one
-// function when the client leaves (OnLeave): the database session's
-// watch (package dbexec) registers there on every request rather than
-// with context.AfterFunc, whose registration costs three allocations and
-// the context's lock.
+// function when the client leaves (OnLeave): package dbexec's wait for a
+// session, and then the session's watch, register there on every request
+// rather than with context.AfterFunc, whose registration costs three
+// allocations and the context's lock.
 type requestCtx struct {
 	context.Context
 	w *watcher
