@@ -164,7 +164,8 @@ type requestCtx struct {
 
 // OnLeave has f run, in a goroutine of its own, when the request's client
 // leaves, or at once if it has left; until the request ends or StopLeave
-// is called.
+// is called. It holds one function: a second OnLeave replaces the first,
+// so its users take it in turn (dbexec's wait, then its watch).
 func (c *requestCtx) OnLeave(f func()) {
 	w := c.w
 	w.mu.Lock()
