@@ -48,13 +48,9 @@ const watchKey = "svc.client-watch"
 // used again: a watch costs a request no allocation of its own.
 type clientWatch struct {
 	pc      *pgconn.PgConn
-	onLeave func() // w.leave, made once
-	// hook is the request's context when it runs a function when the
-	// client leaves (leaveHook); otherwise the watch is context.AfterFunc's,
-	// and afterFunc ends it.
-	hook      leaveHook
-	afterFunc func() bool
-	wait      time.Duration // db-pool-cancel-timeout of the request in progress
+	onLeave func()        // w.leave, made once
+	leaving leaveWatch    // runs onLeave for the request in progress
+	wait    time.Duration // db-pool-cancel-timeout of the request in progress
 
 	// Once gone is closed, the client has left and deadline is when the
 	// wait runs out. answered is closed once the request's statements have
@@ -67,8 +63,7 @@ type clientWatch struct {
 // on pc, for its client leaving (see leave); settle ends the watch. A
 // context that cannot end needs no watch: nil.
 func watchClient(ctx context.Context, pc *pgconn.PgConn, wait time.Duration) *clientWatch {
-	hook, hooked := ctx.(leaveHook)
-	if !hooked && ctx.Done() == nil {
+	if _, hooked := ctx.(leaveHook); !hooked && ctx.Done() == nil {
 		return nil
 	}
 	data := pc.CustomData()
@@ -79,12 +74,7 @@ func watchClient(ctx context.Context, pc *pgconn.PgConn, wait time.Duration) *cl
 		data[watchKey] = w
 	}
 	w.wait = wait
-	if hooked {
-		w.hook = hook
-		hook.OnLeave(w.onLeave)
-	} else {
-		w.afterFunc = context.AfterFunc(ctx, w.onLeave)
-	}
+	w.leaving.start(ctx, w.onLeave)
 	return w
 }
 
@@ -96,19 +86,43 @@ type leaveHook interface {
 	StopLeave() bool
 }
 
-// stop ends the watch of the request in progress, and reports whether it
-// stopped leave from running: false once it has run or started. The
-// watch then holds nothing of the request.
-func (w *clientWatch) stop() bool {
-	var stopped bool
-	if w.hook != nil {
-		stopped = w.hook.StopLeave()
-	} else if w.afterFunc != nil {
-		stopped = w.afterFunc()
+// leaveWatch runs a function when a request's client leaves: through its
+// context's leaveHook when it has one, otherwise once the context ends
+// (context.AfterFunc). The wait for a session and the session's watch
+// each hold one, in turn.
+type leaveWatch struct {
+	hook      leaveHook
+	afterFunc func() bool
+}
+
+// start has f run when ctx's client leaves, until stop.
+func (l *leaveWatch) start(ctx context.Context, f func()) {
+	if hook, ok := ctx.(leaveHook); ok {
+		l.hook = hook
+		hook.OnLeave(f)
+		return
 	}
-	w.hook, w.afterFunc = nil, nil
+	l.afterFunc = context.AfterFunc(ctx, f)
+}
+
+// stop ends the watch and reports whether it stopped f from running:
+// false once f has run or started, or when nothing was started. The
+// watch then holds nothing of the request.
+func (l *leaveWatch) stop() bool {
+	stopped := false
+	switch {
+	case l.hook != nil:
+		stopped = l.hook.StopLeave()
+	case l.afterFunc != nil:
+		stopped = l.afterFunc()
+	}
+	*l = leaveWatch{}
 	return stopped
 }
+
+// stop ends the watch of the request in progress, and reports whether it
+// stopped leave from running (leaveWatch.stop).
+func (w *clientWatch) stop() bool { return w.leaving.stop() }
 
 // clientGone treats a row function's ErrClientGone (the client cannot be
 // written to, though its context has not ended) as the client leaving:

@@ -46,12 +46,10 @@ type waitCtx struct {
 	timer    *time.Timer
 	// ended is why done was closed: waitOpen while it is not.
 	ended atomic.Int32
-	// onLeave is w.leave, made once; hook is the request context that
-	// runs it when the client leaves, or afterFunc stops the
-	// context.AfterFunc that does for a context without that hook.
-	onLeave   func()
-	hook      leaveHook
-	afterFunc func() bool
+	// onLeave closes it for the client leaving, made once; leaving runs
+	// it for the request in progress.
+	onLeave func()
+	leaving leaveWatch
 }
 
 // Why a wait's context ended.
@@ -76,12 +74,7 @@ func startWait(ctx context.Context, d time.Duration) *waitCtx {
 	w.values = ctx
 	w.deadline = time.Now().Add(d)
 	w.timer.Reset(d)
-	if hook, ok := ctx.(leaveHook); ok {
-		w.hook = hook
-		hook.OnLeave(w.onLeave)
-	} else {
-		w.afterFunc = context.AfterFunc(ctx, w.onLeave)
-	}
+	w.leaving.start(ctx, w.onLeave)
 	return w
 }
 
@@ -98,13 +91,7 @@ func (w *waitCtx) close(why int32) {
 // it.
 func (w *waitCtx) end() {
 	timerStopped := w.timer.Stop()
-	leaveStopped := false
-	if w.hook != nil {
-		leaveStopped = w.hook.StopLeave()
-	} else {
-		leaveStopped = w.afterFunc()
-	}
-	w.hook, w.afterFunc = nil, nil
+	leaveStopped := w.leaving.stop()
 	if timerStopped && leaveStopped && w.ended.Load() == waitOpen {
 		w.values = nil
 		waits.Put(w)

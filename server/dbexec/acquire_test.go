@@ -21,11 +21,7 @@ func TestWaitCtxEndsAtDeadline(t *testing.T) {
 	if err := w.Err(); err != nil {
 		t.Errorf("before the deadline: %v", err)
 	}
-	select {
-	case <-w.Done():
-	case <-time.After(10 * time.Second):
-		t.Fatal("not done 10 s after a 20 ms deadline")
-	}
+	awaitDone(t, w, "a 20 ms deadline")
 	if err := w.Err(); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("after the deadline: %v, want %v", err, context.DeadlineExceeded)
 	}
@@ -57,25 +53,8 @@ func TestWaitCtxRecycled(t *testing.T) {
 		again.end()
 	}
 	w := startWait(context.Background(), 20*time.Millisecond)
-	select {
-	case <-w.Done():
-	case <-time.After(10 * time.Second):
-		t.Fatal("a wait from the pool not done 10 s after a 20 ms deadline")
-	}
+	awaitDone(t, w, "a 20 ms deadline, from the pool")
 	w.end()
-}
-
-// hookCtx is a request context with a leave hook, as http1's is.
-type hookCtx struct {
-	context.Context
-	leave func()
-}
-
-func (c *hookCtx) OnLeave(f func()) { c.leave = f }
-func (c *hookCtx) StopLeave() bool {
-	stopped := c.leave != nil
-	c.leave = nil
-	return stopped
 }
 
 // TestWaitCtxEndsWhenClientLeaves: a wait ends, canceled, when its
@@ -83,17 +62,13 @@ func (c *hookCtx) StopLeave() bool {
 // one, by the context ending; such a wait is not recycled, and one
 // whose client stayed leaves no function registered with the hook.
 func TestWaitCtxEndsWhenClientLeaves(t *testing.T) {
-	hook := &hookCtx{Context: context.Background()}
-	w := startWait(hook, time.Hour)
-	if hook.leave == nil {
+	req := NewLeavingCtx(context.Background())
+	w := startWait(req, time.Hour)
+	if !req.Registered() {
 		t.Fatal("the wait registered nothing with the request's leave hook")
 	}
-	go hook.leave()
-	select {
-	case <-w.Done():
-	case <-time.After(10 * time.Second):
-		t.Fatal("not done 10 s after the client left")
-	}
+	req.ClientLeaves()
+	awaitDone(t, w, "the client left")
 	if err := w.Err(); !errors.Is(err, context.Canceled) {
 		t.Errorf("after the client left: %v, want %v", err, context.Canceled)
 	}
@@ -102,22 +77,30 @@ func TestWaitCtxEndsWhenClientLeaves(t *testing.T) {
 		t.Error("a wait its client's leaving ended was recycled")
 	}
 
-	stayed := startWait(hook, time.Hour)
+	stays := NewLeavingCtx(context.Background())
+	stayed := startWait(stays, time.Hour)
 	stayed.end()
-	if hook.leave != nil {
+	if stays.Registered() {
 		t.Error("a wait that ended kept its function registered with the hook")
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
 	w = startWait(ctx, time.Hour)
 	cancel()
-	select {
-	case <-w.Done():
-	case <-time.After(10 * time.Second):
-		t.Fatal("not done 10 s after its context without a hook ended")
-	}
+	awaitDone(t, w, "its context without a hook ended")
 	if err := w.Err(); !errors.Is(err, context.Canceled) {
 		t.Errorf("after the context ended: %v, want %v", err, context.Canceled)
 	}
 	w.end()
+}
+
+// awaitDone fails the test unless w is done within 10 s of what, which
+// should have ended it.
+func awaitDone(t *testing.T, w *waitCtx, what string) {
+	t.Helper()
+	select {
+	case <-w.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatalf("not done 10 s after %s", what)
+	}
 }

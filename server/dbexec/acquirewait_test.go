@@ -1,9 +1,7 @@
 package dbexec_test
 
 import (
-	"context"
 	"errors"
-	"sync"
 	"testing"
 	"time"
 
@@ -11,41 +9,6 @@ import (
 	"github.com/svc-dev/svc/server/dbexec"
 	"github.com/svc-dev/svc/server/query"
 )
-
-// leavingCtx is a request context with a leave hook, as http1's is: its
-// client leaving ends it, then runs the function registered.
-type leavingCtx struct {
-	context.Context
-	cancel context.CancelFunc
-	mu     sync.Mutex
-	leave  func()
-}
-
-func (c *leavingCtx) OnLeave(f func()) { c.mu.Lock(); c.leave = f; c.mu.Unlock() }
-
-func (c *leavingCtx) StopLeave() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	stopped := c.leave != nil
-	c.leave = nil
-	return stopped
-}
-
-// registered reports whether a function waits for the client to leave.
-func (c *leavingCtx) registered() bool { c.mu.Lock(); defer c.mu.Unlock(); return c.leave != nil }
-
-// clientLeaves ends the context and runs what was registered, as http1's
-// watcher does when the client goes.
-func (c *leavingCtx) clientLeaves() {
-	c.cancel()
-	c.mu.Lock()
-	f := c.leave
-	c.leave = nil
-	c.mu.Unlock()
-	if f != nil {
-		go f()
-	}
-}
 
 // TestWaitForSessionEndsWhenClientLeaves: a request waiting for a session
 // of a pool whose only one is taken stops waiting when its client leaves,
@@ -66,16 +29,15 @@ func TestWaitForSessionEndsWhenClientLeaves(t *testing.T) {
 
 	exec := &dbexec.Executor{Names: apierr.SVCNaming, Pool: pool, AcquireTimeout: time.Hour, Prepare: true, CancelTimeout: dbexec.TestCancelTimeout}
 	tx := dbexec.Tx{ReadOnly: true, Role: "web_anon", SearchPath: `"test"`, Method: "GET", Path: "/"}
-	ctx, cancel := context.WithCancel(t.Context())
-	req := &leavingCtx{Context: ctx, cancel: cancel}
+	req := dbexec.NewLeavingCtx(t.Context())
 	done := make(chan error, 1)
 	go func() { done <- exec.Execute(req, tx, dbexec.Step{Stmt: query.Statement{SQL: "select 1"}}) }()
-	for wait := time.Now(); !req.registered(); time.Sleep(5 * time.Millisecond) {
+	for wait := time.Now(); !req.Registered(); time.Sleep(5 * time.Millisecond) {
 		if time.Since(wait) > 10*time.Second {
 			t.Fatal("the request registered nothing with its context's leave hook while it waited for a session")
 		}
 	}
-	req.clientLeaves()
+	req.ClientLeaves()
 	select {
 	case err := <-done:
 		if !errors.Is(err, dbexec.ErrClientGone) {

@@ -2,6 +2,7 @@ package dbexec
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -91,3 +92,46 @@ const DefaultStmtBudget = defaultStmtBudget
 // ForgetCatalogCheck has pool's next internal error take the catalog's
 // signature again, as it does once catalogCheckInterval has passed.
 func ForgetCatalogCheck(pool *pgxpool.Pool) { sessionsOf(pool).check.forget() }
+
+// LeavingCtx is a request context with a leave hook, as http1's is: its
+// client leaving (ClientLeaves) ends it, then runs the function registered.
+type LeavingCtx struct {
+	context.Context
+	cancel context.CancelFunc
+	mu     sync.Mutex
+	leave  func()
+}
+
+// NewLeavingCtx returns a LeavingCtx under parent.
+func NewLeavingCtx(parent context.Context) *LeavingCtx {
+	ctx, cancel := context.WithCancel(parent)
+	return &LeavingCtx{Context: ctx, cancel: cancel}
+}
+
+// OnLeave registers f, replacing what was registered.
+func (c *LeavingCtx) OnLeave(f func()) { c.mu.Lock(); c.leave = f; c.mu.Unlock() }
+
+// StopLeave unregisters the function and reports whether there was one.
+func (c *LeavingCtx) StopLeave() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	stopped := c.leave != nil
+	c.leave = nil
+	return stopped
+}
+
+// Registered reports whether a function waits for the client to leave.
+func (c *LeavingCtx) Registered() bool { c.mu.Lock(); defer c.mu.Unlock(); return c.leave != nil }
+
+// ClientLeaves ends the context and runs what was registered, as http1's
+// watcher does when the client goes.
+func (c *LeavingCtx) ClientLeaves() {
+	c.cancel()
+	c.mu.Lock()
+	f := c.leave
+	c.leave = nil
+	c.mu.Unlock()
+	if f != nil {
+		go f()
+	}
+}
