@@ -1,5 +1,7 @@
 package snapshot
 
+import "sync/atomic"
+
 // index is built once after decoding so the request path does map lookups
 // only, never a scan over the content.
 type index struct {
@@ -10,7 +12,11 @@ type index struct {
 	columns       map[*Relation]map[string]*Column
 	functions     map[QualifiedName][]*Function
 	relationships map[QualifiedName][]*Relationship
-	roles         map[string]*Role
+	roles         map[string]int // the role's index in Content.Roles
+	// access holds, by the same index, each role's effective privileges
+	// (AccessOf), computed on first use: the snapshot never changes, and
+	// a request that writes or calls asks for them.
+	access []atomic.Pointer[Access]
 	// grantees are the roles some grant names (PUBLIC included): only
 	// they tell one role's privileges from another's (Access.Key).
 	grantees map[string]bool
@@ -40,7 +46,8 @@ func (s *Snapshot) buildIndex() {
 		columns:       make(map[*Relation]map[string]*Column),
 		functions:     make(map[QualifiedName][]*Function, len(c.Functions)),
 		relationships: make(map[QualifiedName][]*Relationship),
-		roles:         make(map[string]*Role, len(c.Roles)),
+		roles:         make(map[string]int, len(c.Roles)),
+		access:        make([]atomic.Pointer[Access], len(c.Roles)),
 		grantees:      map[string]bool{},
 	}
 	if len(c.Casts) > 0 {
@@ -76,7 +83,7 @@ func (s *Snapshot) buildIndex() {
 		ix.relationships[r.Table] = append(ix.relationships[r.Table], r)
 	}
 	for i := range c.Roles {
-		ix.roles[c.Roles[i].Name] = &c.Roles[i]
+		ix.roles[c.Roles[i].Name] = i
 	}
 	if len(c.MediaHandlers) > 0 {
 		ix.handlers = make(map[handlerKey]*MediaHandler, len(c.MediaHandlers))
@@ -134,7 +141,13 @@ func (s *Snapshot) RelationshipsFrom(q QualifiedName) []*Relationship {
 }
 
 // Role returns the role named name, or nil.
-func (s *Snapshot) Role(name string) *Role { return s.idx.roles[name] }
+func (s *Snapshot) Role(name string) *Role {
+	i, ok := s.idx.roles[name]
+	if !ok {
+		return nil
+	}
+	return &s.Content.Roles[i]
+}
 
 // ComputedField returns the computed field of r named name, or nil.
 // Relations have a handful at most, so a scan beats a map.

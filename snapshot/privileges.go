@@ -27,12 +27,30 @@ type Access struct {
 	grantees map[string]bool
 }
 
-// AccessOf computes the effective privileges of role. Privileges of a role
+// AccessOf returns the effective privileges of role. Privileges of a role
 // it is a member of count only while every role on the way has INHERIT
 // (rolinherit, as PostgreSQL before 16 applies it). A role the snapshot
-// does not know holds only what PUBLIC holds. The cost is one walk over
-// the role's memberships; compute it once per request, not per object.
+// does not know holds only what PUBLIC holds. A known role's are computed
+// once per snapshot and kept, one per role the snapshot holds; an unknown
+// name's (a token may carry any) each time, so that names never grow the
+// snapshot. Callers only read the result.
 func (s *Snapshot) AccessOf(role string) Access {
+	i, ok := s.idx.roles[role]
+	if !ok {
+		return s.accessOf(role)
+	}
+	slot := &s.idx.access[i]
+	if a := slot.Load(); a != nil {
+		return *a
+	}
+	a := s.accessOf(role)
+	slot.Store(&a)
+	return a
+}
+
+// accessOf computes role's effective privileges: one walk over its
+// memberships.
+func (s *Snapshot) accessOf(role string) Access {
 	a := Access{holders: map[string]bool{"PUBLIC": true}, grantees: s.idx.grantees}
 	var walk func(name string)
 	walk = func(name string) {

@@ -126,3 +126,31 @@ func TestAccessKey(t *testing.T) {
 		seen[key] = group[0]
 	}
 }
+
+// A known role's privileges are computed once and kept with the
+// snapshot, and read the same from many goroutines at once; an unknown
+// name's are not kept, so names from tokens cannot grow it.
+func TestAccessKeptPerRole(t *testing.T) {
+	t.Parallel()
+	snap := accessFixture(t)
+	r := &snap.Content.Relations[0]
+	done := make(chan bool)
+	for range 8 {
+		go func() { done <- snap.AccessOf("deep").Table(r, PrivSelect) }()
+	}
+	for range 8 {
+		if !<-done {
+			t.Fatal("deep lost SELECT through web and reader")
+		}
+	}
+	kept := snap.idx.access[snap.idx.roles["deep"]].Load()
+	if kept == nil || !kept.holders["reader"] {
+		t.Fatalf("deep's privileges were not kept: %+v", kept)
+	}
+	snap.AccessOf("stranger")
+	for i := range snap.idx.access {
+		if name := snap.Content.Roles[i].Name; name != "deep" && snap.idx.access[i].Load() != nil {
+			t.Errorf("%s's privileges kept though only deep's and a stranger's were asked for", name)
+		}
+	}
+}
