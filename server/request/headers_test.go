@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"net/http"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -52,5 +53,16 @@ func TestHeadersReadAreKeyed(t *testing.T) {
 			}
 			return true
 		})
+	}
+}
+
+// The parsed headers index the header map by their names as written
+// (headerValues), which finds them only when the names are canonical, as
+// net/http stores a request's header.
+func TestParsedHeadersCanonical(t *testing.T) {
+	for _, name := range parsedHeaders {
+		if c := http.CanonicalHeaderKey(name); c != name {
+			t.Errorf("parsed header %q is not canonical: net/http stores it as %q", name, c)
+		}
 	}
 }

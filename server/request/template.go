@@ -161,20 +161,27 @@ const (
 // parsedHeaders are the headers Parse reads, and it reads them only
 // through headerValues and headerValue: a request's shape (Template.Read,
 // WriteKey) holds their values as text, so a header Parse reads is one
-// the key holds. TestHeadersReadAreKeyed keeps the package to it.
+// the key holds. TestHeadersReadAreKeyed keeps the package to it. The
+// names are canonical, so they index the header map as they are
+// (TestParsedHeadersCanonical).
 var parsedHeaders = [parsedHeaderCount]string{headerAccept: "Accept", headerAcceptProfile: "Accept-Profile",
 	headerContentProfile: "Content-Profile", headerPrefer: "Prefer", headerRange: "Range"}
 
 // headerValues returns the values of parsed header h in r.
-func headerValues(r *http.Request, h parsedHeader) []string { return r.Header.Values(parsedHeaders[h]) }
+func headerValues(r *http.Request, h parsedHeader) []string { return r.Header[parsedHeaders[h]] }
 
 // headerValue returns the first value of parsed header h in r.
-func headerValue(r *http.Request, h parsedHeader) string { return r.Header.Get(parsedHeaders[h]) }
+func headerValue(r *http.Request, h parsedHeader) string {
+	if vs := r.Header[parsedHeaders[h]]; len(vs) > 0 {
+		return vs[0]
+	}
+	return ""
+}
 
 // appendHeaders appends to a key the values of parsedHeaders in h.
 func appendHeaders(key []byte, h http.Header) []byte {
 	for _, name := range parsedHeaders {
-		vs := h.Values(name)
+		vs := h[name]
 		key = binary.AppendUvarint(key, uint64(len(vs)))
 		for _, v := range vs {
 			key = appendText(key, v)
