@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -52,13 +53,45 @@ type setupVariant struct {
 
 // setupStatements caches the set-up statement by its variant, so its text
 // is built once per variant and prepared once per connection and variant.
-var setupStatements sync.Map // setupVariant -> string
+// Variants of up to setupIndexed settings, all a role usually has, are
+// found by index; the rest through a map. Every request looks its variant
+// up, and a sync.Map hashes the key each time.
+var (
+	setupStatements [setupIndexed][2][2]atomic.Pointer[string]
+	setupOthers     sync.Map // setupVariant -> string
+)
+
+// setupIndexed bounds the variants setupStatements finds by index.
+const setupIndexed = 8
 
 // setupSQL returns the set-up statement of a variant.
 func setupSQL(v setupVariant) string {
-	if sql, ok := setupStatements.Load(v); ok {
+	if v.settings < setupIndexed {
+		slot := &setupStatements[v.settings][b2i(v.readOnly)][b2i(v.explain)]
+		if sql := slot.Load(); sql != nil {
+			return *sql
+		}
+		sql := buildSetupSQL(v)
+		slot.Store(&sql)
+		return sql
+	}
+	if sql, ok := setupOthers.Load(v); ok {
 		return sql.(string)
 	}
+	sql, _ := setupOthers.LoadOrStore(v, buildSetupSQL(v))
+	return sql.(string)
+}
+
+// b2i is 1 for true, 0 for false.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// buildSetupSQL writes the set-up statement of a variant.
+func buildSetupSQL(v setupVariant) string {
 	var b strings.Builder
 	b.WriteString(setupRole)
 	b.WriteString(setupFixed)
@@ -74,8 +107,7 @@ func setupSQL(v setupVariant) string {
 	if v.readOnly {
 		b.WriteString(setupReadOnly)
 	}
-	sql, _ := setupStatements.LoadOrStore(v, b.String())
-	return sql.(string)
+	return b.String()
 }
 
 // setupArgs are setupSQL's bind values for tx: the texts themselves, not
