@@ -45,6 +45,9 @@ type Server struct {
 	jwt *auth.Verifier
 	// appSettings are the app.settings.* keys, set in every transaction.
 	appSettings [][2]string
+	// searchPaths are the search paths of the schemas served, made once
+	// (newTxShape).
+	searchPaths map[string]string
 	// preRequest calls db-pre-request; nil when none is configured.
 	preRequest *query.Statement
 	// observer times, counts and logs the requests (server/observe).

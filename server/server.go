@@ -114,7 +114,7 @@ func WithMetrics(m *admin.Metrics) Option { return func(s *Server) { s.observer.
 // may be nil: requests carrying a token are then refused (SVC300).
 func New(cfg *config.Config, pool *pgxpool.Pool, snapshots *reload.Snapshots, jwt *auth.Verifier, log *slog.Logger, opts ...Option) *Server {
 	s := &Server{cfg: cfg, names: apierr.NamingOf(cfg.CompatNames), verbosity: clientErrors(cfg), pool: pool, snapshots: snapshots, log: log, jwt: jwt,
-		appSettings: appSettingsOf(cfg), preRequest: preRequestCall(cfg.DBPreRequest),
+		appSettings: appSettingsOf(cfg), searchPaths: searchPathsOf(cfg), preRequest: preRequestCall(cfg.DBPreRequest),
 		shapes:        shapes.New(cfg.ServerShapeCacheMaxEntries, cfg.ServerShapeCacheMaxBytes),
 		refresh:       refreshOf(snapshots.Source()),
 		misconfigured: misconfiguredAdvice(cfg),

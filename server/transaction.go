@@ -75,7 +75,20 @@ func (sh *txShape) bytes() int { return len(sh.searchPath) + shapes.Texts(&sh.pr
 func (sh *txShape) detach() { shapes.Detach(&sh.prefer) }
 
 func (s *Server) newTxShape(pr request.Preferences, schema string) txShape {
-	return txShape{prefer: pr, schema: schema, searchPath: dbexec.SearchPath(schema, s.cfg.DBExtraSearchPath)}
+	searchPath, ok := s.searchPaths[schema]
+	if !ok {
+		searchPath = dbexec.SearchPath(schema, s.cfg.DBExtraSearchPath)
+	}
+	return txShape{prefer: pr, schema: schema, searchPath: searchPath}
+}
+
+// searchPathsOf makes the search path of each schema cfg serves.
+func searchPathsOf(cfg *config.Config) map[string]string {
+	paths := make(map[string]string, len(cfg.DBSchemas))
+	for _, schema := range cfg.DBSchemas {
+		paths[schema] = dbexec.SearchPath(schema, cfg.DBExtraSearchPath)
+	}
+	return paths
 }
 
 // readyTx readies x's transaction for a request of shape sh: whether it
