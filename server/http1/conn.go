@@ -39,6 +39,11 @@ type conn struct {
 	res    response
 	body   requestBody
 	watch  watcher
+	// head and fixed are the request and body readRequest parses into
+	// when it parses the head itself; serveRequest hands the handler a
+	// copy of head.
+	head  http.Request
+	fixed fixedBody
 	// writeDeadline is set while a write deadline may be in force: one
 	// the server or a handler set during a request, cleared after it.
 	// Without server-write-timeout, and unless a handler sets one, a
@@ -91,7 +96,7 @@ func (c *conn) serve() {
 			peek, _ := c.br.Peek(4)
 			c.br.Discard(leadingCRLF(peek))
 		}
-		req, err := http.ReadRequest(c.br)
+		req, err := c.readRequest()
 		if err != nil {
 			c.refuse(err)
 			return
@@ -107,7 +112,9 @@ func (c *conn) serve() {
 			c.rwc.SetWriteDeadline(time.Now().Add(c.srv.WriteTimeout))
 			c.writeDeadline = true
 		}
-		if !c.serveRequest(req) {
+		keep := c.serveRequest(req)
+		c.head = http.Request{} // an idle connection holds no request
+		if !keep {
 			return
 		}
 		if c.writeDeadline {

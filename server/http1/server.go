@@ -1,6 +1,8 @@
 // Package http1 serves an http.Handler over HTTP/1.x with less work per
-// request than net/http's server. It parses requests with net/http's own
-// parser (http.ReadRequest), makes the same checks and answers the wire
+// request than net/http's server. It parses a plain request head itself,
+// into exactly the request net/http's parser (http.ReadRequest) would
+// make of it, and leaves every other head to that parser (head.go); it
+// makes the same checks as net/http's server and answers the wire
 // as net/http's server does as svc-serve runs it, behind framing.Server
 // (conformance_test.go compares the two), but
 // it does not start a goroutine per request to watch for the client going

@@ -1,0 +1,252 @@
+package http1
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"golang.org/x/net/http/httpguts"
+)
+
+// Reading a request head with http.ReadRequest was a tenth of svc-serve's
+// own work per request: a textproto reader, a string per line and per
+// value, a URL parse and a copy of the request. Nearly every request is
+// of one plain form and arrives whole in one read, so the head is parsed
+// here when it is: one string for the head, the names and values cut
+// from it. Only when the result is certainly what http.ReadRequest makes
+// of the same bytes (FuzzHeadAsReadRequest holds it to that); anything
+// else goes to http.ReadRequest, whose defences against a request framed
+// two ways stay whole: a transfer coding, a field repeated or folded, a
+// bare LF, an escape in the path, HTTP/1.0, a method it does not know.
+
+// readRequest reads the connection's next request head, parsed into
+// c.head when it is plain and buffered whole, else by http.ReadRequest.
+func (c *conn) readRequest() (*http.Request, error) {
+	buf, _ := c.br.Peek(c.br.Buffered())
+	n := parseHead(buf, &c.head)
+	if n == 0 {
+		return http.ReadRequest(c.br)
+	}
+	c.br.Discard(n)
+	if c.head.ContentLength > 0 {
+		c.fixed = fixedBody{r: c.br, remain: c.head.ContentLength}
+		c.head.Body = &c.fixed
+	} else {
+		c.head.Body = http.NoBody
+	}
+	return &c.head, nil
+}
+
+// parseHead parses into req the request head at the start of buf and
+// returns its length, or 0, leaving req as it was, when buf holds no whole
+// head of the plain form:
+//
+//	METHOD /path?query HTTP/1.1 CRLF
+//	(Name: value CRLF)*
+//	CRLF
+//
+// with a method net/http names, a path of bytes a URL path holds as
+// they are (no escape), a query of visible ASCII, tokens for names,
+// visible ASCII, spaces and tabs for values, each name once, and none of
+// Transfer-Encoding, Trailer and Pragma, which http.ReadRequest acts on.
+// The request's Body is the caller's to set.
+func parseHead(buf []byte, req *http.Request) int {
+	end := bytes.Index(buf, crlfcrlf)
+	if end < 0 {
+		return 0
+	}
+	head := string(buf[:end+2]) // each line with its CRLF
+	line, rest, _ := strings.Cut(head, "\r\n")
+	method, target, proto, ok := requestLine(line)
+	if !ok {
+		return 0
+	}
+	u := &url.URL{Path: target}
+	if path, query, found := strings.Cut(target, "?"); found {
+		u.Path, u.RawQuery = path, query
+	}
+	lines := strings.Count(rest, "\r\n")
+	h := make(http.Header, lines)
+	values := make([]string, lines) // one value each, cut from one array
+	contentLength, host, hosts := int64(0), "", 0
+	for rest != "" {
+		line, rest, _ = strings.Cut(rest, "\r\n")
+		name, value, ok := headerLine(line)
+		if !ok {
+			return 0
+		}
+		if _, seen := h[name]; seen {
+			return 0 // net/http joins, checks or refuses repeats
+		}
+		switch name {
+		case "Transfer-Encoding", "Trailer", "Pragma":
+			return 0
+		case "Content-Length":
+			if contentLength, ok = decimal(value); !ok {
+				return 0
+			}
+		case "Host":
+			// http.ReadRequest moves it to Request.Host.
+			if hosts++; hosts > 1 {
+				return 0
+			}
+			host = value
+			continue
+		}
+		values[0] = value
+		h[name], values = values[:1:1], values[1:]
+	}
+	*req = http.Request{Method: method, URL: u, Proto: proto, ProtoMajor: 1, ProtoMinor: 1,
+		Header: h, ContentLength: contentLength, Host: host, RequestURI: target,
+		Close: httpguts.HeaderValuesContainsToken(h["Connection"], "close")}
+	return end + 4
+}
+
+var crlfcrlf = []byte("\r\n\r\n")
+
+// requestLine splits a plain request line: a method net/http names, a
+// target in origin form whose path no escape changes, and HTTP/1.1.
+func requestLine(line string) (method, target, proto string, ok bool) {
+	m, rest, _ := strings.Cut(line, " ")
+	target, proto, _ = strings.Cut(rest, " ")
+	if proto != "HTTP/1.1" {
+		return "", "", "", false
+	}
+	proto = "HTTP/1.1"
+	switch m {
+	case http.MethodGet:
+		method = http.MethodGet
+	case http.MethodHead:
+		method = http.MethodHead
+	case http.MethodPost:
+		method = http.MethodPost
+	case http.MethodPatch:
+		method = http.MethodPatch
+	case http.MethodPut:
+		method = http.MethodPut
+	case http.MethodDelete:
+		method = http.MethodDelete
+	case http.MethodOptions:
+		method = http.MethodOptions
+	default:
+		return "", "", "", false
+	}
+	if len(target) == 0 || target[0] != '/' || target[len(target)-1] == '?' {
+		return "", "", "", false // a query mark ending the target sets ForceQuery
+	}
+	inQuery := false
+	for i := 0; i < len(target); i++ {
+		c := target[i]
+		switch {
+		case c == '?' && !inQuery:
+			inQuery = true
+		case inQuery && c > ' ' && c < 0x7f && c != '#':
+		case !inQuery && pathByte(c):
+		default:
+			return "", "", "", false
+		}
+	}
+	return method, target, proto, true
+}
+
+// pathByte reports whether url.URL keeps c in a path as it is: its
+// unreserved bytes and the reserved ones it does not escape (RawPath is
+// then empty). '%' is not one: an escape is for url.Parse to read.
+func pathByte(c byte) bool {
+	switch {
+	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		return true
+	}
+	switch c {
+	case '-', '_', '.', '~', '$', '&', '+', ',', '/', ':', ';', '=', '@':
+		return true
+	}
+	return false
+}
+
+// headerLine splits a plain header line into its name, canonical as
+// net/http makes it, and its value without the spaces around it.
+func headerLine(line string) (name, value string, ok bool) {
+	name, value, found := strings.Cut(line, ":")
+	if !found || name == "" {
+		return "", "", false
+	}
+	canonical := true
+	upper := true
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !httpguts.IsTokenRune(rune(c)) {
+			return "", "", false // a space before the colon too
+		}
+		if upper && 'a' <= c && c <= 'z' || !upper && 'A' <= c && c <= 'Z' {
+			canonical = false
+		}
+		upper = c == '-'
+	}
+	if !canonical {
+		name = http.CanonicalHeaderKey(name)
+	}
+	value = strings.Trim(value, " \t")
+	for i := 0; i < len(value); i++ {
+		if c := value[i]; (c < ' ' || c >= 0x7f) && c != '\t' {
+			return "", "", false
+		}
+	}
+	return name, value, true
+}
+
+// decimal reads a Content-Length of digits alone, as net/http does for
+// those; anything else is net/http's to refuse.
+func decimal(s string) (int64, bool) {
+	if s == "" || len(s) > 18 {
+		return 0, false
+	}
+	n := int64(0)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n, true
+}
+
+// fixedBody is the body of a request parsed by parseHead: Content-Length
+// bytes from the connection's reader, read as net/http's body reads them.
+type fixedBody struct {
+	r      *bufio.Reader
+	remain int64
+	closed bool
+}
+
+func (b *fixedBody) Read(p []byte) (int, error) {
+	if b.closed {
+		return 0, http.ErrBodyReadAfterClose
+	}
+	if b.remain <= 0 {
+		return 0, io.EOF
+	}
+	if int64(len(p)) > b.remain {
+		p = p[:b.remain]
+	}
+	n, err := b.r.Read(p)
+	b.remain -= int64(n)
+	switch {
+	case err == io.EOF:
+		err = io.ErrUnexpectedEOF // the client sent less than it said
+	case err == nil && b.remain == 0:
+		err = io.EOF
+	}
+	return n, err
+}
+
+// Close ends the body: later reads fail. What is left unread is the
+// connection's to drain or not (requestBody.settle).
+func (b *fixedBody) Close() error {
+	b.closed = true
+	return nil
+}
