@@ -84,19 +84,7 @@ func (c *conn) serve() {
 			return
 		}
 		t0 := time.Now()
-		if !first {
-			// The idle timeout ends with the request's first byte.
-			setDeadline(c.rwc.SetReadDeadline, t0, c.srv.readHeaderTimeout())
-		}
-		if b, _ := c.br.Peek(1); len(b) == 1 && (b[0] == '\r' || b[0] == '\n') {
-			// RFC 9112 section 2.2: a server SHOULD skip an empty line
-			// before a request line; some clients send one after a
-			// POST body. net/http skips one only after a POST. The
-			// byte is buffered already (awaitRequest peeked it).
-			peek, _ := c.br.Peek(4)
-			c.br.Discard(leadingCRLF(peek))
-		}
-		req, err := c.readRequest()
+		req, err := c.readRequest(first, t0)
 		if err != nil {
 			c.refuse(err)
 			return

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"golang.org/x/net/http/httpguts"
 )
@@ -22,22 +23,36 @@ import (
 // two ways stay whole: a transfer coding, a field repeated or folded, a
 // bare LF, an escape in the path, HTTP/1.0, a method it does not know.
 
-// readRequest reads the connection's next request head, parsed into
-// c.head when it is plain and buffered whole, else by http.ReadRequest.
-func (c *conn) readRequest() (*http.Request, error) {
+// readRequest reads the connection's next request head, whose first
+// byte came at t0: parsed into c.head when it is plain and buffered
+// whole, else by http.ReadRequest. A head buffered whole has no more to
+// read, so only a head read on needs server-read-header-timeout's
+// deadline set: one deadline less to set for most requests.
+func (c *conn) readRequest(first bool, t0 time.Time) (*http.Request, error) {
 	buf, _ := c.br.Peek(c.br.Buffered())
-	n := parseHead(buf, &c.head)
-	if n == 0 {
-		return http.ReadRequest(c.br)
+	if n := parseHead(buf, &c.head); n > 0 {
+		c.br.Discard(n)
+		if c.head.ContentLength > 0 {
+			c.fixed = fixedBody{r: c.br, remain: c.head.ContentLength}
+			c.head.Body = &c.fixed
+		} else {
+			c.head.Body = http.NoBody
+		}
+		return &c.head, nil
 	}
-	c.br.Discard(n)
-	if c.head.ContentLength > 0 {
-		c.fixed = fixedBody{r: c.br, remain: c.head.ContentLength}
-		c.head.Body = &c.fixed
-	} else {
-		c.head.Body = http.NoBody
+	if !first {
+		// The idle timeout ends with the request's first byte.
+		setDeadline(c.rwc.SetReadDeadline, t0, c.srv.readHeaderTimeout())
 	}
-	return &c.head, nil
+	if b, _ := c.br.Peek(1); len(b) == 1 && (b[0] == '\r' || b[0] == '\n') {
+		// RFC 9112 section 2.2: a server SHOULD skip an empty line
+		// before a request line; some clients send one after a
+		// POST body. net/http skips one only after a POST. The
+		// byte is buffered already (awaitRequest peeked it).
+		peek, _ := c.br.Peek(4)
+		c.br.Discard(leadingCRLF(peek))
+	}
+	return http.ReadRequest(c.br)
 }
 
 // parseHead parses into req the request head at the start of buf and
