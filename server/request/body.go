@@ -55,6 +55,9 @@ func ReadBody(w http.ResponseWriter, r *http.Request, l BodyLimits) ([]byte, err
 	} else {
 		body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	}
+	if err == nil {
+		return body, nil // before errors.As, whose targets cost an allocation each
+	}
 	var maxBytes *http.MaxBytesError
 	switch {
 	case errors.As(err, &maxBytes):
@@ -63,10 +66,8 @@ func ReadBody(w http.ResponseWriter, r *http.Request, l BodyLimits) ([]byte, err
 		// The connection's read deadline (server-read-timeout) passed
 		// mid-body: nothing else sets one on a request's reads.
 		return nil, apierr.BodyTimeout(l.ReadTimeout.Seconds())
-	case err != nil:
-		return nil, apierr.InvalidBody("Request body unreadable", err.Error())
 	}
-	return body, nil
+	return nil, apierr.InvalidBody("Request body unreadable", err.Error())
 }
 
 // readDeclared reads a body of n declared bytes, to its end: the server

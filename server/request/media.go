@@ -253,10 +253,14 @@ func validMediaType(t string) bool {
 // ParseMediaType reads a media type and its parameters leniently, as
 // PostgREST does: the type is lowercased, a parameter without a value or
 // with characters a token cannot hold is dropped rather than refusing
-// the whole header. Q is left zero.
+// the whole header. Q is left zero; Params is nil when there are none.
 func ParseMediaType(s string) MediaRange {
+	if strings.IndexByte(s, ';') < 0 {
+		// Most are a bare type: no parameters to split off.
+		return MediaRange{Type: strings.ToLower(strings.TrimSpace(s))}
+	}
 	parts := splitOutsideQuotes(s, ';')
-	r := MediaRange{Type: strings.ToLower(strings.TrimSpace(parts[0])), Params: map[string]string{}}
+	r := MediaRange{Type: strings.ToLower(strings.TrimSpace(parts[0]))}
 	for _, p := range parts[1:] {
 		k, v, ok := strings.Cut(p, "=")
 		k = strings.ToLower(strings.TrimSpace(k))
@@ -266,6 +270,9 @@ func ParseMediaType(s string) MediaRange {
 		v = strings.TrimSpace(v)
 		if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' {
 			v = strings.ReplaceAll(v[1:len(v)-1], `\"`, `"`)
+		}
+		if r.Params == nil {
+			r.Params = map[string]string{}
 		}
 		r.Params[k] = v
 	}

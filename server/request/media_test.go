@@ -136,7 +136,7 @@ func TestParseAccept(t *testing.T) {
 		{"", []MediaRange{{Type: "*/*", Q: 1}}, nil},
 		// Ordered by q, then by position; q=0 refuses.
 		{"text/html;q=0.5, Image/PNG, */*;q=0.8, text/plain;q=0",
-			[]MediaRange{{Type: "image/png", Params: map[string]string{}, Q: 1},
+			[]MediaRange{{Type: "image/png", Q: 1},
 				{Type: "*/*", Params: map[string]string{"q": "0.8"}, Q: 0.8},
 				{Type: "text/html", Params: map[string]string{"q": "0.5"}, Q: 0.5}},
 			[]MediaRange{{Type: "text/plain", Params: map[string]string{"q": "0"}}}},
@@ -146,7 +146,7 @@ func TestParseAccept(t *testing.T) {
 			[]MediaRange{{Type: "application/json", Params: map[string]string{"v": "1"}, Q: 1}}, nil},
 		{`application/vnd.svc.plan; for="text/csv;x, y"; options=analyze, text/csv`,
 			[]MediaRange{{Type: "application/vnd.svc.plan", Params: map[string]string{"for": "text/csv;x, y", "options": "analyze"}, Q: 1},
-				{Type: "text/csv", Params: map[string]string{}, Q: 1}}, nil},
+				{Type: "text/csv", Q: 1}}, nil},
 		// An element whose weight is no qvalue is left out, the rest kept.
 		{"text/csv;q=bad, application/json;q=0.5", []MediaRange{{Type: "application/json", Params: map[string]string{"q": "0.5"}, Q: 0.5}}, nil},
 		{"text/csv;q=bad", nil, nil},
