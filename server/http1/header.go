@@ -3,6 +3,7 @@ package http1
 import (
 	"net/http"
 	"slices"
+	"strconv"
 
 	"golang.org/x/net/http/httpguts"
 )
@@ -10,10 +11,11 @@ import (
 // appendHeader appends h as header lines, as http.Header.Write writes
 // them: keys in order, a field name no client could read dropped, line
 // breaks in a value made spaces and the value trimmed; date, unless "",
-// is written as the Date field h does not hold. It does that work without
+// is written as the Date field h does not hold, and length, unless
+// negative, as its Content-Length field. It does that work without
 // Header.Write's pooled sorter and replacer, which cost a response of a
 // few headers more than writing them does.
-func appendHeader(dst []byte, h http.Header, date string) []byte {
+func appendHeader(dst []byte, h http.Header, date string, length int64) []byte {
 	var room [16]string
 	keys := room[:0]
 	for k := range h {
@@ -22,10 +24,19 @@ func appendHeader(dst []byte, h http.Header, date string) []byte {
 	if date != "" {
 		keys = append(keys, "Date")
 	}
+	if length >= 0 {
+		keys = append(keys, "Content-Length")
+	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		if k == "Date" && date != "" {
+		switch {
+		case k == "Date" && date != "":
 			dst = appendField(dst, k, date)
+			continue
+		case k == "Content-Length" && length >= 0:
+			dst = append(dst, "Content-Length: "...)
+			dst = strconv.AppendInt(dst, length, 10)
+			dst = append(dst, "\r\n"...)
 			continue
 		}
 		if !httpguts.ValidHeaderFieldName(k) {

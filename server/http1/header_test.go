@@ -28,7 +28,7 @@ func TestAppendHeaderMatchesNetHTTP(t *testing.T) {
 		if err := h.Write(&want); err != nil {
 			t.Fatal(err)
 		}
-		if got := appendHeader(nil, h, ""); string(got) != want.String() {
+		if got := appendHeader(nil, h, "", -1); string(got) != want.String() {
 			t.Errorf("%s: wrote %q, net/http writes %q", name, got, want.String())
 		}
 		if _, ok := h["Date"]; ok {
@@ -41,8 +41,19 @@ func TestAppendHeaderMatchesNetHTTP(t *testing.T) {
 		if err := dated.Write(&want); err != nil {
 			t.Fatal(err)
 		}
-		if got := appendHeader(nil, h, date); string(got) != want.String() {
+		if got := appendHeader(nil, h, date, -1); string(got) != want.String() {
 			t.Errorf("%s with a Date: wrote %q, net/http writes %q", name, got, want.String())
+		}
+		if _, ok := h["Content-Length"]; ok {
+			continue
+		}
+		dated["Content-Length"] = []string{"1234"}
+		want.Reset()
+		if err := dated.Write(&want); err != nil {
+			t.Fatal(err)
+		}
+		if got := appendHeader(nil, h, date, 1234); string(got) != want.String() {
+			t.Errorf("%s with a Date and a length: wrote %q, net/http writes %q", name, got, want.String())
 		}
 	}
 }
@@ -52,7 +63,7 @@ func TestAppendHeaderMatchesNetHTTP(t *testing.T) {
 func TestAppendHeaderAllocates(t *testing.T) {
 	h := http.Header{"Content-Type": {"application/json; charset=utf-8"}, "Date": {"Sat, 28 Nov 2026 18:00:00 GMT"}, "Content-Range": {"0-0/*"}}
 	buf := make([]byte, 0, 512)
-	if n := testing.AllocsPerRun(100, func() { buf = appendHeader(buf[:0], h, "") }); n != 0 {
+	if n := testing.AllocsPerRun(100, func() { buf = appendHeader(buf[:0], h, "", 1234) }); n != 0 {
 		t.Errorf("%v allocations a header, want 0", n)
 	}
 }

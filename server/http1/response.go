@@ -30,14 +30,18 @@ type response struct {
 	fullDuplex    bool // the handler reads its body after its header left
 	body          *requestBody
 	contentLength int64 // declared by the handler; -1 when not
-	written       int64
-	sniff         []byte // the start of a HEAD body, for Content-Type
-	line          []byte // scratch for chunk sizes
+	// length is the Content-Length finish found, written with the header
+	// rather than stored in it (a slice and a string per response); -1
+	// when there is none to write.
+	length  int64
+	written int64
+	sniff   []byte // the start of a HEAD body, for Content-Type
+	line    []byte // scratch for chunk sizes
 }
 
 func (w *response) reset(req *http.Request, body *requestBody) {
 	clear(w.header)
-	*w = response{c: w.c, req: req, body: body, header: w.header, contentLength: -1, sniff: w.sniff[:0], line: w.line[:0]}
+	*w = response{c: w.c, req: req, body: body, header: w.header, contentLength: -1, length: -1, sniff: w.sniff[:0], line: w.line[:0]}
 }
 
 // release drops the request.
@@ -146,8 +150,8 @@ func (w *response) finish() {
 	out := &w.c.out
 	if !w.sentHeader {
 		if w.contentLength < 0 && bodyAllowed(w.status) && (w.req.Method != http.MethodHead || w.written > 0) {
-			w.header.Set("Content-Length", strconv.FormatInt(w.written, 10))
-			w.contentLength = w.written
+			delete(w.header, "Content-Length") // one the handler set that did not parse
+			w.length, w.contentLength = w.written, w.written
 		}
 		first := out.body
 		if w.req.Method == http.MethodHead {
@@ -175,6 +179,7 @@ func (w *response) sendHeader(first []byte) {
 		}
 	} else {
 		h.Del("Content-Length")
+		w.length = -1
 		h.Del("Transfer-Encoding")
 		if w.status == http.StatusNotModified {
 			h.Del("Content-Type")
@@ -189,6 +194,7 @@ func (w *response) sendHeader(first []byte) {
 	}
 	if w.chunked {
 		h.Del("Content-Length")
+		w.length = -1
 		h.Set("Transfer-Encoding", "chunked")
 	} else {
 		h.Del("Transfer-Encoding")
@@ -210,7 +216,7 @@ func (w *response) sendHeader(first []byte) {
 		out.head = strconv.AppendInt(out.head, int64(w.status), 10)
 	}
 	out.head = append(out.head, "\r\n"...)
-	out.head = appendHeader(out.head, h, date)
+	out.head = appendHeader(out.head, h, date, w.length)
 	out.head = append(out.head, "\r\n"...)
 }
 
