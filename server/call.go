@@ -136,7 +136,7 @@ func (e *callEntry) run(s *Server, x *exchange, stmts shapes.Stmts) error {
 	if e.rows != nil && e.rows.streamed {
 		row = s.streamRows(x, e, e.rows.frame, e.rows.head)
 	} else {
-		row = dbexec.ScanResult(&x.res)
+		row = x.resScan
 	}
 	x.stepBuf[0] = dbexec.Step{Stmt: stmts.Main, Row: row}
 	return s.transact(x, x.stepBuf[:1])

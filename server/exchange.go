@@ -139,8 +139,10 @@ type exchange struct {
 	// applied are the preferences the transaction's set-up applied.
 	applied appliedPrefs
 	// res and explain are what the statements returned: the main one's
-	// result, and the planner's count when a read asks for one.
+	// result, and the planner's count when a read asks for one; resScan
+	// is res.Scan, made once per pooled exchange, as sinkRow is.
 	res     dbexec.Result
+	resScan dbexec.RowFunc
 	explain []byte
 	// doc is the root's document, which its transaction finds, and body
 	// the document when held whole.

@@ -41,8 +41,8 @@ func serve[P any](s *Server, w http.ResponseWriter, r *http.Request, rt *route[P
 		<-x.linesSlot // the slow client's session a JSON Lines body held
 	}
 	x.res.Release()
-	// Keep no request alive in the pool; the sink's functions stay.
-	*x = exchange{sinkRow: x.sinkRow, sinkRewind: x.sinkRewind}
+	// Keep no request alive in the pool; the function values stay.
+	*x = exchange{sinkRow: x.sinkRow, sinkRewind: x.sinkRewind, resScan: x.resScan}
 	exchanges.Put(x)
 }
 
@@ -51,7 +51,7 @@ func serve[P any](s *Server, w http.ResponseWriter, r *http.Request, rt *route[P
 // every request.
 var exchanges = sync.Pool{New: func() any {
 	x := new(exchange)
-	x.sinkRow, x.sinkRewind = x.sink.Row, x.sink.Rewind
+	x.sinkRow, x.sinkRewind, x.resScan = x.sink.Row, x.sink.Rewind, x.res.Scan
 	return x
 }}
 

@@ -72,7 +72,7 @@ func (e *readEntry) run(s *Server, x *exchange, stmts shapes.Stmts) error {
 	if e.reply.streamed {
 		row = s.streamRows(x, e, e.reply.frame, e.reply.head)
 	} else {
-		row = dbexec.ScanResult(&x.res)
+		row = x.resScan
 	}
 	return s.transact(x, append(steps, dbexec.Step{Stmt: stmts.Main, Row: row}))
 }

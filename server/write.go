@@ -74,7 +74,7 @@ func (a *writeAction) begin(s *Server, x *exchange) error {
 }
 
 func (a *writeAction) run(s *Server, x *exchange, stmts shapes.Stmts) error {
-	row := dbexec.ScanResult(&x.res)
+	row := x.resScan
 	// A streamed header may leave before respond: it says what was
 	// applied.
 	x.applied.write = a.plan

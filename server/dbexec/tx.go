@@ -124,20 +124,29 @@ type Step struct {
 // and nil for NULL. The values are only valid during the call.
 type RowFunc func(values [][]byte) error
 
-// ScanResult reads the main statement's single row into res, the body
-// into a pooled buffer (see Release).
-func ScanResult(res *Result) RowFunc {
-	scan := ScanOne(&res.Total, &res.PageCount, nil, &res.Headers, &res.Status)
-	return func(values [][]byte) error {
-		if len(values) == 5 && values[2] != nil {
-			if res.buf == nil {
-				res.buf = takeBody()
-			}
-			*res.buf = append((*res.buf)[:0], values[2]...)
-			res.Body = *res.buf
-		}
-		return scan(values)
+// Scan reads the main statement's single row into res, the body into a
+// pooled buffer (see Release). A caller that keeps res for many requests
+// may keep res.Scan too, made once.
+func (res *Result) Scan(values [][]byte) error {
+	if len(values) != 5 {
+		return fmt.Errorf("result has %d columns, expected 5", len(values))
 	}
+	if values[2] != nil {
+		if res.buf == nil {
+			res.buf = takeBody()
+		}
+		*res.buf = append((*res.buf)[:0], values[2]...)
+		res.Body = *res.buf
+	}
+	for i, dest := range [5]any{0: &res.Total, 1: &res.PageCount, 3: &res.Headers, 4: &res.Status} {
+		if dest == nil {
+			continue // the body, above
+		}
+		if err := scanText(values[i], dest); err != nil {
+			return fmt.Errorf("result column %d: %w", i+1, err)
+		}
+	}
+	return nil
 }
 
 // ScanOne reads a one-row result into dest: *int64, **int64, *string,
