@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"path"
 	"strings"
+	"sync"
 
 	"github.com/gorilla/mux"
 )
@@ -58,8 +59,9 @@ func (rt Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusMovedPermanently)
 		return
 	}
-	var m mux.RouteMatch
-	if !rt.Match(r, &m) {
+	m := matches.Get().(*mux.RouteMatch)
+	defer putMatch(m)
+	if !rt.Match(r, m) {
 		if m.MatchErr == mux.ErrMethodMismatch {
 			w.WriteHeader(http.StatusMethodNotAllowed)
 			return
@@ -68,6 +70,20 @@ func (rt Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	m.Handler.ServeHTTP(w, r)
+}
+
+// matches recycles the matches Router.ServeHTTP fills: a match escapes to
+// the heap through mux's matcher interface, and mux makes it a map of
+// variables, two allocations per request otherwise. Router hands no
+// handler the match or its variables, so none outlives its request.
+var matches = sync.Pool{New: func() any { return &mux.RouteMatch{Vars: map[string]string{}} }}
+
+// putMatch empties m and gives it back to matches.
+func putMatch(m *mux.RouteMatch) {
+	vars := m.Vars
+	clear(vars)
+	*m = mux.RouteMatch{Vars: vars}
+	matches.Put(m)
 }
 
 // cleanPath is mux's: the canonical form of path p, a trailing slash
