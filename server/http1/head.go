@@ -79,13 +79,19 @@ func parseHead(buf []byte, req *http.Request) int {
 	if !ok {
 		return 0
 	}
-	u := &url.URL{Path: target}
+	lines := strings.Count(rest, "\r\n")
+	parts := new(headParts)
+	u := &parts.url
+	u.Path = target
 	if path, query, found := strings.Cut(target, "?"); found {
 		u.Path, u.RawQuery = path, query
 	}
-	lines := strings.Count(rest, "\r\n")
 	h := make(http.Header, lines)
-	values := make([]string, lines) // one value each, cut from one array
+	// One value each, cut from one array.
+	values := parts.values[:min(lines, len(parts.values))]
+	if lines > len(parts.values) {
+		values = make([]string, lines)
+	}
 	contentLength, host, hosts := int64(0), "", 0
 	for rest != "" {
 		line, rest, _ = strings.Cut(rest, "\r\n")
@@ -121,6 +127,14 @@ func parseHead(buf []byte, req *http.Request) int {
 }
 
 var crlfcrlf = []byte("\r\n\r\n")
+
+// headParts is what parseHead makes for a head besides its text and its
+// header map, in one allocation: the URL, and the values of a head of up
+// to eight fields.
+type headParts struct {
+	url    url.URL
+	values [8]string
+}
 
 // requestLine splits a plain request line: a method net/http names, a
 // target in origin form whose path no escape changes, and HTTP/1.1.
