@@ -146,7 +146,7 @@ func (c *conn) awaitRequest(first bool) bool {
 // reports whether the connection may carry another request.
 func (c *conn) serveRequest(req *http.Request) bool {
 	w := &c.res
-	expect := req.Header.Get("Expect")
+	expect := fieldValue(req.Header, "Expect")
 	continues := hasToken(expect, "100-continue")
 	if expect != "" && !continues {
 		w.reset(req, nil)

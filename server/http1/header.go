@@ -81,3 +81,12 @@ func appendFieldValue(dst []byte, v string) []byte {
 // isFieldSpace is textproto's ASCII space, which net/http trims from a
 // written value; CR and LF count, since they become spaces.
 func isFieldSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
+
+// fieldValue returns the first value of the field named name, which must be
+// canonical, in h: Header.Get without canonicalising a name that is.
+func fieldValue(h http.Header, name string) string {
+	if v := h[name]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
+}

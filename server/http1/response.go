@@ -83,7 +83,7 @@ func (w *response) WriteHeader(code int) {
 	}
 	w.wroteHeader = true
 	w.status = code
-	if cl := w.header.Get("Content-Length"); cl != "" {
+	if cl := fieldValue(w.header, "Content-Length"); cl != "" {
 		if n, err := strconv.ParseInt(cl, 10, 64); err == nil && n >= 0 {
 			w.contentLength = n
 		} else {
@@ -174,7 +174,7 @@ func (w *response) sendHeader(first []byte) {
 	w.sentHeader = true
 	h := w.header
 	if bodyAllowed(w.status) {
-		if _, ok := h["Content-Type"]; !ok && len(first) > 0 && h.Get("Content-Encoding") == "" {
+		if _, ok := h["Content-Type"]; !ok && len(first) > 0 && fieldValue(h, "Content-Encoding") == "" {
 			h.Set("Content-Type", http.DetectContentType(first))
 		}
 	} else {
@@ -228,15 +228,15 @@ func (w *response) sendHeader(first []byte) {
 // framing.Server (RFC 9112 section 6.1).
 func (w *response) decideConnection() {
 	h, req := w.header, w.req
-	wants10KeepAlive := req.ProtoMajor == 1 && req.ProtoMinor == 0 && hasToken(req.Header.Get("Connection"), "keep-alive")
+	wants10KeepAlive := req.ProtoMajor == 1 && req.ProtoMinor == 0 && hasToken(fieldValue(req.Header, "Connection"), "keep-alive")
 	if wants10KeepAlive && (req.Method == http.MethodHead || w.contentLength >= 0 || !bodyAllowed(w.status)) {
 		if _, set := h["Connection"]; !set {
 			h.Set("Connection", "keep-alive")
 		}
-	} else if !req.ProtoAtLeast(1, 1) || req.Close || hasToken(req.Header.Get("Connection"), "close") {
+	} else if !req.ProtoAtLeast(1, 1) || req.Close || hasToken(fieldValue(req.Header, "Connection"), "close") {
 		w.closeAfter = true
 	}
-	if h.Get("Connection") == "close" || w.c.srv.isClosing() || w.c.watch.overflowed.Load() || w.c.r.scan.Conflicted() {
+	if fieldValue(h, "Connection") == "close" || w.c.srv.isClosing() || w.c.watch.overflowed.Load() || w.c.r.scan.Conflicted() {
 		w.closeAfter = true
 	}
 	if w.fullDuplex && w.body != nil && !w.body.eof {
@@ -244,7 +244,7 @@ func (w *response) decideConnection() {
 	} else if w.body.settle(req.ContentLength) {
 		w.closeAfter, w.bodyLeft = true, true
 	}
-	if w.closeAfter && !hasToken(h.Get("Connection"), "close") {
+	if w.closeAfter && !hasToken(fieldValue(h, "Connection"), "close") {
 		h.Del("Connection")
 		if req.ProtoAtLeast(1, 1) {
 			h.Set("Connection", "close")
