@@ -136,6 +136,11 @@ type headParts struct {
 	values [8]string
 }
 
+// plainMethods are the methods of a plain head: the ones an API request
+// uses. Another is net/http's to read.
+var plainMethods = [...]string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPatch,
+	http.MethodPut, http.MethodDelete, http.MethodOptions}
+
 // requestLine splits a plain request line: a method net/http names, a
 // target in origin form whose path no escape changes, and HTTP/1.1.
 func requestLine(line string) (method, target, proto string, ok bool) {
@@ -145,22 +150,13 @@ func requestLine(line string) (method, target, proto string, ok bool) {
 		return "", "", "", false
 	}
 	proto = "HTTP/1.1"
-	switch m {
-	case http.MethodGet:
-		method = http.MethodGet
-	case http.MethodHead:
-		method = http.MethodHead
-	case http.MethodPost:
-		method = http.MethodPost
-	case http.MethodPatch:
-		method = http.MethodPatch
-	case http.MethodPut:
-		method = http.MethodPut
-	case http.MethodDelete:
-		method = http.MethodDelete
-	case http.MethodOptions:
-		method = http.MethodOptions
-	default:
+	for _, known := range plainMethods {
+		if m == known {
+			method = known
+			break
+		}
+	}
+	if method == "" {
 		return "", "", "", false
 	}
 	if len(target) == 0 || target[0] != '/' || target[len(target)-1] == '?' {
