@@ -17,11 +17,12 @@ import (
 // value, a URL parse and a copy of the request. Nearly every request is
 // of one plain form and arrives whole in one read, so the head is parsed
 // here when it is: one string for the head, the names and values cut
-// from it. Only when the result is certainly what http.ReadRequest makes
-// of the same bytes (FuzzHeadAsReadRequest holds it to that); anything
-// else goes to http.ReadRequest, whose defences against a request framed
-// two ways stay whole: a transfer coding, a field repeated or folded, a
-// bare LF, an escape in the path, HTTP/1.0, a method it does not know.
+// from it. It parses only heads of which its result is certainly what
+// http.ReadRequest makes of the same bytes (FuzzHeadAsReadRequest and
+// FuzzComposedHeadAsReadRequest hold it to that); every other head goes
+// to http.ReadRequest, whose defences against a request framed two ways
+// stay whole: a transfer coding, a field repeated or folded, a bare LF,
+// an escape in the path, HTTP/1.0, a method it does not know.
 
 // readRequest reads the connection's next request head, whose first
 // byte came at t0: parsed into c.head when it is plain and buffered
