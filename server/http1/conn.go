@@ -90,7 +90,7 @@ func (c *conn) serve() {
 			return
 		}
 		c.r.remain = unlimited
-		if status, msg := checkRequest(req); status != 0 {
+		if status, msg := checkRequest(req, req == &c.head); status != 0 {
 			line := strconv.Itoa(status) + " " + http.StatusText(status) + ": " + msg
 			c.writeRaw(line, line)
 			return

@@ -150,7 +150,6 @@ func requestLine(line string) (method, target, proto string, ok bool) {
 	if proto != "HTTP/1.1" {
 		return "", "", "", false
 	}
-	proto = "HTTP/1.1"
 	for _, known := range plainMethods {
 		if m == known {
 			method = known

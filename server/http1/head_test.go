@@ -9,6 +9,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"golang.org/x/net/http/httpguts"
 )
 
 // plainHeads are heads of the form clients send, which parseHead parses
@@ -103,6 +105,14 @@ func sameAsReadRequest(t *testing.T, data []byte) {
 	want, err := http.ReadRequest(br)
 	if err != nil {
 		t.Fatalf("parsed %q, which http.ReadRequest refuses: %v", data, err)
+	}
+	// checkRequest trusts a parsed head's fields to be valid.
+	for k, vv := range got.Header {
+		for _, v := range vv {
+			if !httpguts.ValidHeaderFieldName(k) || !httpguts.ValidHeaderFieldValue(v) {
+				t.Fatalf("%q: parsed a field net/http's server refuses: %q: %q", data, k, v)
+			}
+		}
 	}
 	wantBody := want.Body
 	want.Body = nil // parseHead leaves the body to its caller

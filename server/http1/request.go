@@ -74,7 +74,9 @@ var errHeaderLimit error = headerLimitError{}
 
 // checkRequest applies the checks net/http's server makes beyond
 // http.ReadRequest's parsing. A non-zero status refuses the request.
-func checkRequest(req *http.Request) (int, string) {
+// fieldsValid says the header's names and values are known valid already
+// (parseHead admits no other), so they are not checked again.
+func checkRequest(req *http.Request, fieldsValid bool) (int, string) {
 	if req.ProtoMajor != 1 {
 		return http.StatusHTTPVersionNotSupported, "unsupported protocol version"
 	}
@@ -87,6 +89,9 @@ func checkRequest(req *http.Request) (int, string) {
 	}
 	if !validTarget(req) {
 		return http.StatusBadRequest, "invalid request target"
+	}
+	if fieldsValid {
+		return 0, ""
 	}
 	for k, vv := range req.Header {
 		if !httpguts.ValidHeaderFieldName(k) {
