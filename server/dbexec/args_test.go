@@ -5,7 +5,7 @@ import "testing"
 // TestTextArgs: each bind value is its text, an empty string an empty
 // value (never nil, which pgx sends as NULL), and a nil []byte NULL.
 func TestTextArgs(t *testing.T) {
-	got, err := textArgs([]any{"", "abc", 42, int64(-7), []byte("body"), []byte(nil)})
+	_, got, err := textArgs(nil, []any{"", "abc", 42, int64(-7), []byte("body"), []byte(nil)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -18,11 +18,11 @@ func TestTextArgs(t *testing.T) {
 	if got[5] != nil {
 		t.Errorf("a nil []byte became %q, want nil (NULL)", got[5])
 	}
-	if _, err := textArgs([]any{1.5}); err == nil {
+	if _, _, err := textArgs(nil, []any{1.5}); err == nil {
 		t.Error("a float64 was taken as a bind value")
 	}
 	tx := Tx{Role: "anon", Settings: [][2]string{{"app.x", ""}}}
-	args := setupArgs(&tx)
+	_, args := setupArgs(nil, &tx)
 	if len(args) != setupFixedArgs+2 || string(args[0]) != "anon" || args[1] == nil || args[len(args)-1] == nil {
 		t.Errorf("set-up values %q", args)
 	}

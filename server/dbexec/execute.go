@@ -145,7 +145,7 @@ func runNext(ctx context.Context, pc *pgconn.PgConn, next func() (Step, bool, er
 		if err != nil || !ok {
 			return nil, err
 		}
-		args, err := textArgs(st.Stmt.Args)
+		_, args, err := textArgs(nil, st.Stmt.Args)
 		if err != nil {
 			return err, nil
 		}
@@ -183,7 +183,8 @@ func runPipeline(ctx context.Context, pc *pgconn.PgConn, tx Tx, steps []Step, pr
 	// request, on both sides of the connection.
 	explicit := needsBegin(&tx, pc)
 	var room [8]call
-	calls, err := requestCalls(room[:0], &tx, steps, explicit)
+	var argRoom [12][]byte
+	calls, err := requestCalls(room[:0], argRoom[:0], &tx, steps, explicit)
 	if err != nil {
 		return err
 	}
@@ -276,17 +277,19 @@ type call struct {
 }
 
 // requestCalls appends the request transaction's statements to calls in
-// the order they run: begin when explicit, the set-up statements, the
+// the order they run, their bind values to room (a caller's array spares
+// each statement's values an allocation): begin when explicit, the set-up statements, the
 // steps (each followed by query.SettingsSQL when it asks for it), and
 // the transaction's end when explicit and not left to the caller. BEGIN and
 // COMMIT are prepared like the rest: transaction control resolves no
 // names, so one statement serves every role, and the server then skips
 // parsing them on each request.
-func requestCalls(calls []call, tx *Tx, steps []Step, explicit bool) ([]call, error) {
+func requestCalls(calls []call, room [][]byte, tx *Tx, steps []Step, explicit bool) ([]call, error) {
 	if explicit {
 		calls = append(calls, call{key: stmtKey{sql: beginSQL(tx)}})
 	}
-	calls = append(calls, call{key: stmtKey{sql: setupSQL(setupVariant{len(tx.Settings), tx.ReadOnly && !explicit, tx.Explain})}, args: setupArgs(tx)})
+	room, args := setupArgs(room, tx)
+	calls = append(calls, call{key: stmtKey{sql: setupSQL(setupVariant{len(tx.Settings), tx.ReadOnly && !explicit, tx.Explain})}, args: args})
 	if tx.Timezone != "" {
 		calls = append(calls, call{key: stmtKey{sql: timezoneSQL}, args: [][]byte{[]byte(tx.Timezone)}})
 	}
@@ -294,7 +297,9 @@ func requestCalls(calls []call, tx *Tx, steps []Step, explicit bool) ([]call, er
 		calls = append(calls, call{key: stmtKey{tx.Role, tx.SearchPath, pr.SQL}})
 	}
 	for _, st := range steps {
-		args, err := textArgs(st.Stmt.Args)
+		var args [][]byte
+		var err error
+		room, args, err = textArgs(room, st.Stmt.Args)
 		if err != nil {
 			return nil, err
 		}
@@ -357,7 +362,7 @@ func readRows(pc *pgconn.PgConn, rr *pgconn.ResultReader, row RowFunc) error {
 // are left for the server to infer from where they are used. A string or
 // a []byte (a request body, perhaps megabytes) is already text and is sent
 // as it is, not copied (argText); integers are written into one buffer.
-func textArgs(args []any) ([][]byte, error) {
+func textArgs(room [][]byte, args []any) (_, out [][]byte, err error) {
 	ints := 0
 	for _, a := range args {
 		switch a.(type) {
@@ -365,31 +370,31 @@ func textArgs(args []any) ([][]byte, error) {
 		case int, int64:
 			ints++
 		default:
-			return nil, fmt.Errorf("bind value: unsupported type %T", a)
+			return room, nil, fmt.Errorf("bind value: unsupported type %T", a)
 		}
 	}
 	var buf []byte
 	if ints > 0 {
 		buf = make([]byte, 0, 20*ints) // 20: the longest int64
 	}
-	out := make([][]byte, 0, len(args))
+	start := len(room)
 	for _, a := range args {
-		start := len(buf)
+		from := len(buf)
 		switch v := a.(type) {
 		case []byte:
-			out = append(out, v[:len(v):len(v)])
+			room = append(room, v[:len(v):len(v)])
 			continue
 		case string:
-			out = append(out, argText(v))
+			room = append(room, argText(v))
 			continue
 		case int:
 			buf = strconv.AppendInt(buf, int64(v), 10)
 		case int64:
 			buf = strconv.AppendInt(buf, v, 10)
 		}
-		out = append(out, buf[start:len(buf):len(buf)])
+		room = append(room, buf[from:len(buf):len(buf)])
 	}
-	return out, nil
+	return room, room[start:len(room):len(room)], nil
 }
 
 // ErrClientGone reports a request abandoned by its client mid-query: there

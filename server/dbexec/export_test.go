@@ -70,7 +70,7 @@ func RunPreparedWrite(ctx context.Context, pc *pgconn.PgConn, role, sql string, 
 func runPreparedAs(ctx context.Context, pc *pgconn.PgConn, tx Tx, sql string, args []any, row func([][]byte) error) (ok bool, err error) {
 	steps := []Step{{query.Statement{SQL: sql, Args: args}, row}}
 	explicit := needsBegin(&tx, pc)
-	calls, err := requestCalls(nil, &tx, steps, explicit)
+	calls, err := requestCalls(nil, nil, &tx, steps, explicit)
 	if err != nil || explicit || !preparedPathTakes(pc, calls) {
 		return false, err
 	}

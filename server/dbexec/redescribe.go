@@ -55,7 +55,7 @@ func staleStatements(ctx context.Context, pc *pgconn.PgConn, tx *Tx, steps []Ste
 		key := stmtKey{tx.Role, tx.SearchPath, sql}
 		if e, ok := cache.byKey[key]; ok {
 			keys = append(keys, key)
-			descs = append(descs, e.Value.(*cachedStmt).desc)
+			descs = append(descs, e.desc)
 		}
 	}
 	if tx.PreRequest != nil {

@@ -110,17 +110,17 @@ func buildSetupSQL(v setupVariant) string {
 	return b.String()
 }
 
-// setupArgs are setupSQL's bind values for tx: the texts themselves, not
-// copies (argText).
-func setupArgs(tx *Tx) [][]byte {
-	args := make([][]byte, 0, setupFixedArgs+2*len(tx.Settings))
+// setupArgs appends setupSQL's bind values for tx to room and returns
+// room and them: the texts themselves, not copies (argText).
+func setupArgs(room [][]byte, tx *Tx) (_, args [][]byte) {
+	start := len(room)
 	for _, v := range [setupFixedArgs]string{tx.Role, tx.SearchPath, tx.Method, tx.Path, tx.Headers, tx.Cookies, tx.Claims} {
-		args = append(args, argText(v))
+		room = append(room, argText(v))
 	}
 	for _, kv := range tx.Settings {
-		args = append(args, argText(kv[0]), argText(kv[1]))
+		room = append(room, argText(kv[0]), argText(kv[1]))
 	}
-	return args
+	return room, room[start:len(room):len(room)]
 }
 
 // argText is s as a bind value, sharing s's bytes rather than copying

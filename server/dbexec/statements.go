@@ -1,7 +1,6 @@
 package dbexec
 
 import (
-	"container/list"
 	"math/rand/v2"
 	"strconv"
 
@@ -65,8 +64,13 @@ const stmtCacheKey = "svc.statements"
 // text: a role never runs a statement whose names were resolved with
 // another role's privileges.
 type stmtCache struct {
-	byKey map[stmtKey]*list.Element
-	lru   list.List // of *cachedStmt, most recently used first
+	byKey map[stmtKey]*cachedStmt
+	// clock counts the lookups; a statement's used is the clock's reading
+	// at its last, and the least recently used one is the one of least
+	// used. Every request looks its statements up and few add any, so a
+	// lookup only stamps the statement, and eviction, which is rare,
+	// searches.
+	clock uint64
 	next  int
 	// tag makes the session's statement names its own (newName).
 	tag string
@@ -81,6 +85,7 @@ type cachedStmt struct {
 	key  stmtKey
 	desc *pgconn.StatementDescription // Name is the statement's
 	cost int64
+	used uint64 // stmtCache.clock at the last lookup
 }
 
 // stmtKey identifies a prepared statement: its text and the role and
@@ -97,7 +102,7 @@ func statementsOf(conn *pgconn.PgConn) *stmtCache {
 	if c, ok := data[stmtCacheKey].(*stmtCache); ok {
 		return c
 	}
-	c := &stmtCache{byKey: map[stmtKey]*list.Element{}, budget: defaultStmtBudget,
+	c := &stmtCache{byKey: map[stmtKey]*cachedStmt{}, budget: defaultStmtBudget,
 		tag: strconv.FormatUint(rand.Uint64()>>16, 36)}
 	data[stmtCacheKey] = c
 	return c
@@ -123,8 +128,9 @@ func (c *stmtCache) lookup(key stmtKey) (*pgconn.StatementDescription, bool) {
 	if !ok {
 		return nil, false
 	}
-	c.lru.MoveToFront(e)
-	return e.Value.(*cachedStmt).desc, true
+	c.clock++
+	e.used = c.clock
+	return e.desc, true
 }
 
 // allPrepared reports whether every call's statement is prepared on the
@@ -165,10 +171,11 @@ func (c *stmtCache) add(st pendingStmt, desc *pgconn.StatementDescription) {
 		// twice): the newer name serves, the older goes.
 		c.remove(e)
 	}
-	c.byKey[st.key] = c.lru.PushFront(&cachedStmt{key: st.key, desc: desc, cost: st.cost})
+	c.clock++
+	c.byKey[st.key] = &cachedStmt{key: st.key, desc: desc, cost: st.cost, used: c.clock}
 	c.cost += st.cost
-	for c.lru.Len() > stmtCacheSize || c.cost > c.budget {
-		c.remove(c.lru.Back())
+	for len(c.byKey) > stmtCacheSize || c.cost > c.budget {
+		c.remove(c.leastRecent())
 	}
 }
 
@@ -182,9 +189,20 @@ func (c *stmtCache) evict(key stmtKey) {
 
 // remove drops e's statement from the cache, to be deallocated on the
 // server by the connection's next request.
-func (c *stmtCache) remove(e *list.Element) {
-	old := c.lru.Remove(e).(*cachedStmt)
-	delete(c.byKey, old.key)
-	c.cost -= old.cost
-	c.evicted = append(c.evicted, old.desc.Name)
+func (c *stmtCache) remove(e *cachedStmt) {
+	delete(c.byKey, e.key)
+	c.cost -= e.cost
+	c.evicted = append(c.evicted, e.desc.Name)
+}
+
+// leastRecent returns the statement looked up least recently; the cache
+// holds one at least.
+func (c *stmtCache) leastRecent() *cachedStmt {
+	var oldest *cachedStmt
+	for _, e := range c.byKey {
+		if oldest == nil || e.used < oldest.used {
+			oldest = e
+		}
+	}
+	return oldest
 }
