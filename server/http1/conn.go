@@ -95,7 +95,13 @@ func (c *conn) serve() {
 			c.writeRaw(line, line)
 			return
 		}
-		setDeadline(c.rwc.SetReadDeadline, t0, c.srv.ReadTimeout)
+		if req.Body != http.NoBody {
+			// The read timeout bounds the body's reading. Without a body
+			// nothing is read until the next request, whose wait sets its
+			// own deadline (awaitRequest, or readRequest for a head not yet
+			// whole), and the watcher clears the deadline before it reads.
+			setDeadline(c.rwc.SetReadDeadline, t0, c.srv.ReadTimeout)
+		}
 		if c.srv.WriteTimeout > 0 {
 			c.rwc.SetWriteDeadline(time.Now().Add(c.srv.WriteTimeout))
 			c.writeDeadline = true

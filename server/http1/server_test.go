@@ -170,6 +170,28 @@ func TestIdleTimeoutEndsWithNextRequest(t *testing.T) {
 	})
 }
 
+// TestSlowRequestOutlastsIdleTimeout proves a bodyless request that runs
+// past IdleTimeout is answered, and its connection carries the next
+// request, whole or begun during the slow one, as in net/http: the idle
+// deadline set before a request is not the request's.
+func TestSlowRequestOutlastsIdleTimeout(t *testing.T) {
+	forBoth(t, func() *http.Server { return &http.Server{Handler: testHandler(), IdleTimeout: 40 * time.Millisecond} }, func(t *testing.T, addr string) {
+		cc := newClientConn(t, addr)
+		cc.write("GET /slow?a HTTP/1.1\r\nHost: a\r\n\r\n")
+		if resp, body := cc.mustRead("GET"); resp.StatusCode != http.StatusOK || body != "slow a ctx=<nil>" {
+			t.Fatalf("slow request: %q %q", resp.Status, body)
+		}
+		cc.write("GET /slow?b HTTP/1.1\r\nHost: a\r\n\r\nGET /cl HTTP/1.1\r\n")
+		if resp, body := cc.mustRead("GET"); resp.StatusCode != http.StatusOK || body != "slow b ctx=<nil>" {
+			t.Fatalf("slow request with the next begun: %q %q", resp.Status, body)
+		}
+		cc.write("Host: a\r\n\r\n")
+		if resp, body := cc.mustRead("GET"); resp.StatusCode != http.StatusOK || body != "hello" {
+			t.Fatalf("request after the slow one: %q %q", resp.Status, body)
+		}
+	})
+}
+
 // TestWriteTimeout proves requests still work with WriteTimeout set, also 1 MiB answers and after idling past it.
 func TestWriteTimeout(t *testing.T) {
 	addr, _ := startHTTP1(t, &http1.Server{Handler: testHandler(), WriteTimeout: time.Second})
