@@ -45,3 +45,28 @@ func TestConnectionErrorsDiscloseNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestContentRange: the ranges made once for the first rows read as the
+// ones rendered for any other page.
+func TestContentRange(t *testing.T) {
+	total := func(n int64) *int64 { return &n }
+	for _, tc := range []struct {
+		offset, n int64
+		total     *int64
+		want      string
+	}{
+		{0, 1, nil, "0-0/*"},
+		{0, 20, nil, "0-19/*"},
+		{0, 256, nil, "0-255/*"},
+		{0, 257, nil, "0-256/*"},
+		{5, 1, nil, "5-5/*"},
+		{0, 0, nil, "*/*"},
+		{0, 3, total(10), "0-2/10"},
+		{0, 0, total(0), "*/0"},
+		{10, 0, total(10), "*/10"},
+	} {
+		if got := contentRange(tc.offset, tc.n, tc.total); got != tc.want {
+			t.Errorf("contentRange(%d, %d, %v) = %q, want %q", tc.offset, tc.n, tc.total, got, tc.want)
+		}
+	}
+}
