@@ -372,6 +372,56 @@ func TestClientGone(t *testing.T) {
 	}
 }
 
+// TestClientGoneAfterQuickRequests: the watch timer outlives the quick
+// requests of a connection (it is neither stopped nor reset by them), yet
+// a slow request that follows them, whether the timer fired in the
+// request or rested while the connection was idle, is still watched: its
+// client leaving ends its context.
+func TestClientGoneAfterQuickRequests(t *testing.T) {
+	results := make(chan error, 1)
+	started := make(chan struct{}, 1)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/block", func(w http.ResponseWriter, r *http.Request) {
+		started <- struct{}{}
+		select {
+		case <-r.Context().Done():
+		case <-time.After(5 * time.Second):
+		}
+		results <- r.Context().Err()
+	})
+	mux.HandleFunc("/quick", func(w http.ResponseWriter, r *http.Request) {
+		if err := r.Context().Err(); err != nil {
+			t.Errorf("quick request's context: %v", err)
+		}
+		io.WriteString(w, "quick")
+	})
+	const watchAfter = 20 * time.Millisecond
+	addr, _ := startHTTP1(t, &http1.Server{Handler: mux, WatchAfter: watchAfter})
+	for _, idle := range []time.Duration{0, 3 * watchAfter} {
+		cc := newClientConn(t, addr)
+		// Quick requests for several watch periods: the timer fires
+		// among them and finds each young.
+		for end := time.Now().Add(4 * watchAfter); time.Now().Before(end); time.Sleep(time.Millisecond) {
+			cc.write("GET /quick HTTP/1.1\r\nHost: a\r\n\r\n")
+			if resp, body := cc.mustRead("GET"); body != "quick" {
+				t.Fatalf("got %q %q", resp.Status, body)
+			}
+		}
+		time.Sleep(idle)
+		cc.write("GET /block HTTP/1.1\r\nHost: a\r\n\r\n")
+		<-started
+		cc.c.Close()
+		select {
+		case err := <-results:
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("idle %v before the slow request: its context error %v, want context.Canceled", idle, err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("idle %v before the slow request: the handler did not finish", idle)
+		}
+	}
+}
+
 // TestNew proves New carries over an http.Server's handler, limits, timeouts and the logger.
 func TestNew(t *testing.T) {
 	h := testHandler()

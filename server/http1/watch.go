@@ -29,18 +29,28 @@ const maxReadAhead = 64 << 10
 
 // watcher cancels a slow request's context when its client goes away.
 // net/http starts a goroutine per request for this; here the timer
-// starts the read only once a request has run for WatchAfter, so quick
-// requests pay for a timer reset and stop instead. The read takes
-// whatever the client sends until it leaves or the request ends, and
-// keeps it for the requests that follow: whether bytes are buffered
-// already (net/http does not watch then) or arrive during the request, a
-// client that leaves is seen leave.
+// starts the read only once a request has run for WatchAfter. The timer
+// is not stopped when a request ends, nor reset when the next begins: it
+// fires at most once per WatchAfter, and a request it finds younger than
+// that has it fire again when the request is old enough, so the requests
+// of a busy connection cost no timer work of their own (a reset and a
+// stop each were a tenth of a quick request's own time in the runtime's
+// timers). A fire that finds the connection idle lets the timer rest
+// until the next request. The read takes whatever the client sends until
+// it leaves or the request ends, and keeps it for the requests that
+// follow: whether bytes are buffered already (net/http does not watch
+// then) or arrive during the request, a client that leaves is seen leave.
 type watcher struct {
-	c      *conn
-	timer  *time.Timer
-	mu     sync.Mutex
-	idle   *sync.Cond // signalled when a read ends
-	state  int
+	c     *conn
+	timer *time.Timer
+	mu    sync.Mutex
+	idle  *sync.Cond // signalled when a read ends
+	state int
+	// timing is set while the timer is due to fire, or firing: arm
+	// starts it only when it is not.
+	timing bool
+	// since is when the armed request's watch began.
+	since  time.Time
 	cancel context.CancelFunc
 	abort  bool
 	// leave is the function to run when the request's client leaves
@@ -59,26 +69,42 @@ func (w *watcher) init(c *conn) {
 	w.timer.Stop()
 }
 
-// arm starts the timer for the request whose context cancel ends. Only
-// once the request's body is read to its end: the read takes the
-// connection's next bytes.
+// arm watches, from now, the request whose context cancel ends, starting
+// the timer unless it runs already. Only once the request's body is read
+// to its end: the read takes the connection's next bytes.
 func (w *watcher) arm(cancel context.CancelFunc) {
+	now := time.Now()
 	w.mu.Lock()
 	w.state = watchArmed
 	w.cancel = cancel
+	w.since = now
+	if !w.timing {
+		w.timing = true
+		w.timer.Reset(w.c.srv.watchAfter())
+	}
 	w.mu.Unlock()
-	w.timer.Reset(w.c.srv.watchAfter())
 }
 
-// read runs on the timer's goroutine: it reads what the client sends
-// until the read fails, and cancels the request when it fails on its own,
-// the client gone, rather than because stop ended the watch.
+// read runs on the timer's goroutine: once the armed request has run for
+// WatchAfter, it reads what the client sends until the read fails, and
+// cancels the request when it fails on its own, the client gone, rather
+// than because stop ended the watch.
 func (w *watcher) read() {
 	w.mu.Lock()
 	if w.state != watchArmed {
+		// No request is watched: the timer rests until arm.
+		w.timing = false
 		w.mu.Unlock()
 		return
 	}
+	if left := w.c.srv.watchAfter() - time.Since(w.since); left > 0 {
+		// A request armed since the timer was set: it fires again
+		// when that one is old enough.
+		w.timer.Reset(left)
+		w.mu.Unlock()
+		return
+	}
+	w.timing = false
 	w.state = watchReading
 	cancel := w.cancel
 	w.c.rwc.SetReadDeadline(time.Time{})
@@ -137,7 +163,8 @@ func (w *watcher) stop() {
 	defer w.mu.Unlock()
 	switch w.state {
 	case watchArmed:
-		w.timer.Stop() // if it fired, read finds the state idle
+		// The timer runs on (see watcher): if it fires before the next
+		// request, read finds the watcher idle.
 	case watchReading:
 		w.abort = true
 		w.c.rwc.SetReadDeadline(aLongTimeAgo)
