@@ -39,11 +39,27 @@ func (e *Executor) acquire(ctx context.Context, pool *pgxpool.Pool) (*pgxpool.Co
 // (leaveHook, the one the session's watch uses next), because
 // context.WithTimeout costs a request five allocations and the request
 // context's lock for a wait that almost never ends early.
+//
+// Nor is its timer reset and stopped for each wait, which cost a quick
+// request as much as the rest of its wait: a wait that ends leaves the
+// timer running, and the next wait of the recycled context takes it
+// over. A fire that finds a wait younger than the timeout sets the timer
+// for that wait's deadline; one that finds none lets it rest until the
+// next.
 type waitCtx struct {
 	values   context.Context
 	deadline time.Time
 	done     chan struct{}
 	timer    *time.Timer
+	// mu guards inUse, timing and fireAt, and the deadline against the
+	// timer: a fire ends only the wait in progress, and only past its
+	// deadline.
+	mu sync.Mutex
+	// inUse is set from startWait to end.
+	inUse bool
+	// timing is set while the timer is due to fire, at fireAt, or firing.
+	timing bool
+	fireAt time.Time
 	// ended is why done was closed: waitOpen while it is not.
 	ended atomic.Int32
 	// onLeave closes it for the client leaving, made once; leaving runs
@@ -61,7 +77,7 @@ const (
 
 var waits = sync.Pool{New: func() any {
 	w := &waitCtx{done: make(chan struct{})}
-	w.timer = time.AfterFunc(time.Hour, func() { w.close(waitTimedOut) })
+	w.timer = time.AfterFunc(time.Hour, w.fire)
 	w.timer.Stop()
 	w.onLeave = func() { w.close(waitLeft) }
 	return w
@@ -72,10 +88,35 @@ var waits = sync.Pool{New: func() any {
 func startWait(ctx context.Context, d time.Duration) *waitCtx {
 	w := waits.Get().(*waitCtx)
 	w.values = ctx
+	w.mu.Lock()
 	w.deadline = time.Now().Add(d)
-	w.timer.Reset(d)
+	w.inUse = true
+	if !w.timing || w.fireAt.After(w.deadline) {
+		w.timing, w.fireAt = true, w.deadline
+		w.timer.Reset(d)
+	}
+	w.mu.Unlock()
 	w.leaving.start(ctx, w.onLeave)
 	return w
+}
+
+// fire runs on the timer: it ends the wait in progress if its deadline
+// has passed, sets the timer for it if not, and lets the timer rest when
+// no wait is in progress.
+func (w *waitCtx) fire() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.inUse {
+		w.timing = false
+		return
+	}
+	if left := time.Until(w.deadline); left > 0 {
+		w.fireAt = w.deadline
+		w.timer.Reset(left)
+		return
+	}
+	w.timing = false
+	w.close(waitTimedOut)
 }
 
 // close ends the wait, for the first reason only.
@@ -88,11 +129,13 @@ func (w *waitCtx) close(why int32) {
 // end stops what may end w. w is recycled unless it ended or may still
 // be ended: its channel is closed then or about to be, and what waited
 // on it (a session being opened for it, a health check) may still hold
-// it.
+// it. Once end has marked it out of use, the timer ends it no more.
 func (w *waitCtx) end() {
-	timerStopped := w.timer.Stop()
+	w.mu.Lock()
+	w.inUse = false
+	w.mu.Unlock()
 	leaveStopped := w.leaving.stop()
-	if timerStopped && leaveStopped && w.ended.Load() == waitOpen {
+	if leaveStopped && w.ended.Load() == waitOpen {
 		w.values = nil
 		waits.Put(w)
 	}

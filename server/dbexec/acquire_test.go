@@ -57,6 +57,39 @@ func TestWaitCtxRecycled(t *testing.T) {
 	w.end()
 }
 
+// TestWaitCtxTimerCarriedOver: a recycled wait's timer, left running by
+// the wait before, fires during the next wait, which it does not end
+// before that wait's own deadline, and then ends it at its deadline.
+func TestWaitCtxTimerCarriedOver(t *testing.T) {
+	const first, second = 20 * time.Millisecond, 200 * time.Millisecond
+	var w, again *waitCtx
+	for range 100 {
+		w = startWait(context.Background(), first)
+		w.end()
+		if again = startWait(context.Background(), second); again == w {
+			break
+		}
+		again.end()
+	}
+	if again != w {
+		t.Skip("the pool never handed the same wait out twice in a row (it drops objects at random under -race)")
+	}
+	start := time.Now()
+	time.Sleep(2 * first) // the first wait's timer has fired, finding the second young
+	select {
+	case <-again.Done():
+		if time.Since(start) < second {
+			t.Fatalf("the wait ended %v after it began, before its %v deadline: %v", time.Since(start), second, again.Err())
+		}
+	default:
+	}
+	awaitDone(t, again, "its own deadline")
+	if err := again.Err(); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("at its deadline: %v, want %v", err, context.DeadlineExceeded)
+	}
+	again.end()
+}
+
 // TestWaitCtxEndsWhenClientLeaves: a wait ends, canceled, when its
 // request's client leaves, told by the context's leave hook or, without
 // one, by the context ending; such a wait is not recycled, and one
