@@ -7,6 +7,11 @@ import (
 	"github.com/svc-dev/svc/server/apierr"
 )
 
+// acceptAny is what a request without Accept accepts, shared by every such
+// request rather than made for each; no caller writes to the ranges, and
+// the slice is full, so an append copies it.
+var acceptAny = [1]MediaRange{{Type: "*/*", Q: 1}}
+
 // ParseAccept reads an Accept header: the ranges it accepts, ordered by
 // q-value, then by position, and those it refuses (q=0). An element
 // whose weight is not a qvalue (RFC 9110 section 12.4.2: 0 to 1, at most
@@ -16,7 +21,7 @@ import (
 // parameter it cannot read. An empty header accepts anything.
 func ParseAccept(h string) (accepted, refused []MediaRange) {
 	if strings.TrimSpace(h) == "" {
-		return []MediaRange{{Type: "*/*", Q: 1}}, nil
+		return acceptAny[:1:1], nil
 	}
 	for _, part := range splitOutsideQuotes(h, ',') {
 		part = strings.TrimSpace(part)
