@@ -3,6 +3,7 @@ package http1
 import (
 	"context"
 	"io"
+	"time"
 )
 
 // requestBody is the body a handler reads. It counts what is read, asks
@@ -33,7 +34,7 @@ func (b *requestBody) Read(p []byte) (int, error) {
 	b.read += int64(n)
 	if err == io.EOF && !b.eof {
 		b.eof = true
-		b.c.watch.arm(b.cancel)
+		b.c.watch.arm(b.cancel, time.Now())
 	}
 	return n, err
 }

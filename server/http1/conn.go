@@ -106,7 +106,7 @@ func (c *conn) serve() {
 			c.rwc.SetWriteDeadline(time.Now().Add(c.srv.WriteTimeout))
 			c.writeDeadline = true
 		}
-		keep := c.serveRequest(req)
+		keep := c.serveRequest(req, t0)
 		c.head = http.Request{} // an idle connection holds no request
 		if !keep {
 			return
@@ -148,9 +148,10 @@ func (c *conn) awaitRequest(first bool) bool {
 	return c.state.CompareAndSwap(stateIdle, stateActive)
 }
 
-// serveRequest runs the handler for req and sends its response. It
-// reports whether the connection may carry another request.
-func (c *conn) serveRequest(req *http.Request) bool {
+// serveRequest runs the handler for req, whose head began at t0, and
+// sends its response. It reports whether the connection may carry
+// another request.
+func (c *conn) serveRequest(req *http.Request, t0 time.Time) bool {
 	w := &c.res
 	expect := fieldValue(req.Header, "Expect")
 	continues := hasToken(expect, "100-continue")
@@ -168,7 +169,7 @@ func (c *conn) serveRequest(req *http.Request) bool {
 	req.RemoteAddr = c.remote
 	var body *requestBody
 	if req.Body == http.NoBody {
-		c.watch.arm(cancel)
+		c.watch.arm(cancel, t0)
 	} else {
 		body = &c.body
 		*body = requestBody{rc: req.Body, c: c, cancel: cancel,

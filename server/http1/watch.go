@@ -69,15 +69,15 @@ func (w *watcher) init(c *conn) {
 	w.timer.Stop()
 }
 
-// arm watches, from now, the request whose context cancel ends, starting
-// the timer unless it runs already. Only once the request's body is read
-// to its end: the read takes the connection's next bytes.
-func (w *watcher) arm(cancel context.CancelFunc) {
-	now := time.Now()
+// arm watches the request whose context cancel ends, as having run
+// since then, starting the timer unless it runs already. Only once the
+// request's body is read to its end: the read takes the connection's
+// next bytes.
+func (w *watcher) arm(cancel context.CancelFunc, since time.Time) {
 	w.mu.Lock()
 	w.state = watchArmed
 	w.cancel = cancel
-	w.since = now
+	w.since = since
 	if !w.timing {
 		w.timing = true
 		w.timer.Reset(w.c.srv.watchAfter())
