@@ -39,9 +39,6 @@ const (
 	cancelRetryMax = 2 * time.Second
 )
 
-// watchKey is where a session's pgconn custom data holds its clientWatch.
-const watchKey = "svc.client-watch"
-
 // clientWatch stops the work of a request on one session when its client
 // leaves. A session has one, made on its first request and used by each
 // request after it until a client leaves, after which the session is not
@@ -66,12 +63,12 @@ func watchClient(ctx context.Context, pc *pgconn.PgConn, wait time.Duration) *cl
 	if _, hooked := ctx.(leaveHook); !hooked && ctx.Done() == nil {
 		return nil
 	}
-	data := pc.CustomData()
-	w, ok := data[watchKey].(*clientWatch)
-	if !ok {
+	s := sessionOf(pc)
+	w := s.watch
+	if w == nil {
 		w = &clientWatch{pc: pc, gone: make(chan struct{}), answered: make(chan struct{}), quiet: make(chan struct{})}
 		w.onLeave = w.leave
-		data[watchKey] = w
+		s.watch = w
 	}
 	w.wait = wait
 	w.leaving.start(ctx, w.onLeave)
@@ -133,7 +130,7 @@ func clientGone(pc *pgconn.PgConn, err error) {
 	if !errors.Is(err, ErrClientGone) {
 		return
 	}
-	if w, ok := pc.CustomData()[watchKey].(*clientWatch); ok && w.stop() {
+	if w := sessionOf(pc).watch; w != nil && w.stop() {
 		go w.leave()
 	}
 }

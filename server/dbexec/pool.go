@@ -75,10 +75,6 @@ func bufferedFrontend(r io.Reader, w io.Writer) *pgproto3.Frontend {
 	return pgproto3.NewFrontend(bufio.NewReaderSize(r, resultReadBuffer), w)
 }
 
-// implicitKey is where a connection's pgconn custom data records whether
-// its implicit transactions run at read committed.
-const implicitKey = "svc.implicit-read-committed"
-
 // setUpSession runs once per connection, in one round trip. It records
 // whether the session's default isolation level is read committed, the
 // level requests run at: only then may a request use the implicit
@@ -105,7 +101,7 @@ func setUpSession(ctx context.Context, conn *pgx.Conn) error {
 	if err != nil {
 		return err
 	}
-	conn.PgConn().CustomData()[implicitKey] = level == "read committed"
+	sessionOf(conn.PgConn()).implicit = level == "read committed"
 	return nil
 }
 
@@ -116,8 +112,7 @@ const clientCheckInterval = "1000"
 // implicitReadCommitted reports what setUpSession recorded for
 // conn; false when it never ran, which keeps BEGIN.
 func implicitReadCommitted(conn *pgconn.PgConn) bool {
-	ok, _ := conn.CustomData()[implicitKey].(bool)
-	return ok
+	return sessionOf(conn).implicit
 }
 
 // releaseAndYield returns conn to the pool and then yields, so that a

@@ -66,22 +66,19 @@ func sessionsOf(pool *pgxpool.Pool) *poolSessions {
 	return ps.(*poolSessions)
 }
 
-// epochKey is where a session's pgconn custom data holds the pool's
-// retirement count at the time the session was opened.
-const epochKey = "svc.epoch"
-
 // recordEpoch notes, on a session being opened, how many retirements its
 // pool has seen.
 func (ps *poolSessions) recordEpoch(pc *pgconn.PgConn) {
-	pc.CustomData()[epochKey] = ps.retirements.Load()
+	s := sessionOf(pc)
+	s.epoch, s.epochSet = ps.retirements.Load(), true
 }
 
 // retiredSince reports whether the pool retired its sessions after pc was
 // opened: pc then goes when released, and every session the pool hands
 // out is newer than the retirement.
 func (ps *poolSessions) retiredSince(pc *pgconn.PgConn) bool {
-	epoch, ok := pc.CustomData()[epochKey].(uint64)
-	return !ok || ps.retirements.Load() > epoch
+	s := sessionOf(pc)
+	return !s.epochSet || ps.retirements.Load() > s.epoch
 }
 
 // RetireSessions retires every session pool holds: the idle ones close at

@@ -18,10 +18,6 @@ import (
 // for its whole life; only a stream of new shapes retires sessions, one
 // per budget's worth of them.
 
-// rowTypesKey is where a connection's ledger lives in its pgconn custom
-// data, so the ledger is born and dies with the connection.
-const rowTypesKey = "svc.row-types"
-
 // defaultRowTypesBudget is db-session-row-types-max-bytes's default, for
 // a session not opened by OpenPool (in tests).
 const defaultRowTypesBudget = 16 << 20
@@ -42,13 +38,11 @@ type rowTypeLedger struct {
 
 // rowTypesOf returns conn's ledger, creating it on first use.
 func rowTypesOf(conn *pgconn.PgConn) *rowTypeLedger {
-	data := conn.CustomData()
-	if l, ok := data[rowTypesKey].(*rowTypeLedger); ok {
-		return l
+	s := sessionOf(conn)
+	if s.rowTypes == nil {
+		s.rowTypes = &rowTypeLedger{seen: map[uint64]struct{}{}, budget: defaultRowTypesBudget}
 	}
-	l := &rowTypeLedger{seen: map[uint64]struct{}{}, budget: defaultRowTypesBudget}
-	data[rowTypesKey] = l
-	return l
+	return s.rowTypes
 }
 
 // budgetRowTypes sets the estimated backend memory the row types of

@@ -52,10 +52,6 @@ func (c *call) cost() int64 { return statementCost(c.key.sql, c.expansion) }
 // session not opened by OpenPool (in tests).
 const defaultStmtBudget = 32 << 20
 
-// stmtCacheKey is where a connection's statement cache lives in its
-// pgconn custom data, so the cache is born and dies with the connection.
-const stmtCacheKey = "svc.statements"
-
 // stmtCache is one connection's named prepared statements.
 //
 // Statements are prepared inside the request transaction, after the role
@@ -98,14 +94,12 @@ type stmtKey struct {
 
 // statementsOf returns conn's statement cache, creating it on first use.
 func statementsOf(conn *pgconn.PgConn) *stmtCache {
-	data := conn.CustomData()
-	if c, ok := data[stmtCacheKey].(*stmtCache); ok {
-		return c
+	s := sessionOf(conn)
+	if s.statements == nil {
+		s.statements = &stmtCache{byKey: map[stmtKey]*cachedStmt{}, budget: defaultStmtBudget,
+			tag: strconv.FormatUint(rand.Uint64()>>16, 36)}
 	}
-	c := &stmtCache{byKey: map[stmtKey]*cachedStmt{}, budget: defaultStmtBudget,
-		tag: strconv.FormatUint(rand.Uint64()>>16, 36)}
-	data[stmtCacheKey] = c
-	return c
+	return s.statements
 }
 
 // budgetStatements sets the estimated backend memory conn's prepared

@@ -1,0 +1,35 @@
+package dbexec
+
+import "github.com/jackc/pgx/v5/pgconn"
+
+// sessionKey is where a session's pgconn custom data holds its
+// sessionState, so that what SVC keeps of a session is born and dies with
+// it.
+const sessionKey = "svc.session"
+
+// sessionState is what SVC keeps of one session. Its parts live in one
+// record under one key, found once per lookup in a map of one entry: a
+// request looks several of them up, and a map of a key each cost it a
+// scan of every key per lookup.
+type sessionState struct {
+	statements *stmtCache     // statementsOf
+	rowTypes   *rowTypeLedger // rowTypesOf
+	watch      *clientWatch   // watchClient
+	// implicit is what setUpSession recorded (implicitReadCommitted).
+	implicit bool
+	// epoch is the pool's retirement count when the session was opened,
+	// once epochSet (poolSessions.recordEpoch).
+	epoch    uint64
+	epochSet bool
+}
+
+// sessionOf returns pc's sessionState, creating it on first use.
+func sessionOf(pc *pgconn.PgConn) *sessionState {
+	data := pc.CustomData()
+	if s, ok := data[sessionKey].(*sessionState); ok {
+		return s
+	}
+	s := &sessionState{}
+	data[sessionKey] = s
+	return s
+}
