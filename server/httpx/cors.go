@@ -27,7 +27,12 @@ var corsSimpleHeaders = []string{"Accept", "Accept-Language", "Content-Language"
 // browser scripts may read.
 func CORS(allowed []string, expose string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		origin := r.Header.Get("Origin")
+		// Indexed rather than Get: the name is canonical already, and
+		// Get would check that on every request.
+		var origin string
+		if v := r.Header["Origin"]; len(v) > 0 {
+			origin = v[0]
+		}
 		if origin == "" {
 			next.ServeHTTP(w, r)
 			return
