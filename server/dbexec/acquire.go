@@ -14,8 +14,10 @@ import (
 
 // acquire takes a session from pool within the acquisition timeout.
 func (e *Executor) acquire(ctx context.Context, pool *pgxpool.Pool) (*pgxpool.Conn, error) {
+	e.acquiring.Add(1)
 	wait := startWait(ctx, e.AcquireTimeout)
 	conn, err := pool.Acquire(wait)
+	e.acquiring.Add(-1)
 	left := wait.ended.Load() == waitLeft
 	wait.end()
 	if err != nil {

@@ -49,7 +49,7 @@ func (e *Executor) afterAssert(ctx context.Context, pool *pgxpool.Pool, conn *pg
 		discardPooled(conn)
 		return e.answer(ctx, tx, first, nil)
 	case broken:
-		releaseAndYield(conn)
+		e.releaseAndYield(conn)
 		if e.Log != nil {
 			e.Log.Warn("a request calls a function a migration has changed since the schema snapshot in force was taken; "+
 				"it is refused (503) until the server reloads. Reload the schema snapshot after each migration", "error", first)
@@ -58,7 +58,7 @@ func (e *Executor) afterAssert(ctx context.Context, pool *pgxpool.Pool, conn *pg
 	case suspect(first):
 		return e.afterSuspect(ctx, pool, conn, tx, steps, first)
 	}
-	releaseAndYield(conn)
+	e.releaseAndYield(conn)
 	return e.answer(ctx, tx, first, nil)
 }
 

@@ -9,6 +9,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -47,6 +48,9 @@ type Executor struct {
 	Names apierr.Naming
 	// reach caches where the primary's reach is kept.
 	reach reachState
+	// acquiring counts the requests in acquire: those waiting for a
+	// session, mostly (releaseAndYield).
+	acquiring atomic.Int32
 }
 
 // Execute runs steps inside the request transaction in one round trip:
@@ -76,7 +80,7 @@ func (e *Executor) Execute(ctx context.Context, tx Tx, steps ...Step) error {
 	if dbErr != nil && ctx.Err() == nil && suspect(dbErr) {
 		return e.afterSuspect(ctx, pool, conn, &tx, steps, dbErr)
 	}
-	releaseAndYield(conn)
+	e.releaseAndYield(conn)
 	return e.answer(ctx, &tx, dbErr, checkErr)
 }
 

@@ -115,16 +115,20 @@ func implicitReadCommitted(conn *pgconn.PgConn) bool {
 	return sessionOf(conn).implicit
 }
 
-// releaseAndYield returns conn to the pool and then yields, so that a
-// request waiting for a connection sends its statements before this one
-// writes its response. Releasing readies the waiter's goroutine in this
-// goroutine's own run slot, where it would otherwise sit until this one
-// blocks, after writing the whole response, while the connection's
-// backend idles and has to be woken again. Yielding keeps the backends
-// fed when requests outnumber connections (deploy/bench/run.sh's page
-// workload, unpaced, where 32 clients share the pool's 10 sessions); with
-// no request waiting it costs a pass through the scheduler.
-func releaseAndYield(conn *pgxpool.Conn) {
+// releaseAndYield returns conn to the pool and then, when a request is
+// waiting for a session, yields, so that the waiter sends its statements
+// before this one writes its response. Releasing readies the waiter's
+// goroutine in this goroutine's own run slot, where it would otherwise
+// sit until this one blocks, after writing the whole response, while the
+// connection's backend idles and has to be woken again. Yielding keeps
+// the backends fed when requests outnumber connections
+// (deploy/bench/run.sh's page workload, unpaced, where 32 clients share
+// the pool's 10 sessions); with no request waiting it would cost a pass
+// through the scheduler for nothing, which most requests of a pool that
+// keeps up would pay.
+func (e *Executor) releaseAndYield(conn *pgxpool.Conn) {
 	conn.Release()
-	runtime.Gosched()
+	if e.acquiring.Load() > 0 {
+		runtime.Gosched()
+	}
 }

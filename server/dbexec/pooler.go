@@ -114,7 +114,7 @@ func (e *Executor) afterPooler(ctx context.Context, pool *pgxpool.Pool, conn *pg
 		return err
 	}
 	dbErr, checkErr := e.runTx(ctx, again.Conn(), tx, steps, e.prepares(pool))
-	releaseAndYield(again)
+	e.releaseAndYield(again)
 	if dbErr != nil && poolerSymptom(dbErr) {
 		return apierr.ConnectionFailed(dbErr)
 	}

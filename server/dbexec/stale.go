@@ -82,7 +82,7 @@ func (e *Executor) afterSuspect(ctx context.Context, pool *pgxpool.Pool, conn *p
 	case staleCatalog(first):
 		return e.afterStale(ctx, pool, conn, tx, steps, first)
 	}
-	releaseAndYield(conn)
+	e.releaseAndYield(conn)
 	return e.answer(ctx, tx, first, nil)
 }
 
@@ -115,7 +115,7 @@ func (e *Executor) afterStale(ctx context.Context, pool *pgxpool.Pool, conn *pgx
 		if pc.IsClosed() || pc.TxStatus() != 'I' {
 			discardPooled(conn)
 		} else {
-			releaseAndYield(conn)
+			e.releaseAndYield(conn)
 		}
 		return e.answer(ctx, tx, first, nil)
 	}
@@ -148,7 +148,7 @@ func (e *Executor) rerun(ctx context.Context, pool *pgxpool.Pool, conn *pgxpool.
 		discardPooled(again)
 		return apierr.StaleCatalog(dbErr)
 	}
-	releaseAndYield(again)
+	e.releaseAndYield(again)
 	return e.answer(ctx, tx, dbErr, checkErr)
 }
 
