@@ -19,6 +19,14 @@ func TestCanonicalURL(t *testing.T) {
 		{"more pairs than the stack holds", "q=1&p=1&o=1&n=1&m=1&l=1&k=1&j=1&i=1&h=1&g=1&f=1&e=1&d=1&c=1&b=1&a=1",
 			"a=1&b=1&c=1&d=1&e=1&f=1&g=1&h=1&i=1&j=1&k=1&l=1&m=1&n=1&o=1&p=1&q=1"},
 		{"unreadable", "a=%FF", "/t"},
+		{"in canonical form already", "a=1&b=eq.2&b=gt.0&c=", "a=1&b=eq.2&b=gt.0&c="},
+		{"sorted, one value escaped", "a=1&b=eq.x%2Cy", "a=1&b=eq.x%2Cy"},
+		{"sorted, an escape of an unreserved byte", "a=%41", "a=A"},
+		{"sorted, a plus", "a=x+y", "a=x%20y"},
+		{"sorted, an equals sign in a value", "a=b=c", "a=b%3Dc"},
+		{"sorted, a semicolon between pairs", "a=1;b=2", "a=1&b=2"},
+		{"sorted, the last without value", "a=1&b", "a=1&b="},
+		{"sorted, an escaped name", "%61=1", "a=1"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -47,7 +55,8 @@ func TestCanonicalURL(t *testing.T) {
 }
 
 // BenchmarkCanonicalURL renders page's Content-Location from its query
-// string, and from its template.
+// string, and from its template, and lookup's, whose query string is in
+// canonical form, from its template.
 func BenchmarkCanonicalURL(b *testing.B) {
 	const raw = "author_id=eq.42&order=year.desc,id.desc&limit=100"
 	b.Run("query", func(b *testing.B) {
@@ -55,13 +64,15 @@ func BenchmarkCanonicalURL(b *testing.B) {
 			CanonicalURL("/books", raw)
 		}
 	})
-	b.Run("template", func(b *testing.B) {
-		var tpl Template
-		if !tpl.Read(httptest.NewRequest("GET", "/books?"+raw, nil), KindRelation, "books") {
-			b.Fatal("no template")
-		}
-		for b.Loop() {
-			tpl.CanonicalURL("/books", raw)
-		}
-	})
+	for name, raw := range map[string]string{"template": raw, "lookup": "id=eq.42"} {
+		b.Run(name, func(b *testing.B) {
+			var tpl Template
+			if !tpl.Read(httptest.NewRequest("GET", "/books?"+raw, nil), KindRelation, "books") {
+				b.Fatal("no template")
+			}
+			for b.Loop() {
+				tpl.CanonicalURL("/books", raw)
+			}
+		})
+	}
 }
