@@ -42,9 +42,9 @@ func (e *Executor) acquire(ctx context.Context, pool *pgxpool.Pool) (*pgxpool.Co
 // context.WithTimeout costs a request five allocations and the request
 // context's lock for a wait that almost never ends early.
 //
-// Nor is its timer reset and stopped for each wait, which cost a quick
-// request as much as the rest of its wait: a wait that ends leaves the
-// timer running, and the next wait of the recycled context takes it
+// Nor is its timer reset and stopped for each wait, as the http1
+// watcher's is not for each request: a wait that ends leaves the timer
+// running, and the next wait of the recycled context takes it
 // over. A fire that finds a wait younger than the timeout sets the timer
 // for that wait's deadline; one that finds none lets it rest until the
 // next.

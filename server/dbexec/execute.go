@@ -281,13 +281,14 @@ type call struct {
 }
 
 // requestCalls appends the request transaction's statements to calls in
-// the order they run, their bind values to room (a caller's array spares
-// each statement's values an allocation): begin when explicit, the set-up statements, the
-// steps (each followed by query.SettingsSQL when it asks for it), and
-// the transaction's end when explicit and not left to the caller. BEGIN and
-// COMMIT are prepared like the rest: transaction control resolves no
-// names, so one statement serves every role, and the server then skips
-// parsing them on each request.
+// the order they run, and their bind values to room (an array of the
+// caller's spares each statement's values an allocation): begin when
+// explicit, the set-up statements, the steps (each followed by
+// query.SettingsSQL when it asks for it), and the transaction's end when
+// explicit and not left to the caller. BEGIN and COMMIT are prepared like
+// the rest: transaction control resolves no names, so one statement
+// serves every role, and the server then skips parsing them on each
+// request.
 func requestCalls(calls []call, room [][]byte, tx *Tx, steps []Step, explicit bool) ([]call, error) {
 	if explicit {
 		calls = append(calls, call{key: stmtKey{sql: beginSQL(tx)}})
