@@ -63,6 +63,9 @@ func contentRange(offset, n int64, total *int64) string {
 	if offset == 0 && total == nil && 0 < n && n <= int64(len(firstRanges)) {
 		return firstRanges[n-1]
 	}
+	if total == nil && n == 0 {
+		return "*/*" // a write's, without a count: not made per request
+	}
 	t := "*"
 	if total != nil {
 		t = strconv.FormatInt(*total, 10)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
@@ -185,11 +184,7 @@ func writeHeader(x *exchange, req *request.Request, p *plan.Write, res *dbexec.R
 	case p.Kind == plan.Update:
 		x.setHeader("Content-Range", contentRange(0, res.PageCount, total))
 	case p.Kind != plan.Put:
-		t := "*"
-		if total != nil {
-			t = strconv.FormatInt(*total, 10)
-		}
-		x.setHeader("Content-Range", "*/"+t)
+		x.setHeader("Content-Range", contentRange(0, 0, total))
 	}
 	applied := preferenceApplied(req.Prefer, x.applied)
 	if applied != "" {
