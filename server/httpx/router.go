@@ -1,6 +1,7 @@
 package httpx
 
 import (
+	"errors"
 	"net/http"
 	"path"
 	"strings"
@@ -14,8 +15,15 @@ import (
 // clean one; match; answer 404 or 405), except that a Segment route's
 // handler is given its segment as an argument rather than in a copy of
 // the request with a new context: mux makes two such copies per request.
+// The table takes no mux middleware (mux.Router.Use): a Segment route
+// added first is matched before the table is (see lead).
 type Router struct {
 	*mux.Router
+	// lead is the Segment route added to an empty table, if one was: the
+	// table would try it first and take it whenever it matches, so Router
+	// tries it itself, without the table's match and its recycled state,
+	// on the route most requests take.
+	lead *Segment
 }
 
 // Segment routes the paths of one segment after Prefix, which mux's
@@ -29,12 +37,28 @@ type Segment struct {
 }
 
 // Segment adds the route s after the routes r has.
-func (rt Router) Segment(s Segment) {
+func (rt *Router) Segment(s Segment) {
+	if rt.lead == nil && rt.empty() {
+		rt.lead = &s
+	}
 	rt.MatcherFunc(func(r *http.Request, _ *mux.RouteMatch) bool {
 		_, ok := s.of(r.URL.Path)
 		return ok
 	}).Handler(s)
 }
+
+// empty reports whether the table has no route yet.
+func (rt *Router) empty() bool {
+	empty := true
+	rt.Walk(func(*mux.Route, *mux.Router, []*mux.Route) error {
+		empty = false
+		return errFound
+	})
+	return empty
+}
+
+// errFound ends a walk of the table at its first route.
+var errFound = errors.New("a route")
 
 // of returns the segment of p, if p is a path s routes.
 func (s Segment) of(p string) (string, bool) {
@@ -58,6 +82,12 @@ func (rt Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Location", u.String())
 		w.WriteHeader(http.StatusMovedPermanently)
 		return
+	}
+	if rt.lead != nil {
+		if seg, ok := rt.lead.of(r.URL.Path); ok {
+			rt.lead.Handle(w, r, seg)
+			return
+		}
 	}
 	m := matches.Get().(*mux.RouteMatch)
 	defer putMatch(m)

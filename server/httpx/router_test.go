@@ -13,7 +13,7 @@ import (
 // route's segment to the handler instead of the request's context.
 func TestRouterAnswersAsMux(t *testing.T) {
 	m := mux.NewRouter()
-	rt := Router{m}
+	rt := Router{Router: m}
 	rt.Segment(Segment{Prefix: "/", Handle: func(w http.ResponseWriter, _ *http.Request, relation string) {
 		w.Header().Set("Target", "relation "+relation)
 	}})
@@ -62,6 +62,48 @@ func TestRouterAnswersAsMux(t *testing.T) {
 				t.Errorf("got %q, want %q", got, tc.header)
 			}
 		})
+	}
+}
+
+// TestRouterLeadIsFirstRoute: a segment route is tried ahead of the table
+// only when it is the table's first route; one added after another route
+// (the reference page's, say) yields the paths that route takes.
+func TestRouterLeadIsFirstRoute(t *testing.T) {
+	target := func(name string) http.HandlerFunc {
+		return func(w http.ResponseWriter, _ *http.Request) { w.Header().Set("Target", name) }
+	}
+	relation := Segment{Prefix: "/", Handle: func(w http.ResponseWriter, _ *http.Request, relation string) {
+		w.Header().Set("Target", "relation "+relation)
+	}}
+
+	first := Router{Router: mux.NewRouter()}
+	first.Segment(relation)
+	first.Path("/docs").Handler(target("page")) // never reached: the segment route comes first, in mux too
+	second := Router{Router: mux.NewRouter()}
+	second.Path("/docs").Handler(target("page"))
+	second.Segment(relation)
+	if first.lead == nil || second.lead != nil {
+		t.Fatalf("lead set: first %v, second %v; want only the first's", first.lead != nil, second.lead != nil)
+	}
+	for _, tc := range []struct {
+		rt           Router
+		target, want string
+	}{
+		{first, "/docs", "relation docs"},
+		{first, "/books", "relation books"},
+		{second, "/docs", "page"},
+		{second, "/books", "relation books"},
+	} {
+		w := httptest.NewRecorder()
+		tc.rt.ServeHTTP(w, httptest.NewRequest("GET", tc.target, nil))
+		mw := httptest.NewRecorder()
+		tc.rt.Router.ServeHTTP(mw, httptest.NewRequest("GET", tc.target, nil))
+		if got := w.Header().Get("Target"); got != tc.want || w.Code != http.StatusOK {
+			t.Errorf("%s: %d %q, want 200 %q", tc.target, w.Code, got, tc.want)
+		}
+		if got := mw.Header().Get("Target"); got != tc.want {
+			t.Errorf("%s: mux itself routes to %q, want %q", tc.target, got, tc.want)
+		}
 	}
 }
 
