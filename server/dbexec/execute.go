@@ -187,8 +187,9 @@ func runPipeline(ctx context.Context, pc *pgconn.PgConn, tx Tx, steps []Step, pr
 	// request, on both sides of the connection.
 	explicit := needsBegin(&tx, pc)
 	var room [8]call
-	var argRoom [12][]byte
-	calls, err := requestCalls(room[:0], argRoom[:0], &tx, steps, explicit)
+	args := &sessionOf(pc).args
+	defer clear(args[:]) // the session holds none of the request's values
+	calls, err := requestCalls(room[:0], args[:0], &tx, steps, explicit)
 	if err != nil {
 		return err
 	}

@@ -135,3 +135,14 @@ func (c *LeavingCtx) ClientLeaves() {
 		go f()
 	}
 }
+
+// SessionHoldsArgs reports whether pc's session still holds a bind value
+// of the requests that ran on it.
+func SessionHoldsArgs(pc *pgconn.PgConn) bool {
+	for _, a := range sessionOf(pc).args {
+		if a != nil {
+			return true
+		}
+	}
+	return false
+}

@@ -21,6 +21,11 @@ type sessionState struct {
 	// once epochSet (poolSessions.recordEpoch).
 	epoch    uint64
 	epochSet bool
+	// args holds a request's bind values while its pipeline is written
+	// (requestCalls): pgx copies them into its messages as they are sent,
+	// and the request has the session to itself, so one array per session
+	// serves every request on it rather than one per request.
+	args [12][]byte
 }
 
 // sessionOf returns pc's sessionState, creating it on first use.

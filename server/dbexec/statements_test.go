@@ -56,6 +56,9 @@ func TestStatementPreparedOncePerConnection(t *testing.T) {
 	if n := preparedCount(t, pc, sql); n != 1 {
 		t.Errorf("statement prepared %d times on the connection, want 1", n)
 	}
+	if dbexec.SessionHoldsArgs(pc) {
+		t.Error("the session holds bind values of requests that ended (they may be a request's body)")
+	}
 }
 
 // A statement's names are resolved with the privileges of the role that
