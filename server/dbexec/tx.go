@@ -128,23 +128,16 @@ type RowFunc func(values [][]byte) error
 // pooled buffer (see Release). A caller that keeps res for many requests
 // may keep res.Scan too, made once.
 func (res *Result) Scan(values [][]byte) error {
-	if len(values) != 5 {
-		return fmt.Errorf("result has %d columns, expected 5", len(values))
+	dest := [5]any{0: &res.Total, 1: &res.PageCount, 3: &res.Headers, 4: &res.Status}
+	if err := scanRow(values, dest[:]); err != nil {
+		return err
 	}
-	if values[2] != nil {
+	if values[2] != nil { // the body, left nil in dest
 		if res.buf == nil {
 			res.buf = takeBody()
 		}
 		*res.buf = append((*res.buf)[:0], values[2]...)
 		res.Body = *res.buf
-	}
-	for i, dest := range [5]any{0: &res.Total, 1: &res.PageCount, 3: &res.Headers, 4: &res.Status} {
-		if dest == nil {
-			continue // the body, above
-		}
-		if err := scanText(values[i], dest); err != nil {
-			return fmt.Errorf("result column %d: %w", i+1, err)
-		}
 	}
 	return nil
 }
@@ -153,20 +146,24 @@ func (res *Result) Scan(values [][]byte) error {
 // **string or *[]byte (copied, as the row's memory is reused); a nil dest
 // skips its column.
 func ScanOne(dest ...any) RowFunc {
-	return func(values [][]byte) error {
-		if len(values) != len(dest) {
-			return fmt.Errorf("result has %d columns, expected %d", len(values), len(dest))
-		}
-		for i, v := range values {
-			if dest[i] == nil {
-				continue // read by the caller
-			}
-			if err := scanText(v, dest[i]); err != nil {
-				return fmt.Errorf("result column %d: %w", i+1, err)
-			}
-		}
-		return nil
+	return func(values [][]byte) error { return scanRow(values, dest) }
+}
+
+// scanRow reads values into dest, one each, skipping a nil dest (a
+// column its caller reads itself).
+func scanRow(values [][]byte, dest []any) error {
+	if len(values) != len(dest) {
+		return fmt.Errorf("result has %d columns, expected %d", len(values), len(dest))
 	}
+	for i, v := range values {
+		if dest[i] == nil {
+			continue
+		}
+		if err := scanText(v, dest[i]); err != nil {
+			return fmt.Errorf("result column %d: %w", i+1, err)
+		}
+	}
+	return nil
 }
 
 func scanText(v []byte, dest any) error {
