@@ -190,11 +190,7 @@ func appSettingsOf(cfg *config.Config) [][2]string {
 // token in r verifies to, or none for a request without one. Verify on a
 // nil verifier (no key configured) answers SVC300.
 func (s *Server) authenticate(r *http.Request) (auth.Identity, error) {
-	var authorization string
-	if v := r.Header["Authorization"]; len(v) > 0 { // Get, without canonicalising a canonical name
-		authorization = v[0]
-	}
-	token, ok := auth.BearerToken(authorization)
+	token, ok := auth.BearerToken(r.Header.Get("Authorization"))
 	if !ok {
 		return auth.Identity{}, nil
 	}

@@ -27,12 +27,7 @@ var corsSimpleHeaders = []string{"Accept", "Accept-Language", "Content-Language"
 // browser scripts may read.
 func CORS(allowed []string, expose string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		// Indexed rather than Get: the name is canonical already, and
-		// Get would check that on every request.
-		var origin string
-		if v := r.Header["Origin"]; len(v) > 0 {
-			origin = v[0]
-		}
+		origin := r.Header.Get("Origin")
 		if origin == "" {
 			next.ServeHTTP(w, r)
 			return

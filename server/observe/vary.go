@@ -35,7 +35,7 @@ func defaultVary(manySchemas bool, method string) []string {
 // function has set through response.headers. The CORS middleware's
 // "Vary: Origin" is kept beside it.
 func addDefaultVary(h http.Header, vary []string) {
-	if v := h["Proxy-Status"]; len(v) > 0 && v[0] != "" { // Get, without canonicalising a canonical name
+	if h.Get("Proxy-Status") != "" {
 		return
 	}
 	switch v := h["Vary"]; {
