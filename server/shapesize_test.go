@@ -54,6 +54,9 @@ func TestShapeBytesCoverHeap(t *testing.T) {
 		}, nil, ""},
 		{"insert, representation", 2000, func(i int) string { return fmt.Sprintf("/docs?select=a%d:id,title", i) },
 			map[string]string{"Prefer": "return=representation"}, `{"title":"x","meta":{"k":1}}`},
+		// The plan keeps return=representation, a slice of the header.
+		{"insert, long preference", 1000, func(i int) string { return fmt.Sprintf("/docs?select=a%d:id", i) },
+			map[string]string{"Prefer": "return=representation, pad=" + strings.Repeat("p", 2000)}, `{"title":"x"}`},
 		{"insert of 100 rows, long names", 200, func(i int) string {
 			return fmt.Sprintf("/docs?columns=title,meta&select=%s%d:meta->>%s", strings.Repeat("n", 100), i, strings.Repeat("k", 200))
 		}, map[string]string{"Prefer": "missing=default"}, `[` + strings.Repeat(`{"title":"x","meta":{"k":1}},`, 99) + `{"title":"y"}]`},
@@ -131,11 +134,13 @@ func keepWriteShape(t *testing.T, s *Server, snap *snapshot.Snapshot, target str
 	if err != nil {
 		t.Fatalf("%.80s: %v", target, err)
 	}
-	p, err := plan.BuildWrite(req, payload, snap, s.planning)
+	x := &exchange{r: r, snap: snap}
+	wp, err := s.planInsert(x, req, payload)
 	if err != nil {
 		t.Fatalf("%.80s: %v", target, err)
 	}
-	s.writeStatement(&exchange{r: r, snap: snap}, req, p)
+	s.writeStatement(x, req, wp)
+	wp.key.Done()
 }
 
 // liveHeap is the heap in use once collected: twice, as what a sync.Pool

@@ -18,43 +18,80 @@ import (
 )
 
 // writeRoute is a write to a relation (POST, PATCH, PUT, DELETE).
-var writeRoute = route[*plan.Write]{kind: request.KindRelation, plan: (*Server).planWrite, build: (*Server).buildWrite}
+var writeRoute = route[writePlan]{kind: request.KindRelation, plan: (*Server).planWrite, build: (*Server).buildWrite}
+
+// writePlan is a write planned: its plan and, for an insert, its shape's
+// key and the shape kept for that key, which the insert's plan copies.
+type writePlan struct {
+	*plan.Write
+	// key is an insert's (shapes.Key), nil for another write; buildWrite
+	// gives it back.
+	key *shapes.InsertKey
+	// kept is the insert's kept shape; nil when the insert was planned.
+	kept *shapes.Insert
+}
 
 // planWrite plans a write to a relation (POST, PATCH, PUT, DELETE),
 // parsed. The body is read here, once the role is known to be allowed
 // the write.
-func (s *Server) planWrite(x *exchange, req *request.Request) (*plan.Write, error) {
+func (s *Server) planWrite(x *exchange, req *request.Request) (writePlan, error) {
 	r := x.r
 	var payload *request.Payload
 	if r.Method != http.MethodDelete {
 		if err := s.refuseWrite(req, x.snap, x.tx); err != nil {
-			return nil, err
+			return writePlan{}, err
 		}
 		var err error
 		payload, x.lines, err = request.WriteBody(x.w, r, req, s.bodyLimits)
 		if err != nil {
-			return nil, err
+			return writePlan{}, err
 		}
+	}
+	if r.Method == http.MethodPost && payload != nil {
+		return s.planInsert(x, req, payload)
 	}
 	p, err := plan.BuildWrite(req, payload, x.snap, s.planning)
 	if err != nil {
-		return nil, err
+		return writePlan{}, err
 	}
 	if r.Method == http.MethodPatch && payload.Rows > 1 {
-		return nil, apierr.InvalidBody("Empty or invalid json", "PATCH takes one JSON object")
+		return writePlan{}, apierr.InvalidBody("Empty or invalid json", "PATCH takes one JSON object")
 	}
-	return p, nil
+	return writePlan{Write: p}, nil
 }
 
-// buildWrite builds the statement of write p; for the plan media type,
+// planInsert plans x's request, req, an insert of payload: a copy of the
+// plan its shape keeps, with payload its body, or planned afresh when no
+// shape is kept for it. Inserts repeat a few shapes, and a kept plan is
+// what planning the same request, headers and body keys makes again.
+func (s *Server) planInsert(x *exchange, req *request.Request, payload *request.Payload) (writePlan, error) {
+	key := shapes.Key(x.r, req.Target, payload)
+	if sh, ok := s.shapes.Find(x.snap, shapes.Inserts, key.Bytes()).(*shapes.Insert); ok {
+		p := *sh.Plan
+		p.Payload = payload
+		return writePlan{Write: &p, key: key, kept: sh}, nil
+	}
+	p, err := plan.BuildWrite(req, payload, x.snap, s.planning)
+	if err != nil {
+		key.Done()
+		return writePlan{}, err
+	}
+	return writePlan{Write: p, key: key}, nil
+}
+
+// buildWrite builds the statement of write wp; for the plan media type,
 // its EXPLAIN, which only options=analyze runs, and then the transaction
 // ends as any other (Prefer: tx=rollback).
-func (s *Server) buildWrite(x *exchange, req *request.Request, p *plan.Write) (action, shapes.Stmts, error) {
+func (s *Server) buildWrite(x *exchange, req *request.Request, wp writePlan) (action, shapes.Stmts, error) {
+	if wp.key != nil {
+		defer wp.key.Done()
+	}
+	p := wp.Write
 	tx := s.newTxShape(req.Prefer, p.Relation.Schema)
 	if req.Media.Kind == request.MediaPlan {
 		return explainOf(tx, p, req.Media), shapes.Stmts{}, nil
 	}
-	return &writeAction{tx: tx, req: req, plan: p}, shapes.Stmts{Main: s.writeStatement(x, req, p)}, nil
+	return &writeAction{tx: tx, req: req, plan: p}, shapes.Stmts{Main: s.writeStatement(x, req, wp)}, nil
 }
 
 // writeAction is the action of a write.
@@ -241,25 +278,43 @@ func location(path string, pk []string, values []byte) string {
 	return path + "?" + strings.Join(parts, "&")
 }
 
-// writeStatement returns the statement of write p, the plan of x's
-// request req: from the kept shape of an insert seen before, its body
-// bound in, or built, and its shape kept when it has one. Planning an
-// insert stays per request (it is cheap, and what answering needs);
-// building its statement need not.
-func (s *Server) writeStatement(x *exchange, req *request.Request, p *plan.Write) query.Statement {
-	if p.Kind != plan.Insert || p.Payload == nil {
-		return query.Write(p)
+// writeStatement returns the statement of write wp, the plan of x's
+// request req: an insert's bound from its kept shape, or built, and then
+// its shape kept when it has one, with its plan planned again from a copy
+// of what planning read (keptPlan).
+func (s *Server) writeStatement(x *exchange, req *request.Request, wp writePlan) query.Statement {
+	switch {
+	case wp.kept != nil:
+		return wp.kept.Stmt.BindPayload(wp.Payload.JSON)
+	case wp.key == nil:
+		return query.Write(wp.Write)
 	}
-	key := shapes.Key(x.r, req.Target, p.Payload)
-	defer key.Done()
-	if sh, ok := s.shapes.Find(x.snap, shapes.Inserts, key.Bytes()).(*shapes.Insert); ok {
-		return sh.Stmt.BindPayload(p.Payload.JSON)
-	}
-	st := query.Write(p)
+	st := query.Write(wp.Write)
 	if kept, ok := st.WriteShape(); ok {
-		s.shapes.Keep(x.snap, shapes.Inserts, key.Bytes(), &shapes.Insert{Stmt: kept})
+		if p, ok := s.keptPlan(x, req, wp.Payload); ok {
+			s.shapes.Keep(x.snap, shapes.Inserts, wp.key.Bytes(), shapes.NewInsert(kept, p, len(wp.key.Bytes())))
+		}
 	}
 	return st
+}
+
+// keptPlan plans again the insert of payload that x's request, req, is,
+// from copies of what parsing and planning read of it
+// (request.WriteShape), without the body's values: the plan a kept shape
+// holds, which keeps no memory of the request alive. false when that plan
+// fails, which the request's own did not.
+func (s *Server) keptPlan(x *exchange, req *request.Request, payload *request.Payload) (*plan.Write, bool) {
+	r, target, body := request.WriteShape(x.r, req.Target, payload)
+	shaped, err := request.Parse(s.names, r, request.KindRelation, target)
+	if err != nil {
+		return nil, false
+	}
+	p, err := plan.BuildWrite(shaped, body, x.snap, s.planning)
+	if err != nil {
+		return nil, false
+	}
+	p.Payload = nil
+	return p, true
 }
 
 // An insert whose body is JSON Lines reads it a batch at a time

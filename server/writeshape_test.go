@@ -25,9 +25,11 @@ type writeCase struct {
 	kept bool
 }
 
-// For every case, each body's statement, whether bound into a kept shape
-// or built, is the one query.Write builds for that body's plan: the same
-// text, the same values in the same places, the same expansion.
+// For every case, each body's plan, whether copied from a kept shape or
+// planned, is the one plan.BuildWrite makes of the request, and its
+// statement, whether bound into a kept shape or built, the one
+// query.Write builds for that plan: the same text, the same values in the
+// same places, the same expansion.
 func TestWriteShapesBuildLikeFreshStatements(t *testing.T) {
 	snap := writeShapeSnapshot(t)
 	s := &Server{cfg: &config.Config{DBSchemas: []string{"api"}}, planning: plan.Options{Schemas: []string{"api"}},
@@ -73,7 +75,21 @@ func TestWriteShapesBuildLikeFreshStatements(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s ?%s %s: %v", c.method, c.query, body, err)
 			}
-			got := s.writeStatement(&exchange{r: r, snap: snap}, req, p)
+			x := &exchange{r: r, snap: snap}
+			wp := writePlan{Write: p}
+			if c.method == "POST" {
+				if wp, err = s.planInsert(x, req, payload); err != nil {
+					t.Fatalf("%s ?%s %s: %v", c.method, c.query, body, err)
+				}
+				if !reflect.DeepEqual(wp.Write, p) {
+					t.Errorf("%s ?%s %s: the plan (kept: %v)\n%+v\nis not the one planned afresh\n%+v", c.method, c.query, body,
+						wp.kept != nil, wp.Write, p)
+				}
+			}
+			got := s.writeStatement(x, req, wp)
+			if wp.key != nil {
+				wp.key.Done()
+			}
 			want := query.Write(p)
 			if got.SQL != want.SQL || !reflect.DeepEqual(got.Args, want.Args) || got.Expansion != want.Expansion {
 				t.Errorf("%s ?%s %s:\n got %q %q %d\nwant %q %q %d", c.method, c.query, body,

@@ -3,6 +3,8 @@ package request
 import (
 	"encoding/binary"
 	"net/http"
+	"net/url"
+	"strings"
 )
 
 // WriteKey appends to dst the shape of a write of target (a relation)
@@ -31,4 +33,34 @@ func WriteKey(dst []byte, r *http.Request, target string, p *Payload) []byte {
 		dst = appendText(dst, k)
 	}
 	return dst
+}
+
+// WriteShape returns a request holding copies of what WriteKey reads of r
+// and of target, and of p, with p's values left out: planned, it makes the
+// plan r and p make, sharing no memory with them, for a shape kept after
+// its request is gone. The texts it copies are at most as long as the key.
+func WriteShape(r *http.Request, target string, p *Payload) (*http.Request, string, *Payload) {
+	h := make(http.Header, len(parsedHeaders)+1)
+	for _, name := range append(parsedHeaders[:], "Content-Type") {
+		if vs := r.Header[name]; vs != nil {
+			h[name] = cloneTexts(vs)
+		}
+	}
+	shape := &http.Request{Method: r.Method, Header: h,
+		URL: &url.URL{Path: "/" + target, RawQuery: strings.Clone(r.URL.RawQuery)}}
+	body := &Payload{Positional: p.Positional, Header: cloneTexts(p.Header), Keys: cloneTexts(p.Keys),
+		Array: p.Array, Rows: p.Rows}
+	return shape, strings.Clone(target), body
+}
+
+// cloneTexts copies texts and each of its strings; nil stays nil.
+func cloneTexts(texts []string) []string {
+	if texts == nil {
+		return nil
+	}
+	out := make([]string, len(texts))
+	for i, s := range texts {
+		out[i] = strings.Clone(s)
+	}
+	return out
 }

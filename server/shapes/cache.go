@@ -18,8 +18,10 @@ import (
 // parsing, planning and building the statements made of the first such
 // read, and a later read of the shape binds its own values into the kept
 // statements, skipping all three. Inserts repeat a few shapes too
-// (request.WriteKey): planning one stays per request, building its
-// statement does not. Entries belong to the snapshot they were planned
+// (request.WriteKey): a later insert of the shape takes a copy of the
+// kept plan with its own body and binds the body into the kept statement,
+// skipping planning and building; its parse and its body's stay per
+// request, since the key holds the body's keys. Entries belong to the snapshot they were planned
 // against: the first request after a swap empties the cache.
 
 // Shape is what the cache keeps of a request: its statements, with the

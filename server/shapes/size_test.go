@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/svc-dev/svc/server/request"
+	"github.com/svc-dev/svc/snapshot"
 )
 
 // The texts a kept shape holds of a request's headers are counted and
@@ -63,4 +64,32 @@ func isScalar(k reflect.Kind) bool {
 		return true
 	}
 	return false
+}
+
+// Heap counts what a value reaches once, however many times it is
+// reached, and leaves out what the snapshot holds.
+func TestHeapCountsReachedMemoryOnce(t *testing.T) {
+	type node struct {
+		Name  string
+		Rel   *snapshot.Relation
+		Kids  []*node
+		Index map[string]*node
+		Any   any
+	}
+	text := strings.Repeat("x", 1000)
+	leaf := &node{Name: text}
+	alone := Heap(leaf)
+	if alone < len(text) {
+		t.Fatalf("a node of a %d-byte name counts %d bytes", len(text), alone)
+	}
+	rel := &snapshot.Relation{Columns: make([]snapshot.Column, 1000)}
+	root := &node{Kids: []*node{leaf, leaf}, Index: map[string]*node{"a": leaf}, Any: leaf, Rel: rel}
+	n := Heap(root)
+	if n < alone || n > alone+2000 {
+		t.Errorf("a root reaching one leaf four times, and a snapshot's relation, counts %d bytes; the leaf alone %d", n, alone)
+	}
+	root.Kids = append(root.Kids, &node{Name: strings.Repeat("y", 1000)})
+	if m := Heap(root); m < n+1000 {
+		t.Errorf("another leaf of a 1000-byte name grows the count from %d to %d", n, m)
+	}
 }

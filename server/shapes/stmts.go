@@ -3,6 +3,7 @@ package shapes
 import (
 	"unsafe"
 
+	"github.com/svc-dev/svc/server/plan"
 	"github.com/svc-dev/svc/server/query"
 	"github.com/svc-dev/svc/server/request"
 )
@@ -61,13 +62,30 @@ func (b Stmts) Bytes() int {
 	return n
 }
 
-// Insert is the kept statement of an insert shape, its body taken out
-// (query.Statement.WriteShape): a later insert of the shape binds its
-// own body into it.
-type Insert struct{ Stmt query.Statement }
+// Insert is what is kept of an insert shape: its plan and its statement,
+// the body taken out of both (query.Statement.WriteShape): a later insert
+// of the shape takes a copy of the plan with its own body, and binds the
+// body into the statement, skipping planning and building.
+type Insert struct {
+	Stmt query.Statement
+	// Plan has no Payload, and shares no memory with the request it was
+	// planned for (request.WriteShape).
+	Plan *plan.Write
+	// planBytes estimates what Plan holds, taken once.
+	planBytes int
+}
 
-// Kept is the shape itself: WriteShape has taken its values out.
+// NewInsert returns the shape of an insert of plan p and statement st,
+// both kept already. texts is the length of the copied texts p was
+// planned from (request.WriteShape): a string of the plan may be a slice
+// of one, which it keeps alive whole, so they are counted whole as well as
+// what the plan reaches (Heap).
+func NewInsert(st query.Statement, p *plan.Write, texts int) *Insert {
+	return &Insert{Stmt: st, Plan: p, planBytes: Heap(p) + query.Allocated(texts)}
+}
+
+// Kept is the shape itself: NewInsert takes it kept.
 func (w *Insert) Kept() Shape { return w }
 
 // Bytes estimates the memory w holds.
-func (w *Insert) Bytes() int { return int(unsafe.Sizeof(*w)) + w.Stmt.Bytes() }
+func (w *Insert) Bytes() int { return int(unsafe.Sizeof(*w)) + w.Stmt.Bytes() + w.planBytes }
