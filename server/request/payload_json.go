@@ -194,10 +194,13 @@ func (w *jsonWalk) key(start, end int, escaped bool) []byte {
 
 // firstKeys returns the keys of the object at pos, sorted, each once, and
 // passes the object. Keys are held as offsets until the end, so an object
-// of many repeated keys costs eight bytes a key rather than a string each.
+// of many repeated keys costs eight bytes a key rather than a string each,
+// and the keys kept are slices of one string: an object's keys cost two
+// allocations, however many there are.
 func (w *jsonWalk) firstKeys() []string {
 	type span struct{ start, end uint32 }
-	var spans []span
+	var room [16]span // most objects have fewer keys
+	spans := room[:0]
 	var decoded []byte // the keys that had escapes, decoded, end to end
 	const inDecoded = 1 << 31
 	w.members(func(start, end int, escaped bool) {
@@ -218,9 +221,22 @@ func (w *jsonWalk) firstKeys() []string {
 	}
 	slices.SortFunc(spans, func(a, b span) int { return bytes.Compare(text(a), text(b)) })
 	spans = slices.CompactFunc(spans, func(a, b span) bool { return bytes.Equal(text(a), text(b)) })
+	total := 0
+	for _, s := range spans {
+		total += len(text(s))
+	}
+	var all strings.Builder
+	all.Grow(total)
+	for _, s := range spans {
+		all.Write(text(s))
+	}
+	whole := all.String()
 	keys := make([]string, len(spans))
+	at := 0
 	for i, s := range spans {
-		keys[i] = string(text(s))
+		n := len(text(s))
+		keys[i] = whole[at : at+n]
+		at += n
 	}
 	return keys
 }
