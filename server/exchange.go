@@ -93,6 +93,13 @@ type route[P any] struct {
 	// precheck, when set, refuses what the parsed request asks before it
 	// is authenticated: what needs no role to be wrong.
 	precheck func(s *Server, x *exchange, req *request.Request) error
+	// parsed, when set, returns the request of x's shape parsed before
+	// (an insert's, whose shape the shape cache keeps by its head), which
+	// the pipeline then neither parses nor refuses again; nil when there
+	// is none. keepParsed keeps the parse of a request parsed and not
+	// refused, for later requests of its shape.
+	parsed     func(s *Server, x *exchange, target string) *request.Request
+	keepParsed func(s *Server, x *exchange, target string)
 	// plan resolves the parsed request against the snapshot for the
 	// authenticated role (package plan), reading the body where there is
 	// one.
@@ -131,6 +138,12 @@ type exchange struct {
 	obs *observe.Observation
 	// template is the request's shape (keepShape), nil when it has none.
 	template *request.Template
+	// insertKey is an insert's shape (write.go): its head's key, which
+	// planning completes with its body's; nil for another request.
+	// keptRequest is set when the insert's request is the one kept for
+	// its head, which every insert of the head shares.
+	insertKey   *shapes.InsertKey
+	keptRequest bool
 	// tx is the request's transaction context: authenticate's, readied
 	// by the action's begin.
 	tx dbexec.Tx

@@ -41,6 +41,9 @@ func serve[P any](s *Server, w http.ResponseWriter, r *http.Request, rt *route[P
 		<-x.linesSlot // the slow client's session a JSON Lines body held
 	}
 	x.res.Release()
+	if x.insertKey != nil {
+		x.insertKey.Done()
+	}
 	// Keep no request alive in the pool; the function values stay.
 	*x = exchange{sinkRow: x.sinkRow, sinkRewind: x.sinkRewind, resScan: x.resScan}
 	exchanges.Put(x)
@@ -58,7 +61,10 @@ var exchanges = sync.Pool{New: func() any {
 // pipeline is serve's story, up to the answer or the error to send. A GET
 // or HEAD of a shape seen before skips parse, plan and build: the shape
 // cache binds its values into the statements kept for its shape; it is
-// authenticated and runs as any other.
+// authenticated and runs as any other. An insert of a shape seen before
+// skips them too, in steps: its parse is found by its head (parse), and
+// its plan and statement by its body's keys once the body is read
+// (write.go).
 func pipeline[P any](s *Server, x *exchange, rt *route[P], target string) error {
 	var act action
 	var stmts shapes.Stmts // built, or bound from the kept shape
@@ -72,14 +78,8 @@ func pipeline[P any](s *Server, x *exchange, rt *route[P], target string) error 
 		}
 	}
 	if act == nil {
-		t0 := x.obs.StageStart()
 		var err error
-		req, err = request.Parse(s.names, x.r, rt.kind, target)
-		x.obs.ParseDone(t0)
-		if err != nil {
-			return err
-		}
-		if err := s.refuse(x, rt.precheck, req); err != nil {
+		if req, err = parse(s, x, rt, target); err != nil {
 			return err
 		}
 	}
@@ -120,6 +120,33 @@ func pipeline[P any](s *Server, x *exchange, rt *route[P], target string) error 
 	}
 	// Respond.
 	return act.respond(s, x)
+}
+
+// parse parses x's request as one of route rt for target, and refuses
+// what the limits refuse (refuse). A request of a shape whose parse the
+// route keeps (an insert's, by its head) is found rather than parsed: it
+// is what parsing it makes, and was refused nothing when it was kept by
+// this Server, whose limits it was checked against.
+func parse[P any](s *Server, x *exchange, rt *route[P], target string) (*request.Request, error) {
+	t0 := x.obs.StageStart()
+	if rt.parsed != nil {
+		if req := rt.parsed(s, x, target); req != nil {
+			x.obs.ParseDone(t0)
+			return req, nil
+		}
+	}
+	req, err := request.Parse(s.names, x.r, rt.kind, target)
+	x.obs.ParseDone(t0)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.refuse(x, rt.precheck, req); err != nil {
+		return nil, err
+	}
+	if rt.keepParsed != nil {
+		rt.keepParsed(s, x, target)
+	}
+	return req, nil
 }
 
 // refuse refuses, before authentication, a parsed request larger than

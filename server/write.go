@@ -18,17 +18,54 @@ import (
 )
 
 // writeRoute is a write to a relation (POST, PATCH, PUT, DELETE).
-var writeRoute = route[writePlan]{kind: request.KindRelation, plan: (*Server).planWrite, build: (*Server).buildWrite}
+var writeRoute = route[writePlan]{kind: request.KindRelation, plan: (*Server).planWrite, build: (*Server).buildWrite,
+	parsed: (*Server).parsedInsert, keepParsed: (*Server).keepParsedInsert}
 
-// writePlan is a write planned: its plan and, for an insert, its shape's
-// key and the shape kept for that key, which the insert's plan copies.
+// writePlan is a write planned: its plan and, for an insert, the shape
+// kept for its key (x.insertKey), which the insert's plan copies.
 type writePlan struct {
 	*plan.Write
-	// key is an insert's (shapes.Key), nil for another write; buildWrite
-	// gives it back.
-	key *shapes.InsertKey
-	// kept is the insert's kept shape; nil when the insert was planned.
+	// kept is the insert's kept shape; nil when the write was planned.
 	kept *shapes.Insert
+}
+
+// An insert's shape is kept in two parts: by its head (what parsing
+// reads, request.WriteHead), the request parsed, found before the body is
+// read; and by its whole key, once the body's form and keys are known,
+// its plan and statement. A later insert of the shape skips parsing,
+// planning and building; its body is read and checked as any.
+
+// parsedInsert returns the request kept for the head of x's request when
+// it is an insert of target, and nil otherwise; for an insert, it starts
+// the insert's key (x.insertKey).
+func (s *Server) parsedInsert(x *exchange, target string) *request.Request {
+	if x.r.Method != http.MethodPost {
+		return nil
+	}
+	x.insertKey = shapes.HeadKey(x.r, target)
+	if sh, ok := s.shapes.Find(x.snap, shapes.Inserts, x.insertKey.Head()).(*shapes.InsertRequest); ok {
+		x.keptRequest = true
+		return sh.Req
+	}
+	return nil
+}
+
+// keepParsedInsert keeps, for later inserts of its head, the parse of x's
+// request, an insert of target parsed and not refused: parsed again from
+// copies of what parsing read (request.WriteShape), so that it keeps no
+// memory of the request alive and nothing planning does to a request
+// reaches it.
+func (s *Server) keepParsedInsert(x *exchange, target string) {
+	if x.insertKey == nil {
+		return
+	}
+	r, target := request.WriteShape(x.r, target)
+	req, err := request.Parse(s.names, r, request.KindRelation, target)
+	if err != nil {
+		return
+	}
+	head := x.insertKey.Head()
+	s.shapes.Keep(x.snap, shapes.Inserts, head, shapes.NewInsertRequest(req, len(head)))
 }
 
 // planWrite plans a write to a relation (POST, PATCH, PUT, DELETE),
@@ -47,7 +84,7 @@ func (s *Server) planWrite(x *exchange, req *request.Request) (writePlan, error)
 			return writePlan{}, err
 		}
 	}
-	if r.Method == http.MethodPost && payload != nil {
+	if x.insertKey != nil && payload != nil {
 		return s.planInsert(x, req, payload)
 	}
 	p, err := plan.BuildWrite(req, payload, x.snap, s.planning)
@@ -63,29 +100,33 @@ func (s *Server) planWrite(x *exchange, req *request.Request) (writePlan, error)
 // planInsert plans x's request, req, an insert of payload: a copy of the
 // plan its shape keeps, with payload its body, or planned afresh when no
 // shape is kept for it. Inserts repeat a few shapes, and a kept plan is
-// what planning the same request, headers and body keys makes again.
+// what planning the same request, headers and body keys makes again. A
+// kept request is not planned: planning may write to a request, and a kept
+// one is every later insert's of its head; the request is parsed again.
 func (s *Server) planInsert(x *exchange, req *request.Request, payload *request.Payload) (writePlan, error) {
-	key := shapes.Key(x.r, req.Target, payload)
-	if sh, ok := s.shapes.Find(x.snap, shapes.Inserts, key.Bytes()).(*shapes.Insert); ok {
+	x.insertKey.AddBody(payload)
+	if sh, ok := s.shapes.Find(x.snap, shapes.Inserts, x.insertKey.Bytes()).(*shapes.Insert); ok {
 		p := *sh.Plan
 		p.Payload = payload
-		return writePlan{Write: &p, key: key, kept: sh}, nil
+		return writePlan{Write: &p, kept: sh}, nil
+	}
+	if x.keptRequest {
+		var err error
+		if req, err = request.Parse(s.names, x.r, request.KindRelation, req.Target); err != nil {
+			return writePlan{}, err
+		}
 	}
 	p, err := plan.BuildWrite(req, payload, x.snap, s.planning)
 	if err != nil {
-		key.Done()
 		return writePlan{}, err
 	}
-	return writePlan{Write: p, key: key}, nil
+	return writePlan{Write: p}, nil
 }
 
 // buildWrite builds the statement of write wp; for the plan media type,
 // its EXPLAIN, which only options=analyze runs, and then the transaction
 // ends as any other (Prefer: tx=rollback).
 func (s *Server) buildWrite(x *exchange, req *request.Request, wp writePlan) (action, shapes.Stmts, error) {
-	if wp.key != nil {
-		defer wp.key.Done()
-	}
 	p := wp.Write
 	tx := s.newTxShape(req.Prefer, p.Relation.Schema)
 	if req.Media.Kind == request.MediaPlan {
@@ -286,13 +327,14 @@ func (s *Server) writeStatement(x *exchange, req *request.Request, wp writePlan)
 	switch {
 	case wp.kept != nil:
 		return wp.kept.Stmt.BindPayload(wp.Payload.JSON)
-	case wp.key == nil:
+	case x.insertKey == nil || wp.Payload == nil:
 		return query.Write(wp.Write)
 	}
 	st := query.Write(wp.Write)
 	if kept, ok := st.WriteShape(); ok {
 		if p, ok := s.keptPlan(x, req, wp.Payload); ok {
-			s.shapes.Keep(x.snap, shapes.Inserts, wp.key.Bytes(), shapes.NewInsert(kept, p, len(wp.key.Bytes())))
+			key := x.insertKey.Bytes()
+			s.shapes.Keep(x.snap, shapes.Inserts, key, shapes.NewInsert(kept, p, len(key)))
 		}
 	}
 	return st
@@ -304,12 +346,12 @@ func (s *Server) writeStatement(x *exchange, req *request.Request, wp writePlan)
 // holds, which keeps no memory of the request alive. false when that plan
 // fails, which the request's own did not.
 func (s *Server) keptPlan(x *exchange, req *request.Request, payload *request.Payload) (*plan.Write, bool) {
-	r, target, body := request.WriteShape(x.r, req.Target, payload)
+	r, target := request.WriteShape(x.r, req.Target)
 	shaped, err := request.Parse(s.names, r, request.KindRelation, target)
 	if err != nil {
 		return nil, false
 	}
-	p, err := plan.BuildWrite(shaped, body, x.snap, s.planning)
+	p, err := plan.BuildWrite(shaped, payload.Shape(), x.snap, s.planning)
 	if err != nil {
 		return nil, false
 	}

@@ -3,10 +3,13 @@ package server_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"net/http"
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/svc-dev/svc/server"
@@ -92,10 +95,63 @@ func TestKeptInsertShapesWriteTheirOwnBodies(t *testing.T) {
 			t.Errorf("row %d: tags %v, want %v", r.ID, r.Tags, wantTags)
 		}
 	}
-	// Objects, arrays, objects with tags, and the representation.
-	if n := server.WriteShapes(srv.handler.(*server.Server)); n != 4 {
-		t.Errorf("the server keeps %d insert shapes, want 4", n)
+	// Objects, arrays, objects with tags, and the representation, and the
+	// two heads they share: no query string, and the representation's.
+	if n := server.WriteShapes(srv.handler.(*server.Server)); n != 6 {
+		t.Errorf("the server keeps %d insert shapes and heads, want 6", n)
 	}
+}
+
+// Concurrent inserts of one head, with bodies of two key sets and a shape
+// cache too small to keep every part (a plan is then planned while the
+// head's request is kept), share the request kept for the head: each
+// writes and answers its own row, and none reaches what another reads
+// (go test -race).
+func TestKeptInsertShapesUnderConcurrency(t *testing.T) {
+	cfg := *fixture.cfg
+	cfg.ServerShapeCacheMaxEntries = 2
+	srv, _, err := startServer(context.Background(), &cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	defer fetchAnswer(t, "DELETE", srv.URL+"/w_docs?id=gte.2000&id=lt.3000", nil, "")
+	header := http.Header{"Content-Type": {"application/json"}, "Prefer": {"return=representation"}}
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 25 {
+				id := 2000 + g*100 + i
+				body := fmt.Sprintf(`{"id":%d,"body":{"k":%d}}`, id, id)
+				tags := []string{}
+				if i%2 == 1 {
+					tags = []string{"t" + strconv.Itoa(id)}
+					body = fmt.Sprintf(`{"id":%d,"body":{"k":%d},"tags":["%s"]}`, id, id, tags[0])
+				}
+				req, _ := http.NewRequest("POST", srv.URL+"/w_docs?select=id,body,tags&order=id.desc", strings.NewReader(body))
+				req.Header = header.Clone()
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				got, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				var rows []struct {
+					ID   int            `json:"id"`
+					Body map[string]int `json:"body"`
+					Tags []string       `json:"tags"`
+				}
+				if resp.StatusCode != 201 || json.Unmarshal(got, &rows) != nil || len(rows) != 1 ||
+					rows[0].ID != id || rows[0].Body["k"] != id || !reflect.DeepEqual(rows[0].Tags, tags) {
+					t.Errorf("POST %s: %d %s", body, resp.StatusCode, got)
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // A swapped snapshot retires the insert shapes planned against the old

@@ -18,10 +18,10 @@ import (
 // parsing, planning and building the statements made of the first such
 // read, and a later read of the shape binds its own values into the kept
 // statements, skipping all three. Inserts repeat a few shapes too
-// (request.WriteKey): a later insert of the shape takes a copy of the
-// kept plan with its own body and binds the body into the kept statement,
-// skipping planning and building; its parse and its body's stay per
-// request, since the key holds the body's keys. Entries belong to the snapshot they were planned
+// (request.WriteKey): a later insert of the shape reads the request kept
+// for its head (request.WriteHead), takes a copy of the kept plan with
+// its own body and binds the body into the kept statement, skipping all
+// three as well; its body is read and checked as any. Entries belong to the snapshot they were planned
 // against: the first request after a swap empties the cache.
 
 // Shape is what the cache keeps of a request: its statements, with the
@@ -183,18 +183,38 @@ func Done(t *request.Template) { templates.Put(t) }
 // templates recycles the templates reads are matched by.
 var templates = sync.Pool{New: func() any { return new(request.Template) }}
 
-// InsertKey is the key of an insert's shape (request.WriteKey); give it
-// back with Done.
-type InsertKey struct{ b []byte }
+// InsertKey is the key of an insert's shape (request.WriteKey), made in
+// two steps: its head's (request.WriteHead) before the body is read, by
+// which the request's parse is kept, and then its body's, by which its
+// plan and statement are. Give it back with Done.
+type InsertKey struct {
+	b    []byte
+	head int // the head's length in b
+}
 
-// Key returns the key of an insert of target with body p, r's.
-func Key(r *http.Request, target string, p *request.Payload) *InsertKey {
+// HeadKey returns the key of the head of an insert of target, r's, to be
+// completed with its body's by AddBody.
+func HeadKey(r *http.Request, target string) *InsertKey {
 	k := insertKeys.Get().(*InsertKey)
-	k.b = request.WriteKey(k.b[:0], r, target, p)
+	k.b = request.WriteHead(k.b[:0], r, target)
+	k.head = len(k.b)
 	return k
 }
 
-// Bytes is the key as Find and Keep take it.
+// Key returns the key of an insert of target with body p, r's.
+func Key(r *http.Request, target string, p *request.Payload) *InsertKey {
+	k := HeadKey(r, target)
+	k.AddBody(p)
+	return k
+}
+
+// AddBody completes the key with the insert's body p.
+func (k *InsertKey) AddBody(p *request.Payload) { k.b = request.WriteBodyKey(k.b[:k.head], p) }
+
+// Head is the key of the insert's head as Find and Keep take it.
+func (k *InsertKey) Head() []byte { return k.b[:k.head] }
+
+// Bytes is the key as Find and Keep take it, once AddBody has completed it.
 func (k *InsertKey) Bytes() []byte { return k.b }
 
 // Done gives the key back.

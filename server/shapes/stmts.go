@@ -89,3 +89,25 @@ func (w *Insert) Kept() Shape { return w }
 
 // Bytes estimates the memory w holds.
 func (w *Insert) Bytes() int { return int(unsafe.Sizeof(*w)) + w.Stmt.Bytes() + w.planBytes }
+
+// InsertRequest is what is kept of an insert's head (request.WriteHead):
+// the request parsed, which a later insert of the head reads rather than
+// parsing its own. It is never planned, so nothing writes to it.
+type InsertRequest struct {
+	Req *request.Request
+	// bytes estimates what Req holds, taken once.
+	bytes int
+}
+
+// NewInsertRequest returns the shape of an insert's head parsed into req,
+// from copied texts of length texts (request.WriteShape), of which its
+// strings may be slices (NewInsert).
+func NewInsertRequest(req *request.Request, texts int) *InsertRequest {
+	return &InsertRequest{Req: req, bytes: Heap(req) + query.Allocated(texts)}
+}
+
+// Kept is the shape itself: NewInsertRequest takes it kept.
+func (w *InsertRequest) Kept() Shape { return w }
+
+// Bytes estimates the memory w holds.
+func (w *InsertRequest) Bytes() int { return int(unsafe.Sizeof(*w)) + w.bytes }
