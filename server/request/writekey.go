@@ -20,7 +20,8 @@ func WriteKey(dst []byte, r *http.Request, target string, p *Payload) []byte {
 // what Parse reads of r (its method, its query string whole, the headers
 // it reads) and the body's Content-Type. Two writes with one head parse to
 // the same request. Every text is written with its length, so no head is
-// the start of another's key, nor a key the start of another head.
+// the whole key of a write (WriteKey), and the two can be kept side by
+// side.
 func WriteHead(dst []byte, r *http.Request, target string) []byte {
 	dst = appendText(dst, r.Method)
 	dst = appendText(dst, target)

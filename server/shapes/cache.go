@@ -21,8 +21,9 @@ import (
 // (request.WriteKey): a later insert of the shape reads the request kept
 // for its head (request.WriteHead), takes a copy of the kept plan with
 // its own body and binds the body into the kept statement, skipping all
-// three as well; its body is read and checked as any. Entries belong to the snapshot they were planned
-// against: the first request after a swap empties the cache.
+// three as well; its body is read and checked as any. Entries belong to
+// the snapshot they were planned against: the first request after a swap
+// empties the cache.
 
 // Shape is what the cache keeps of a request: its statements, with the
 // request's values taken out, and what answering it takes.
@@ -198,13 +199,6 @@ func HeadKey(r *http.Request, target string) *InsertKey {
 	k := insertKeys.Get().(*InsertKey)
 	k.b = request.WriteHead(k.b[:0], r, target)
 	k.head = len(k.b)
-	return k
-}
-
-// Key returns the key of an insert of target with body p, r's.
-func Key(r *http.Request, target string, p *request.Payload) *InsertKey {
-	k := HeadKey(r, target)
-	k.AddBody(p)
 	return k
 }
 
