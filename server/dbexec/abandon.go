@@ -57,13 +57,12 @@ type clientWatch struct {
 }
 
 // watchClient starts watching ctx, the context of a request about to run
-// on pc, for its client leaving (see leave); settle ends the watch. A
-// context that cannot end needs no watch: nil.
-func watchClient(ctx context.Context, pc *pgconn.PgConn, wait time.Duration) *clientWatch {
+// on pc, of session state s, for its client leaving (see leave); settle
+// ends the watch. A context that cannot end needs no watch: nil.
+func watchClient(ctx context.Context, pc *pgconn.PgConn, s *sessionState, wait time.Duration) *clientWatch {
 	if _, hooked := ctx.(leaveHook); !hooked && ctx.Done() == nil {
 		return nil
 	}
-	s := sessionOf(pc)
 	w := s.watch
 	if w == nil {
 		w = &clientWatch{pc: pc, gone: make(chan struct{}), answered: make(chan struct{}), quiet: make(chan struct{})}

@@ -95,8 +95,9 @@ func (e *Executor) runTx(ctx context.Context, conn *pgx.Conn, tx *Tx, steps []St
 		return ErrClientGone, nil // nothing sent: the session is as it was
 	}
 	pc := conn.PgConn()
-	watch := watchClient(ctx, pc, e.CancelTimeout)
-	dbErr = runPipeline(ctx, pc, *tx, steps, prepare)
+	s := sessionOf(pc)
+	watch := watchClient(ctx, pc, s, e.CancelTimeout)
+	dbErr = runPipeline(ctx, pc, s, *tx, steps, prepare)
 	if dbErr == nil && tx.Next != nil {
 		dbErr, checkErr = runNext(ctx, pc, tx.Next)
 		if dbErr == nil && checkErr == nil && tx.Rollback {
@@ -135,7 +136,7 @@ func (e *Executor) runTx(ctx context.Context, conn *pgx.Conn, tx *Tx, steps []St
 	if dbErr == nil {
 		// A failed request's session may yet be looked at (afterSuspect);
 		// the next request that succeeds on it retires it.
-		retireIfOver(pc, e.Log)
+		retireIfOver(pc, s, e.Log)
 	}
 	return dbErr, checkErr
 }
@@ -178,28 +179,28 @@ func (e *Executor) answer(ctx context.Context, tx *Tx, dbErr, checkErr error) er
 // named statements) every statement is parsed each time as an unnamed one;
 // so is a statement too large for the connection's cache to keep
 // (stmtCache.keeps).
-func runPipeline(ctx context.Context, pc *pgconn.PgConn, tx Tx, steps []Step, prepare bool) (err error) {
+func runPipeline(ctx context.Context, pc *pgconn.PgConn, s *sessionState, tx Tx, steps []Step, prepare bool) (err error) {
 	// Everything up to the pipeline's Sync runs in one transaction: an
 	// implicit one that the Sync commits, or that a failed statement rolls
 	// back, unless the request needs BEGIN (an isolation level other than
 	// read committed), or must choose its own end (a rollback, or a check
 	// of the results first). The implicit one saves two statements a
 	// request, on both sides of the connection.
-	explicit := needsBegin(&tx, pc)
+	explicit := needsBegin(&tx, s)
 	var room [8]call
-	args := &sessionOf(pc).args
+	args := &s.args
 	defer clear(args[:]) // the session holds none of the request's values
 	calls, err := requestCalls(room[:0], args[:0], &tx, steps, explicit)
 	if err != nil {
 		return err
 	}
-	if prepare && !explicit && preparedPathTakes(pc, calls) {
+	if prepare && !explicit && preparedPathTakes(s, calls) {
 		// Every statement ran on the session before, when it was
 		// prepared: its row types are counted.
 		return runPrepared(pc, calls)
 	}
-	rowTypesOf(pc).note(calls)
-	cache := statementsOf(pc)
+	s.ledger().note(calls)
+	cache := s.stmts()
 
 	var prepared []pendingStmt // prepared by this pipeline, in order
 	pl := pc.StartPipeline(context.WithoutCancel(ctx))
@@ -258,10 +259,11 @@ func runPipeline(ctx context.Context, pc *pgconn.PgConn, tx Tx, steps []Step, pr
 	}
 }
 
-// needsBegin reports whether tx needs an explicit transaction on pc
-// rather than the pipeline's implicit one (see runPipeline).
-func needsBegin(tx *Tx, pc *pgconn.PgConn) bool {
-	return tx.Check != nil || tx.Next != nil || tx.Rollback || tx.Isolation != "" || tx.Mark != nil || !implicitReadCommitted(pc)
+// needsBegin reports whether tx needs an explicit transaction on the
+// session of state s rather than the pipeline's implicit one (see
+// runPipeline).
+func needsBegin(tx *Tx, s *sessionState) bool {
+	return tx.Check != nil || tx.Next != nil || tx.Rollback || tx.Isolation != "" || tx.Mark != nil || !s.implicit
 }
 
 // call is one statement of the request transaction as sent: what the

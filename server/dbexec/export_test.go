@@ -20,14 +20,14 @@ const StmtCacheSize = stmtCacheSize
 // another's (a difference would make PostgreSQL re-parse by itself).
 func RunStatement(ctx context.Context, pc *pgconn.PgConn, role, sql string, args []any, row func([][]byte) error) error {
 	return watched(ctx, pc, func() error {
-		return runPipeline(ctx, pc, testTx(role, true), []Step{{query.Statement{SQL: sql, Args: args}, row}}, true)
+		return runPipeline(ctx, pc, sessionOf(pc), testTx(role, true), []Step{{query.Statement{SQL: sql, Args: args}, row}}, true)
 	})
 }
 
 // RunWrite is RunStatement in a transaction that may write.
 func RunWrite(ctx context.Context, pc *pgconn.PgConn, role, sql string, args []any, row func([][]byte) error) error {
 	return watched(ctx, pc, func() error {
-		return runPipeline(ctx, pc, testTx(role, false), []Step{{query.Statement{SQL: sql, Args: args}, row}}, true)
+		return runPipeline(ctx, pc, sessionOf(pc), testTx(role, false), []Step{{query.Statement{SQL: sql, Args: args}, row}}, true)
 	})
 }
 
@@ -39,7 +39,7 @@ const TestCancelTimeout = 10 * time.Second
 // ctx ends, PostgreSQL is asked to cancel them, and pc is closed once its
 // backend has stopped.
 func watched(ctx context.Context, pc *pgconn.PgConn, run func() error) error {
-	w := watchClient(ctx, pc, TestCancelTimeout)
+	w := watchClient(ctx, pc, sessionOf(pc), TestCancelTimeout)
 	err := run()
 	w.settle(nil)
 	return err
@@ -69,9 +69,9 @@ func RunPreparedWrite(ctx context.Context, pc *pgconn.PgConn, role, sql string, 
 
 func runPreparedAs(ctx context.Context, pc *pgconn.PgConn, tx Tx, sql string, args []any, row func([][]byte) error) (ok bool, err error) {
 	steps := []Step{{query.Statement{SQL: sql, Args: args}, row}}
-	explicit := needsBegin(&tx, pc)
+	explicit := needsBegin(&tx, sessionOf(pc))
 	calls, err := requestCalls(nil, nil, &tx, steps, explicit)
-	if err != nil || explicit || !preparedPathTakes(pc, calls) {
+	if err != nil || explicit || !preparedPathTakes(sessionOf(pc), calls) {
 		return false, err
 	}
 	return true, watched(ctx, pc, func() error { return runPrepared(pc, calls) })

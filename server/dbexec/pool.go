@@ -9,7 +9,6 @@ import (
 	"weak"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/svc-dev/svc/server/config"
@@ -108,12 +107,6 @@ func setUpSession(ctx context.Context, conn *pgx.Conn) error {
 // clientCheckInterval is how often, in milliseconds, a backend running a
 // request's statement checks that SVC's connection to it is still open.
 const clientCheckInterval = "1000"
-
-// implicitReadCommitted reports what setUpSession recorded for
-// conn; false when it never ran, which keeps BEGIN.
-func implicitReadCommitted(conn *pgconn.PgConn) bool {
-	return sessionOf(conn).implicit
-}
 
 // releaseAndYield returns conn to the pool and then, when a request is
 // waiting for a session, yields, so that the waiter sends its statements

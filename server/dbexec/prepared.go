@@ -98,14 +98,14 @@ func runPrepared(pc *pgconn.PgConn, calls []call) error {
 // in the pipeline's implicit transaction, on pc: their bind values are
 // within preparedMaxBytes, and every statement is prepared there (which
 // names each call's statement) with none waiting to be deallocated.
-func preparedPathTakes(pc *pgconn.PgConn, calls []call) bool {
+func preparedPathTakes(s *sessionState, calls []call) bool {
 	n := 0
 	for _, c := range calls {
 		for _, a := range c.args {
 			n += len(a)
 		}
 	}
-	return n <= preparedMaxBytes && statementsOf(pc).allPrepared(calls)
+	return n <= preparedMaxBytes && s.stmts().allPrepared(calls)
 }
 
 // discard closes a connection whose protocol state is lost. The pool

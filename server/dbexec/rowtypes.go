@@ -37,8 +37,10 @@ type rowTypeLedger struct {
 }
 
 // rowTypesOf returns conn's ledger, creating it on first use.
-func rowTypesOf(conn *pgconn.PgConn) *rowTypeLedger {
-	s := sessionOf(conn)
+func rowTypesOf(conn *pgconn.PgConn) *rowTypeLedger { return sessionOf(conn).ledger() }
+
+// ledger returns the session's row type ledger, creating it on first use.
+func (s *sessionState) ledger() *rowTypeLedger {
 	if s.rowTypes == nil {
 		s.rowTypes = &rowTypeLedger{seen: map[uint64]struct{}{}, budget: defaultRowTypesBudget}
 	}
@@ -76,9 +78,10 @@ func (l *rowTypeLedger) note(calls []call) {
 func (l *rowTypeLedger) over() bool { return l.cost > l.budget }
 
 // retireIfOver closes conn, whose request has ended, when its row types
-// are estimated past its budget; the pool drops it when it is released.
-func retireIfOver(conn *pgconn.PgConn, log *slog.Logger) {
-	l := rowTypesOf(conn)
+// (in s, its session's state) are estimated past its budget; the pool
+// drops it when it is released.
+func retireIfOver(conn *pgconn.PgConn, s *sessionState, log *slog.Logger) {
+	l := s.ledger()
 	if !l.over() || conn.IsClosed() {
 		return
 	}

@@ -12,10 +12,11 @@ const sessionKey = "svc.session"
 // request looks several of them up, and a map of a key each cost it a
 // scan of every key per lookup.
 type sessionState struct {
-	statements *stmtCache     // statementsOf
-	rowTypes   *rowTypeLedger // rowTypesOf
+	statements *stmtCache     // stmts
+	rowTypes   *rowTypeLedger // ledger
 	watch      *clientWatch   // watchClient
-	// implicit is what setUpSession recorded (implicitReadCommitted).
+	// implicit is what setUpSession recorded: false when it never ran,
+	// which keeps BEGIN (needsBegin).
 	implicit bool
 	// epoch is the pool's retirement count when the session was opened,
 	// once epochSet (poolSessions.recordEpoch).
@@ -28,7 +29,8 @@ type sessionState struct {
 	args [12][]byte
 }
 
-// sessionOf returns pc's sessionState, creating it on first use.
+// sessionOf returns pc's sessionState, creating it on first use. A
+// request looks it up once (runTx) and hands it down: the lookup is a map's.
 func sessionOf(pc *pgconn.PgConn) *sessionState {
 	data := pc.CustomData()
 	if s, ok := data[sessionKey].(*sessionState); ok {

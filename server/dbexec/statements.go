@@ -93,8 +93,10 @@ type stmtKey struct {
 }
 
 // statementsOf returns conn's statement cache, creating it on first use.
-func statementsOf(conn *pgconn.PgConn) *stmtCache {
-	s := sessionOf(conn)
+func statementsOf(conn *pgconn.PgConn) *stmtCache { return sessionOf(conn).stmts() }
+
+// stmts returns the session's statement cache, creating it on first use.
+func (s *sessionState) stmts() *stmtCache {
 	if s.statements == nil {
 		s.statements = &stmtCache{byKey: map[stmtKey]*cachedStmt{}, budget: defaultStmtBudget,
 			tag: strconv.FormatUint(rand.Uint64()>>16, 36)}
