@@ -27,9 +27,9 @@ type writeCase struct {
 }
 
 // For every case, each body's request, whether kept for its head or
-// parsed, is the one request.Parse makes, its plan, whether copied from a
-// kept shape or planned, the one plan.BuildWrite makes of the request, and its
-// statement, whether bound into a kept shape or built, the one
+// parsed, is the one request.Parse makes; its plan, whether copied from a
+// kept shape or planned, the one plan.BuildWrite makes of the request;
+// and its statement, whether bound into a kept shape or built, the one
 // query.Write builds for that plan: the same text, the same values in the
 // same places, the same expansion.
 func TestWriteShapesBuildLikeFreshStatements(t *testing.T) {
