@@ -59,8 +59,7 @@ func (s *Server) keepParsedInsert(x *exchange, target string) {
 	if x.insertKey == nil {
 		return
 	}
-	r, target := request.WriteShape(x.r, target)
-	req, err := request.Parse(s.names, r, request.KindRelation, target)
+	req, err := s.parseShape(x, target)
 	if err != nil {
 		return
 	}
@@ -346,8 +345,7 @@ func (s *Server) writeStatement(x *exchange, req *request.Request, wp writePlan)
 // holds, which keeps no memory of the request alive. false when that plan
 // fails, which the request's own did not.
 func (s *Server) keptPlan(x *exchange, req *request.Request, payload *request.Payload) (*plan.Write, bool) {
-	r, target := request.WriteShape(x.r, req.Target)
-	shaped, err := request.Parse(s.names, r, request.KindRelation, target)
+	shaped, err := s.parseShape(x, req.Target)
 	if err != nil {
 		return nil, false
 	}
@@ -357,6 +355,14 @@ func (s *Server) keptPlan(x *exchange, req *request.Request, payload *request.Pa
 	}
 	p.Payload = nil
 	return p, true
+}
+
+// parseShape parses a copy of what parsing reads of x's request, an
+// insert of target (request.WriteShape): the request a kept shape is
+// made of, sharing no memory with x's.
+func (s *Server) parseShape(x *exchange, target string) (*request.Request, error) {
+	r, target := request.WriteShape(x.r, target)
+	return request.Parse(s.names, r, request.KindRelation, target)
 }
 
 // An insert whose body is JSON Lines reads it a batch at a time

@@ -8,9 +8,8 @@ import "github.com/jackc/pgx/v5/pgconn"
 const sessionKey = "svc.session"
 
 // sessionState is what SVC keeps of one session. Its parts live in one
-// record under one key, found once per lookup in a map of one entry: a
-// request looks several of them up, and a map of a key each cost it a
-// scan of every key per lookup.
+// record under one key, which a request looks up once (runTx) and hands
+// down: a map lookup each part, per use, cost a request several.
 type sessionState struct {
 	statements *stmtCache     // stmts
 	rowTypes   *rowTypeLedger // ledger
@@ -29,8 +28,7 @@ type sessionState struct {
 	args [12][]byte
 }
 
-// sessionOf returns pc's sessionState, creating it on first use. A
-// request looks it up once (runTx) and hands it down: the lookup is a map's.
+// sessionOf returns pc's sessionState, creating it on first use.
 func sessionOf(pc *pgconn.PgConn) *sessionState {
 	data := pc.CustomData()
 	if s, ok := data[sessionKey].(*sessionState); ok {
