@@ -1,7 +1,6 @@
 package http1
 
 import (
-	"context"
 	"io"
 	"time"
 )
@@ -13,7 +12,7 @@ import (
 type requestBody struct {
 	rc     io.ReadCloser
 	c      *conn
-	cancel context.CancelFunc
+	ctx    *requestCtx
 	read   int64
 	eof    bool
 	expect bool // the client sends the body once asked
@@ -34,7 +33,7 @@ func (b *requestBody) Read(p []byte) (int, error) {
 	b.read += int64(n)
 	if err == io.EOF && !b.eof {
 		b.eof = true
-		b.c.watch.arm(b.cancel, time.Now())
+		b.c.watch.arm(b.ctx, time.Now())
 	}
 	return n, err
 }

@@ -2,7 +2,6 @@ package http1
 
 import (
 	"bufio"
-	"context"
 	"errors"
 	"io"
 	"net"
@@ -163,16 +162,16 @@ func (c *conn) serveRequest(req *http.Request, t0 time.Time) bool {
 		c.out.flush()
 		return false
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	req = req.WithContext(&requestCtx{Context: ctx, w: &c.watch})
+	ctx := &requestCtx{w: &c.watch}
+	defer ctx.end()
+	req = req.WithContext(ctx)
 	req.RemoteAddr = c.remote
 	var body *requestBody
 	if req.Body == http.NoBody {
-		c.watch.arm(cancel, t0)
+		c.watch.arm(ctx, t0)
 	} else {
 		body = &c.body
-		*body = requestBody{rc: req.Body, c: c, cancel: cancel,
+		*body = requestBody{rc: req.Body, c: c, ctx: ctx,
 			expect: continues && req.ProtoAtLeast(1, 1) && req.ContentLength != 0}
 		req.Body = body
 	}
@@ -195,7 +194,7 @@ func (c *conn) serveRequest(req *http.Request, t0 time.Time) bool {
 		w.release()
 		return false
 	}
-	cancel()
+	ctx.end()
 	w.finish()
 	c.out.flush()
 	keep := !w.closeAfter && c.out.err == nil && !c.srv.isClosing() && !c.watch.overflowed.Load()

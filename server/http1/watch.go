@@ -1,7 +1,6 @@
 package http1
 
 import (
-	"context"
 	"math"
 	"slices"
 	"sync"
@@ -51,9 +50,9 @@ type watcher struct {
 	// starts it only when it is not.
 	timing bool
 	// since is when the armed request's watch began.
-	since  time.Time
-	cancel context.CancelFunc
-	abort  bool
+	since time.Time
+	ctx   *requestCtx // the armed request's, ended when its client leaves
+	abort bool
 	// leave is the function to run when the request's client leaves
 	// (requestCtx.OnLeave), left that the client did.
 	leave func()
@@ -70,14 +69,14 @@ func (w *watcher) init(c *conn) {
 	w.timer.Stop()
 }
 
-// arm watches the request whose context cancel ends, as having run
-// since then, starting the timer unless it runs already. Only once the
+// arm watches the request of context ctx, as having run since then,
+// starting the timer unless it runs already. Only once the
 // request's body is read to its end: the read takes the connection's
 // next bytes.
-func (w *watcher) arm(cancel context.CancelFunc, since time.Time) {
+func (w *watcher) arm(ctx *requestCtx, since time.Time) {
 	w.mu.Lock()
 	w.state = watchArmed
-	w.cancel = cancel
+	w.ctx = ctx
 	w.since = since
 	if !w.timing {
 		w.timing = true
@@ -107,7 +106,7 @@ func (w *watcher) read() {
 	}
 	w.timing = false
 	w.state = watchReading
-	cancel := w.cancel
+	ctx := w.ctx
 	w.c.rwc.SetReadDeadline(time.Time{})
 	w.mu.Unlock()
 
@@ -122,7 +121,7 @@ func (w *watcher) read() {
 
 	w.mu.Lock()
 	if !w.abort {
-		cancel()
+		ctx.end()
 		w.left = true
 		if leave := w.leave; leave != nil {
 			w.leave = nil
@@ -175,43 +174,6 @@ func (w *watcher) stop() {
 		w.abort = false
 	}
 	w.state = watchIdle
-	w.cancel = nil
+	w.ctx = nil
 	w.leave, w.left = nil, false
-}
-
-// requestCtx is a request's context. It ends as the context it embeds
-// does, when the client leaves or the request ends, and also runs one
-// function when the client leaves (OnLeave): package dbexec's wait for a
-// session, and then the session's watch, register there on every request
-// rather than with context.AfterFunc, whose registration costs three
-// allocations and the context's lock.
-type requestCtx struct {
-	context.Context
-	w *watcher
-}
-
-// OnLeave has f run, in a goroutine of its own, when the request's client
-// leaves, or at once if it has left; until the request ends or StopLeave
-// is called. It holds one function: a second OnLeave replaces the first,
-// so its users take it in turn (dbexec's wait, then its watch).
-func (c *requestCtx) OnLeave(f func()) {
-	w := c.w
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.left {
-		go f()
-		return
-	}
-	w.leave = f
-}
-
-// StopLeave stops the function OnLeave registered from running, and
-// reports whether it did: false once it has run or started.
-func (c *requestCtx) StopLeave() bool {
-	w := c.w
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	stopped := w.leave != nil
-	w.leave = nil
-	return stopped
 }
