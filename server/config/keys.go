@@ -163,7 +163,7 @@ var keys = []key{
 		doc: "largest request line and headers, in bytes; larger ones are answered 431; it bounds the largest JWT accepted too, which comes in the Authorization header",
 		set: whole(4096, math.MaxInt32, func(c *Config) *int { return &c.ServerMaxHeaderBytes })},
 	{name: "server-read-timeout", def: "60", svc: true, atStart: true, notInDB: true,
-		doc: "seconds a client has to send a whole request, body included (slow clients cannot hold a connection); a body still incomplete then is answered 408; 0 for none",
+		doc: "seconds a client has to send a whole request, body included (slow clients cannot hold a connection), and that an idle connection is kept; a body still incomplete then is answered 408; 0 for none. The deadline may fall up to a sixteenth of it later, at most a second, so that a busy connection need not move it on every request",
 		set: seconds(0, func(c *Config) *time.Duration { return &c.ServerReadTimeout })},
 	{name: "server-write-timeout", def: "0", svc: true, atStart: true, notInDB: true,
 		doc: "seconds to answer a request, from the end of its headers; 0 for none (statement_timeout bounds the database's part)",

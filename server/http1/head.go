@@ -43,7 +43,7 @@ func (c *conn) readRequest(first bool, t0 time.Time) (*http.Request, error) {
 	}
 	if !first {
 		// The idle timeout ends with the request's first byte.
-		setDeadline(c.rwc.SetReadDeadline, t0, c.srv.readHeaderTimeout())
+		c.readDeadlineAfter(t0, c.srv.readHeaderTimeout())
 	}
 	if b, _ := c.br.Peek(1); len(b) == 1 && (b[0] == '\r' || b[0] == '\n') {
 		// RFC 9112 section 2.2: a server SHOULD skip an empty line

@@ -58,7 +58,13 @@ func (w *response) SetWriteDeadline(t time.Time) error {
 // SetReadDeadline sets the connection's read deadline, as net/http's
 // response does for http.ResponseController: a handler reading a long
 // body while it runs (EnableFullDuplex) bounds each read by it.
-func (w *response) SetReadDeadline(t time.Time) error { return w.c.rwc.SetReadDeadline(t) }
+func (w *response) SetReadDeadline(t time.Time) error {
+	// Under the watcher's lock: the watcher sets the deadline too, from
+	// its own goroutine, once the body has been read.
+	w.c.watch.mu.Lock()
+	defer w.c.watch.mu.Unlock()
+	return w.c.setReadDeadline(t)
+}
 
 // EnableFullDuplex lets the handler read its request's body after its
 // header has left, as net/http's does: what is left of the body is then

@@ -107,7 +107,7 @@ func (w *watcher) read() {
 	w.timing = false
 	w.state = watchReading
 	ctx := w.ctx
-	w.c.rwc.SetReadDeadline(time.Time{})
+	w.c.setReadDeadline(time.Time{})
 	w.mu.Unlock()
 
 	r := &w.c.r
@@ -167,7 +167,7 @@ func (w *watcher) stop() {
 		// request, read finds the watcher idle.
 	case watchReading:
 		w.abort = true
-		w.c.rwc.SetReadDeadline(aLongTimeAgo)
+		w.c.setReadDeadline(aLongTimeAgo)
 		for w.state == watchReading {
 			w.idle.Wait()
 		}
