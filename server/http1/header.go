@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 
 	"golang.org/x/net/http/httpguts"
 )
@@ -16,19 +17,23 @@ import (
 // Header.Write's pooled sorter and replacer, which cost a response of a
 // few headers more than writing them does.
 func appendHeader(dst []byte, h http.Header, date string, length int64) []byte {
-	var room [16]string
-	keys := room[:0]
-	for k := range h {
-		keys = append(keys, k)
+	// The values are taken with their keys: looking each key up again
+	// after sorting cost more than the sort.
+	var room [16]headerField
+	fields := room[:0]
+	for k, v := range h {
+		fields = append(fields, headerField{k, v})
 	}
 	if date != "" {
-		keys = append(keys, "Date")
+		fields = append(fields, headerField{key: "Date"})
 	}
 	if length >= 0 {
-		keys = append(keys, "Content-Length")
+		fields = append(fields, headerField{key: "Content-Length"})
 	}
-	slices.Sort(keys)
-	for _, k := range keys {
+	var order [16]int
+	for _, i := range sortFields(fields, order[:0]) {
+		f := &fields[i]
+		k := f.key
 		switch {
 		case k == "Date" && date != "":
 			dst = appendField(dst, k, date)
@@ -42,11 +47,38 @@ func appendHeader(dst []byte, h http.Header, date string, length int64) []byte {
 		if !httpguts.ValidHeaderFieldName(k) {
 			continue
 		}
-		for _, v := range h[k] {
+		for _, v := range f.values {
 			dst = appendField(dst, k, v)
 		}
 	}
 	return dst
+}
+
+// sortFields appends to order the indexes of fields in the order of
+// their keys. For the few keys of an answer it sorts by insertion, which
+// costs a fraction of slices.SortFunc's calls; and moving an index costs
+// less than moving a field.
+func sortFields(fields []headerField, order []int) []int {
+	if len(fields) > 16 {
+		slices.SortFunc(fields, func(a, b headerField) int { return strings.Compare(a.key, b.key) })
+		for i := range fields {
+			order = append(order, i)
+		}
+		return order
+	}
+	for i := range fields {
+		order = append(order, i)
+		for j := i; j > 0 && fields[order[j]].key < fields[order[j-1]].key; j-- {
+			order[j], order[j-1] = order[j-1], order[j]
+		}
+	}
+	return order
+}
+
+// headerField is one key of a header with its values.
+type headerField struct {
+	key    string
+	values []string
 }
 
 // appendField appends the header line of name k and value v.
@@ -60,6 +92,11 @@ func appendField(dst []byte, k, v string) []byte {
 // appendFieldValue appends v with CR and LF made spaces and the ASCII
 // space around it trimmed, as net/http does.
 func appendFieldValue(dst []byte, v string) []byte {
+	// Most values need neither: they are copied whole.
+	if n := len(v); n > 0 && !isFieldSpace(v[0]) && !isFieldSpace(v[n-1]) &&
+		strings.IndexByte(v, '\n') < 0 && strings.IndexByte(v, '\r') < 0 {
+		return append(dst, v...)
+	}
 	start, end := 0, len(v)
 	for start < end && isFieldSpace(v[start]) {
 		start++
@@ -67,7 +104,6 @@ func appendFieldValue(dst []byte, v string) []byte {
 	for end > start && isFieldSpace(v[end-1]) {
 		end--
 	}
-	// Most values hold no line break: they are copied whole.
 	from := start
 	for i := start; i < end; i++ {
 		if c := v[i]; c == '\r' || c == '\n' {

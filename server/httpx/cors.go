@@ -27,7 +27,12 @@ var corsSimpleHeaders = []string{"Accept", "Accept-Language", "Content-Language"
 // browser scripts may read.
 func CORS(allowed []string, expose string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		origin := r.Header.Get("Origin")
+		// The name is canonical, as the parsed header's are: indexing
+		// spares Get's check of it on every request.
+		origin := ""
+		if v := r.Header["Origin"]; len(v) > 0 {
+			origin = v[0]
+		}
 		if origin == "" {
 			next.ServeHTTP(w, r)
 			return

@@ -35,7 +35,8 @@ func defaultVary(manySchemas bool, method string) []string {
 // function has set through response.headers. The CORS middleware's
 // "Vary: Origin" is kept beside it.
 func addDefaultVary(h http.Header, vary []string) {
-	if h.Get("Proxy-Status") != "" {
+	// Indexed by its canonical name: Get would check the name first.
+	if v := h["Proxy-Status"]; len(v) > 0 && v[0] != "" {
 		return
 	}
 	switch v := h["Vary"]; {
