@@ -427,10 +427,11 @@ func csvNeedsQuotes(name string) bool {
 
 // canonicalURL is request.CanonicalURL of path and x's query string, from
 // its template when it has one (server/shapes), which holds the query
-// string parsed.
+// string parsed, and then the request's target itself when that is the
+// canonical URL.
 func (x *exchange) canonicalURL(path string) string {
 	if x.template != nil {
-		return x.template.CanonicalURL(path, x.r.URL.RawQuery)
+		return x.template.CanonicalTarget(path, x.r.URL.RawQuery, x.r.RequestURI)
 	}
 	return request.CanonicalURL(path, x.r.URL.RawQuery)
 }

@@ -29,6 +29,52 @@ func CanonicalURL(path, raw string) string {
 // already, rather than parsing raw again.
 func (t *Template) CanonicalURL(path, raw string) string { return canonicalURL(path, raw, t.pairs) }
 
+// CanonicalTarget is t.CanonicalURL(path, raw) for a request whose target
+// (path and query string as sent) is target: target itself when it is
+// that URL already, as a lookup's usually is, so that rendering it costs
+// nothing.
+func (t *Template) CanonicalTarget(path, raw, target string) string {
+	if isCanonical(raw, t.pairs) && len(target) == len(path)+1+len(raw) &&
+		target[:len(path)] == path && target[len(path)] == '?' && target[len(path)+1:] == raw {
+		return target
+	}
+	return canonicalURL(path, raw, t.pairs)
+}
+
+// isCanonical reports whether raw is what canonicalURL renders of pairs,
+// those of raw sorted: each pair in turn, nothing escaped.
+func isCanonical(raw string, pairs []Pair) bool {
+	if len(pairs) == 0 {
+		return false
+	}
+	rest := raw
+	for i, p := range pairs {
+		if i > 0 {
+			if rest == "" || rest[0] != '&' {
+				return false
+			}
+			rest = rest[1:]
+		}
+		n := len(p.Key) + 1 + len(p.Value)
+		if len(rest) < n || !unreserved(p.Key) || !unreserved(p.Value) ||
+			rest[:len(p.Key)] != p.Key || rest[len(p.Key)] != '=' || rest[len(p.Key)+1:n] != p.Value {
+			return false
+		}
+		rest = rest[n:]
+	}
+	return rest == ""
+}
+
+// unreserved reports whether appendEscaped writes s as it is.
+func unreserved(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !unreservedByte(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
 // canonicalURL renders path and pairs, those of query string raw sorted
 // by name, for CanonicalURL: path alone without pairs.
 func canonicalURL(path, raw string, pairs []Pair) string {
@@ -57,7 +103,7 @@ func appendEscaped(b *strings.Builder, s string) {
 	from := 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.' || c == '~' {
+		if unreservedByte(c) {
 			continue
 		}
 		// The run of unreserved bytes before c goes out whole.
@@ -68,4 +114,10 @@ func appendEscaped(b *strings.Builder, s string) {
 		from = i + 1
 	}
 	b.WriteString(s[from:])
+}
+
+// unreservedByte reports whether c is one of URLs' unreserved bytes, which
+// appendEscaped leaves as they are.
+func unreservedByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.' || c == '~'
 }

@@ -2,7 +2,9 @@ package request
 
 import (
 	"net/http/httptest"
+	"strings"
 	"testing"
+	"unsafe"
 )
 
 func TestCanonicalURL(t *testing.T) {
@@ -50,6 +52,21 @@ func TestCanonicalURL(t *testing.T) {
 			if got := tpl.CanonicalURL("/t", c.raw); got != want {
 				t.Errorf("Template.CanonicalURL(/t, %q) = %q, want %q", c.raw, got, want)
 			}
+			// Given the request's target, the same URL; the target itself
+			// only when that is it, and always when it is and escapes
+			// nothing. A target of another path changes nothing.
+			target := "/t?" + c.raw
+			got := tpl.CanonicalTarget("/t", c.raw, target)
+			if got != want {
+				t.Errorf("Template.CanonicalTarget(/t, %q) = %q, want %q", c.raw, got, want)
+			}
+			reused := unsafe.StringData(got) == unsafe.StringData(target)
+			if mustReuse := want == target && !strings.Contains(c.raw, "%"); reused && want != target || mustReuse && !reused {
+				t.Errorf("Template.CanonicalTarget(/t, %q): target reused %v, want %v", c.raw, reused, mustReuse)
+			}
+			if got := tpl.CanonicalTarget("/t", c.raw, "/u?"+c.raw); got != want {
+				t.Errorf("Template.CanonicalTarget(/t, %q) of target /u: %q, want %q", c.raw, got, want)
+			}
 		})
 	}
 }
@@ -70,8 +87,9 @@ func BenchmarkCanonicalURL(b *testing.B) {
 			if !tpl.Read(httptest.NewRequest("GET", "/books?"+raw, nil), KindRelation, "books") {
 				b.Fatal("no template")
 			}
+			target := "/books?" + raw
 			for b.Loop() {
-				tpl.CanonicalURL("/books", raw)
+				tpl.CanonicalTarget("/books", raw, target)
 			}
 		})
 	}
