@@ -98,3 +98,13 @@ func BenchmarkHeadersJSON(b *testing.B) {
 		HeadersJSON(h)
 	}
 }
+
+// TestHeadersJSONEmpty holds a request without headers to an empty
+// object, which the benchmark's set-up statement (deploy/bench) binds.
+func TestHeadersJSONEmpty(t *testing.T) {
+	for _, h := range []http.Header{nil, {}} {
+		if got := HeadersJSON(h); got != "{}" {
+			t.Errorf("HeadersJSON(%#v) = %q, want {}", h, got)
+		}
+	}
+}

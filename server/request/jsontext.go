@@ -80,6 +80,9 @@ func jsonStringSize(s []byte) int {
 // ", " as HTTP allows. It is on every request's path, so it writes into
 // one buffer sized up front rather than lowering and joining each header.
 func HeadersJSON(h http.Header) string {
+	if len(h) == 0 {
+		return "{}"
+	}
 	size := 2
 	for name, values := range h {
 		size += len(name) + 4
