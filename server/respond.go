@@ -158,6 +158,13 @@ func handlerBody(m request.Media, body []byte) ([]byte, error) {
 	return body[:n], nil
 }
 
+// heldBodyBytes bounds a body that the servers SVC's handler runs under
+// hold whole before they send the header (http1 up to 32 KiB, net/http's
+// up to 2 KiB), and so declare the length of themselves: setting
+// Content-Length for it would cost a string, a header entry, and the
+// server's parse of it back.
+const heldBodyBytes = 2 << 10
+
 // writeBody sends a body PostgreSQL built, after the CSV header line head
 // (see csvHead) when there is one. head may be shared, so it is never
 // written to: an empty body takes it without its newline.
@@ -166,8 +173,11 @@ func writeBody(x *exchange, status int, head, body []byte) {
 		head = head[:len(head)-1]
 	}
 	// With the length known, the server sends the body as is rather than
-	// chunked; it gathers the two writes into one.
-	x.setHeader("Content-Length", strconv.Itoa(len(head)+len(body)))
+	// chunked; it gathers the two writes into one. A body the server
+	// holds whole it declares itself (heldBodyBytes).
+	if n := len(head) + len(body); n > heldBodyBytes {
+		x.setHeader("Content-Length", strconv.Itoa(n))
+	}
 	x.w.WriteHeader(status)
 	x.w.Write(head)
 	x.w.Write(body)
