@@ -25,34 +25,13 @@ const Overhead = 512
 
 // Texts counts the texts v, a pointer to a struct of what a request's
 // headers say (request.Preferences, request.Media), holds: every string,
-// every string of a slice and what a pointer points to. It walks the
-// struct's fields rather than naming them, so that a field added to it
-// cannot escape the estimate; it runs once per shape kept.
-func Texts(v any) int { return texts(reflect.ValueOf(v).Elem()) }
-
-func texts(v reflect.Value) int {
-	switch v.Kind() {
-	case reflect.String:
-		return v.Len()
-	case reflect.Slice:
-		n := 0
-		for i := range v.Len() {
-			n += int(v.Type().Elem().Size()) + texts(v.Index(i))
-		}
-		return n
-	case reflect.Pointer:
-		if v.IsNil() {
-			return 0
-		}
-		return int(v.Type().Elem().Size()) + texts(v.Elem())
-	case reflect.Struct:
-		n := 0
-		for i := range v.NumField() {
-			n += texts(v.Field(i))
-		}
-		return n
-	}
-	return 0
+// every slice and what a pointer points to, as Heap counts them, the
+// struct's own bytes left to its holder. It walks the struct's fields
+// rather than naming them, so that a field added to it cannot escape the
+// estimate; it runs once per shape kept.
+func Texts(v any) int {
+	h := heapWalk{seen: map[uintptr]bool{}}
+	return h.refs(reflect.ValueOf(v).Elem())
 }
 
 // Detach copies the texts of v, a pointer to a struct Texts counts, so

@@ -15,8 +15,8 @@ import (
 // request.Preferences or request.Media cannot escape the estimate nor
 // keep a request's header alive: each field is set here in turn, and the
 // estimate must grow by at least its text, and Detach must copy it. A
-// field of a kind the walk does not know (a map, say) fails the test
-// until Texts and Detach learn it.
+// field of a kind Detach does not know (a map, say) fails the test until
+// it learns it.
 func TestTextsCoverEveryField(t *testing.T) {
 	for _, v := range []any{&request.Preferences{}, &request.Media{}} {
 		typ := reflect.TypeOf(v).Elem()
@@ -43,7 +43,7 @@ func TestTextsCoverEveryField(t *testing.T) {
 				case isScalar(f.Type.Kind()):
 					return // holds no text
 				default:
-					t.Fatalf("%s is a %s, which Texts and Detach do not know", f.Name, f.Type)
+					t.Fatalf("%s is a %s, which Detach does not know", f.Name, f.Type)
 				}
 				if n := Texts(ptr.Interface()); n < len(text) {
 					t.Errorf("a %d-byte %s counts %d bytes", len(text), f.Name, n)
