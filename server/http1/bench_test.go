@@ -50,3 +50,31 @@ func benchClient(b *testing.B, addr string) {
 		}
 	}
 }
+
+// TestPlainRequestAllocations holds what http1 allocates for a plain
+// keep-alive GET whose handler allocates nothing: the head's text, its
+// header map (two allocations), the parts parseHead makes in one (the
+// URL, the values and the request's context) and the request handed to
+// the handler.
+func TestPlainRequestAllocations(t *testing.T) {
+	contentType := []string{"application/json"}
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header()["Content-Type"] = contentType
+		w.Write(benchBody)
+	})
+	addr, _ := startHTTP1(t, &http1.Server{Handler: h})
+	c := dial(t, addr)
+	req := []byte("GET /items/12345 HTTP/1.1\r\nHost: bench\r\nAccept: application/json\r\n\r\n")
+	br := bufio.NewReaderSize(c, 16<<10)
+	allocs := testing.AllocsPerRun(200, func() {
+		if _, err := c.Write(req); err != nil {
+			t.Fatal(err)
+		}
+		if n := benchclient.ReadOK(t, br); n != len(benchBody) {
+			t.Fatalf("body of %d bytes, want %d", n, len(benchBody))
+		}
+	})
+	if allocs > 5 {
+		t.Errorf("%.1f allocations per request, want at most 5", allocs)
+	}
+}

@@ -43,6 +43,9 @@ type conn struct {
 	// copy of head.
 	head  http.Request
 	fixed fixedBody
+	// parts is what readRequest's parse of head allocated, whose context
+	// the request runs in; nil for a head net/http parsed.
+	parts *headParts
 	// writeDeadline is set while a write deadline may be in force: one
 	// the server or a handler set during a request, cleared after it.
 	// Without server-write-timeout, and unless a handler sets one, a
@@ -187,7 +190,13 @@ func (c *conn) serveRequest(req *http.Request, t0 time.Time) bool {
 		c.out.flush()
 		return false
 	}
-	ctx := &requestCtx{w: &c.watch}
+	var ctx *requestCtx
+	if c.parts != nil {
+		ctx, c.parts = &c.parts.ctx, nil
+	} else {
+		ctx = new(requestCtx)
+	}
+	ctx.w = &c.watch
 	defer ctx.end()
 	req = req.WithContext(ctx)
 	req.RemoteAddr = c.remote

@@ -31,7 +31,9 @@ import (
 // deadline set: one deadline less to set for most requests.
 func (c *conn) readRequest(first bool, t0 time.Time) (*http.Request, error) {
 	buf, _ := c.br.Peek(c.br.Buffered())
-	if n := parseHead(buf, &c.head); n > 0 {
+	c.parts = nil
+	if n, parts := parseHead(buf, &c.head); n > 0 {
+		c.parts = parts
 		c.br.Discard(n)
 		if c.head.ContentLength > 0 {
 			c.fixed = fixedBody{r: c.br, remain: c.head.ContentLength}
@@ -68,17 +70,19 @@ func (c *conn) readRequest(first bool, t0 time.Time) (*http.Request, error) {
 // they are (no escape), a query of visible ASCII, tokens for names,
 // visible ASCII, spaces and tabs for values, each name once, and none of
 // Transfer-Encoding, Trailer and Pragma, which http.ReadRequest acts on.
-// The request's Body is the caller's to set.
-func parseHead(buf []byte, req *http.Request) int {
+// The request's Body is the caller's to set. It also returns what it
+// allocated besides the head's text and header map, which holds the
+// request's context to be.
+func parseHead(buf []byte, req *http.Request) (int, *headParts) {
 	end := bytes.Index(buf, crlfcrlf)
 	if end < 0 {
-		return 0
+		return 0, nil
 	}
 	head := string(buf[:end+2]) // each line with its CRLF
 	line, rest, _ := strings.Cut(head, "\r\n")
 	method, target, proto, ok := requestLine(line)
 	if !ok {
-		return 0
+		return 0, nil
 	}
 	lines := strings.Count(rest, "\r\n")
 	parts := new(headParts)
@@ -98,22 +102,22 @@ func parseHead(buf []byte, req *http.Request) int {
 		line, rest, _ = strings.Cut(rest, "\r\n")
 		name, value, ok := headerLine(line)
 		if !ok {
-			return 0
+			return 0, nil
 		}
 		if _, seen := h[name]; seen {
-			return 0 // net/http joins, checks or refuses repeats
+			return 0, nil // net/http joins, checks or refuses repeats
 		}
 		switch name {
 		case "Transfer-Encoding", "Trailer", "Pragma":
-			return 0
+			return 0, nil
 		case "Content-Length":
 			if contentLength, ok = decimal(value); !ok {
-				return 0
+				return 0, nil
 			}
 		case "Host":
 			// http.ReadRequest moves it to Request.Host.
 			if hosts++; hosts > 1 {
-				return 0
+				return 0, nil
 			}
 			host = value
 			continue
@@ -124,17 +128,19 @@ func parseHead(buf []byte, req *http.Request) int {
 	*req = http.Request{Method: method, URL: u, Proto: proto, ProtoMajor: 1, ProtoMinor: 1,
 		Header: h, ContentLength: contentLength, Host: host, RequestURI: target,
 		Close: httpguts.HeaderValuesContainsToken(h["Connection"], "close")}
-	return end + 4
+	return end + 4, parts
 }
 
 var crlfcrlf = []byte("\r\n\r\n")
 
 // headParts is what parseHead makes for a head besides its text and its
-// header map, in one allocation: the URL, and the values of a head of up
-// to eight fields.
+// header map, in one allocation: the URL, the values of a head of up to
+// eight fields, and the context the request will run in (serveRequest),
+// which would otherwise be an allocation of its own.
 type headParts struct {
 	url    url.URL
 	values [8]string
+	ctx    requestCtx
 }
 
 // plainMethods are the methods of a plain head: the ones an API request

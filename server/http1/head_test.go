@@ -70,14 +70,14 @@ var rawHeads = []string{
 func TestParseHeadTakesPlainHeadsOnly(t *testing.T) {
 	for _, head := range plainHeads {
 		var req http.Request
-		if parseHead([]byte(head), &req) == 0 {
+		if n, _ := parseHead([]byte(head), &req); n == 0 {
 			t.Errorf("left a plain head to http.ReadRequest: %q", head)
 		}
 		sameAsReadRequest(t, []byte(head))
 	}
 	for _, head := range rawHeads {
 		var req http.Request
-		if n := parseHead([]byte(head), &req); n != 0 || !reflect.DeepEqual(req, http.Request{}) {
+		if n, _ := parseHead([]byte(head), &req); n != 0 || !reflect.DeepEqual(req, http.Request{}) {
 			t.Errorf("parsed %q (%d bytes) instead of leaving it to http.ReadRequest", head, n)
 		}
 	}
@@ -97,7 +97,7 @@ func FuzzHeadAsReadRequest(f *testing.F) {
 // http.ReadRequest reads it.
 func sameAsReadRequest(t *testing.T, data []byte) {
 	var got http.Request
-	n := parseHead(data, &got)
+	n, _ := parseHead(data, &got)
 	if n == 0 {
 		return
 	}
