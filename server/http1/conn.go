@@ -196,7 +196,7 @@ func (c *conn) serveRequest(req *http.Request, t0 time.Time) bool {
 	} else {
 		ctx = new(requestCtx)
 	}
-	ctx.w = &c.watch
+	ctx.w, ctx.start = &c.watch, t0
 	defer ctx.end()
 	req = req.WithContext(ctx)
 	req.RemoteAddr = c.remote

@@ -23,6 +23,8 @@ import (
 // Done.
 type requestCtx struct {
 	w *watcher
+	// start is when the request's head began to arrive (Started).
+	start time.Time
 	// ended is set, under mu, once the context ends; Err reads it
 	// without the lock.
 	ended atomic.Bool
@@ -42,6 +44,10 @@ var closedDone = func() chan struct{} {
 	close(c)
 	return c
 }()
+
+// Started reports when the request's head began to arrive, so that
+// what times the request (server/observe) need not read the clock again.
+func (c *requestCtx) Started() time.Time { return c.start }
 
 // Deadline reports none: a request runs until it ends or its client
 // leaves.

@@ -465,3 +465,31 @@ func TestFullDuplexReadsBodyAfterHeader(t *testing.T) {
 		t.Errorf("got %q (%v), want %q", got, err, want)
 	}
 }
+
+// TestRequestStarted holds the start a request's context tells its
+// handler (what server/observe times the request from): after the
+// client sent the head, both for a plain head and for one net/http
+// parses (HTTP/1.0), and no later than the handler runs.
+func TestRequestStarted(t *testing.T) {
+	type starter interface{ Started() time.Time }
+	var started, ran time.Time
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s, ok := r.Context().(starter)
+		if !ok {
+			t.Errorf("the request's context %T does not tell when it started", r.Context())
+			return
+		}
+		started, ran = s.Started(), time.Now()
+	})
+	addr, _ := startHTTP1(t, &http1.Server{Handler: h})
+	for _, proto := range []string{"HTTP/1.1", "HTTP/1.0"} {
+		cc := newClientConn(t, addr)
+		sent := time.Now()
+		cc.write("GET /started " + proto + "\r\nHost: x\r\n\r\n")
+		cc.mustRead("GET")
+		if started.Before(sent) || started.After(ran) {
+			t.Errorf("%s: started at %v, want between the head sent (%v) and the handler run (%v)",
+				proto, started, sent, ran)
+		}
+	}
+}

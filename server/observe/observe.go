@@ -238,11 +238,21 @@ type Observer struct {
 	Log     *slog.Logger
 }
 
+// started is when r began: when its head began to arrive, as a server
+// that reads the clock then tells through r's context (server/http1),
+// else now.
+func started(r *http.Request) time.Time {
+	if s, ok := r.Context().(interface{ Started() time.Time }); ok {
+		return s.Started()
+	}
+	return time.Now()
+}
+
 // Serve serves r with a recorder, then counts and logs the request. The
 // trace header is echoed first, so error answers carry it too.
 func (s *Observer) Serve(w http.ResponseWriter, r *http.Request) {
 	rec := recorders.Get().(*recorder)
-	*rec = recorder{ResponseWriter: w, status: http.StatusOK, start: time.Now(),
+	*rec = recorder{ResponseWriter: w, status: http.StatusOK, start: started(r),
 		obs: Observation{timing: s.Timing}, vary: defaultVary(s.ManySchemas, r.Method)}
 	var trace string
 	if s.TraceHeader != "" {
