@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -148,6 +149,48 @@ func TestServerTiming(t *testing.T) {
 	w := do(timed.srv, "GET", "/books?select=nope(")
 	if got := w.Header().Get("Server-Timing"); w.Code != 400 || !regexp.MustCompile(`^jwt;dur=\d+\.\d, parse;dur=\d+\.\d, plan;dur=\d+\.\d$`).MatchString(got) {
 		t.Errorf("refused request: %d, Server-Timing %q", w.Code, got)
+	}
+}
+
+// startedCtx is a request context that tells when its request began, as
+// server/http1's does.
+type startedCtx struct {
+	context.Context
+	start time.Time
+}
+
+func (c startedCtx) Started() time.Time { return c.start }
+
+// TestTimedFromHeadArrival: a request whose context tells when its head
+// began to arrive is logged with the time since then, but its
+// Server-Timing counts only the server's own time: a head that took a
+// second to arrive is the client's second, not the plan's.
+func TestTimedFromHeadArrival(t *testing.T) {
+	o := newObserved(t, map[string]string{"server-timing-enabled": "true"})
+	req := httptest.NewRequest("GET", "/books?id=eq.1", nil)
+	req = req.WithContext(startedCtx{req.Context(), time.Now().Add(-time.Second)})
+	w := httptest.NewRecorder()
+	o.srv.ServeHTTP(w, req)
+	timing := w.Header().Get("Server-Timing")
+	if w.Code != 200 || !timingRE.MatchString(timing) {
+		t.Fatalf("%d, Server-Timing %q", w.Code, timing)
+	}
+	for _, part := range strings.Split(timing, ", ") {
+		name, dur, _ := strings.Cut(part, ";dur=")
+		if ms, err := strconv.ParseFloat(dur, 64); err != nil || ms >= 1000 {
+			t.Errorf("Server-Timing %s is %s ms: it counts the head's arrival", name, dur)
+		}
+	}
+	lines := o.lines("request")
+	if len(lines) != 1 {
+		t.Fatalf("access log:\n%s", strings.Join(lines, "\n"))
+	}
+	m := regexp.MustCompile(` duration=(\S+)`).FindStringSubmatch(lines[0])
+	if m == nil {
+		t.Fatalf("no duration logged: %s", lines[0])
+	}
+	if d, err := time.ParseDuration(m[1]); err != nil || d < time.Second {
+		t.Errorf("logged %q, want a duration of at least the second since the head began", lines[0])
 	}
 }
 

@@ -42,6 +42,10 @@ type Observation struct {
 	// timing is server-timing-enabled; when false no clock is read
 	// beyond the request's start.
 	timing bool
+	// served is when the observer began to serve the request, read only
+	// with timing: the head's own arrival (the recorder's start) is the
+	// client's time, not the server's, and Server-Timing leaves it out.
+	served time.Time
 	// jwt and parse are the time spent verifying the token and parsing
 	// the request, parts of the time before the database.
 	jwt, parse time.Duration
@@ -143,14 +147,14 @@ func (rec *recorder) serverTiming(now time.Time) string {
 	b = appendTiming(b, "parse", obs.parse)
 	b = append(b, ", "...)
 	if obs.dbStart.IsZero() && !obs.answered.IsZero() {
-		b = appendTiming(b, "plan", obs.answered.Sub(rec.start)-obs.jwt-obs.parse)
+		b = appendTiming(b, "plan", obs.answered.Sub(obs.served)-obs.jwt-obs.parse)
 		b = append(b, ", "...)
 		return string(appendTiming(b, "response", now.Sub(obs.answered)))
 	}
 	if obs.dbStart.IsZero() {
-		return string(appendTiming(b, "plan", now.Sub(rec.start)-obs.jwt-obs.parse))
+		return string(appendTiming(b, "plan", now.Sub(obs.served)-obs.jwt-obs.parse))
 	}
-	b = appendTiming(b, "plan", obs.dbStart.Sub(rec.start)-obs.jwt-obs.parse)
+	b = appendTiming(b, "plan", obs.dbStart.Sub(obs.served)-obs.jwt-obs.parse)
 	b = append(b, ", "...)
 	b = appendTiming(b, "transaction", obs.dbEnd.Sub(obs.dbStart))
 	b = append(b, ", "...)
@@ -254,6 +258,9 @@ func (s *Observer) Serve(w http.ResponseWriter, r *http.Request) {
 	rec := recorders.Get().(*recorder)
 	*rec = recorder{ResponseWriter: w, status: http.StatusOK, start: started(r),
 		obs: Observation{timing: s.Timing}, vary: defaultVary(s.ManySchemas, r.Method)}
+	if s.Timing {
+		rec.obs.served = time.Now()
+	}
 	var trace string
 	if s.TraceHeader != "" {
 		if trace = r.Header.Get(s.TraceHeader); trace != "" {
