@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -167,12 +168,37 @@ func (c *conn) awaitRequest(first bool) bool {
 		if first {
 			d = c.srv.readHeaderTimeout()
 		}
-		c.readDeadlineAfter(time.Now(), d)
-		if _, err := c.br.Peek(1); err != nil {
-			return false
+		start := time.Now()
+		c.waitDeadline(start, d)
+		for {
+			_, err := c.br.Peek(1)
+			if err == nil {
+				break
+			}
+			// The deadline an earlier request left has passed; the
+			// wait's own is later.
+			if d <= 0 || !errors.Is(err, os.ErrDeadlineExceeded) || !c.readDeadline.Before(start.Add(d)) {
+				return false
+			}
+			c.readDeadlineAfter(start, d)
 		}
 	}
 	return c.state.CompareAndSwap(stateIdle, stateActive)
+}
+
+// waitDeadline sets the deadline of an idle wait that began at start and
+// may last d, as readDeadlineAfter would, but leaves a deadline still
+// ahead that falls before the wait's own: awaitRequest moves it only if
+// the wait reaches it. A request with a body has its reads time out at
+// the read timeout (server-read-timeout), sooner than the idle timeout
+// (server-idle-timeout) by default, so moving it out for each wait would
+// cost two moves a request, back and forth; left, the next request's
+// body finds it within the slack.
+func (c *conn) waitDeadline(start time.Time, d time.Duration) {
+	if cur := c.readDeadline; d > 0 && cur.After(start) && cur.Before(start.Add(d)) {
+		return
+	}
+	c.readDeadlineAfter(start, d)
 }
 
 // serveRequest runs the handler for req, whose head began at t0, and
