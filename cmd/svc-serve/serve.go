@@ -53,7 +53,7 @@ func serve(ctx context.Context, sources config.Sources, cfg *config.Config, log 
 	if err != nil {
 		return err
 	}
-	defer pool.Close()
+	defer dbexec.ClosePool(pool)
 	dbexec.AwaitDatabase(ctx, pool, log, 10*time.Second)
 
 	snaps := reload.NewSnapshots(reload.SourceFor(cfg, log), log)

@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/svc-dev/svc/server/dbexec"
 	"github.com/svc-dev/svc/server/reload"
 	"github.com/svc-dev/svc/snapshot"
 )
@@ -263,7 +264,7 @@ func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
 // Collect reads the pool and the snapshot in force.
 func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 	if c.pool != nil {
-		st := c.pool.Stat()
+		st := dbexec.PoolStatOf(c.pool)
 		gauge := func(d *prometheus.Desc, v float64) { ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v) }
 		counter := func(d *prometheus.Desc, v float64) {
 			ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, v)

@@ -12,14 +12,23 @@ import (
 	"github.com/svc-dev/svc/sql/connerr"
 )
 
-// acquire takes a session from pool within the acquisition timeout.
+// acquire takes a session from pool within the acquisition timeout:
+// through the primary's shelf (shelf.go), else from pgxpool. Give it back
+// with release.
 func (e *Executor) acquire(ctx context.Context, pool *pgxpool.Pool) (*pgxpool.Conn, error) {
-	e.acquiring.Add(1)
-	wait := startWait(ctx, e.AcquireTimeout)
-	conn, err := pool.Acquire(wait)
-	e.acquiring.Add(-1)
-	left := wait.ended.Load() == waitLeft
-	wait.end()
+	var conn *pgxpool.Conn
+	var left bool
+	var err error
+	if ps := e.sessions(pool); ps.shelf != nil {
+		conn, left, err = ps.shelf.acquire(ctx, ps, e.AcquireTimeout)
+	} else {
+		e.acquiring.Add(1)
+		wait := startWait(ctx, e.AcquireTimeout)
+		conn, err = pool.Acquire(wait)
+		e.acquiring.Add(-1)
+		left = wait.ended.Load() == waitLeft
+		wait.end()
+	}
 	if err != nil {
 		switch {
 		case left || ctx.Err() != nil:

@@ -46,10 +46,10 @@ func (e *Executor) afterAssert(ctx context.Context, pool *pgxpool.Pool, conn *pg
 	broken, err := assertionsBroken(ctx, conn.Conn().PgConn(), tx, steps)
 	switch {
 	case err != nil:
-		discardPooled(conn)
+		e.discard(pool, conn)
 		return e.answer(ctx, tx, first, nil)
 	case broken:
-		e.releaseAndYield(conn)
+		e.release(pool, conn)
 		if e.Log != nil {
 			e.Log.Warn("a request calls a function a migration has changed since the schema snapshot in force was taken; "+
 				"it is refused (503) until the server reloads. Reload the schema snapshot after each migration", "error", first)
@@ -58,7 +58,7 @@ func (e *Executor) afterAssert(ctx context.Context, pool *pgxpool.Pool, conn *pg
 	case suspect(first):
 		return e.afterSuspect(ctx, pool, conn, tx, steps, first)
 	}
-	e.releaseAndYield(conn)
+	e.release(pool, conn)
 	return e.answer(ctx, tx, first, nil)
 }
 

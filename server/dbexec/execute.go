@@ -49,7 +49,7 @@ type Executor struct {
 	// reach caches where the primary's reach is kept.
 	reach reachState
 	// acquiring counts the requests in acquire: those waiting for a
-	// session, mostly (releaseAndYield).
+	// session in pgxpool, mostly (release).
 	acquiring atomic.Int32
 }
 
@@ -80,7 +80,7 @@ func (e *Executor) Execute(ctx context.Context, tx Tx, steps ...Step) error {
 	if dbErr != nil && ctx.Err() == nil && suspect(dbErr) {
 		return e.afterSuspect(ctx, pool, conn, &tx, steps, dbErr)
 	}
-	e.releaseAndYield(conn)
+	e.release(pool, conn)
 	return e.answer(ctx, &tx, dbErr, checkErr)
 }
 

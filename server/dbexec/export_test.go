@@ -146,3 +146,8 @@ func SessionHoldsArgs(pc *pgconn.PgConn) bool {
 	}
 	return false
 }
+
+// SlowShelfTick has pool's shelf tick once an hour, so that no session
+// goes back to pgxpool for its age during a test. Call it before the
+// pool's first request.
+func SlowShelfTick(pool *pgxpool.Pool) { sessionsOf(pool).shelf.period = time.Hour }

@@ -24,8 +24,11 @@ import (
 // inside the transaction (see runPipeline); what else runs through pgx here
 // (a rollback after a failure) uses exec mode, one round trip and nothing
 // prepared.
+//
+// Its sessions go from request to request on a shelf (shelf.go); close it
+// with ClosePool.
 func NewPool(ctx context.Context, cfg *config.Config) (*pgxpool.Pool, error) {
-	pool, err := OpenPool(ctx, cfg, cfg.DBURI, cfg.DBPool)
+	pool, err := openPool(ctx, cfg, cfg.DBURI, cfg.DBPool, true)
 	if err != nil {
 		return nil, fmt.Errorf("db-uri: %w", err)
 	}
@@ -35,6 +38,11 @@ func NewPool(ctx context.Context, cfg *config.Config) (*pgxpool.Pool, error) {
 // OpenPool opens a request pool of size connections to uri, with cfg's
 // lifetimes: the primary's, or a replica's.
 func OpenPool(ctx context.Context, cfg *config.Config, uri string, size int) (*pgxpool.Pool, error) {
+	return openPool(ctx, cfg, uri, size, false)
+}
+
+// openPool is OpenPool, with a shelf when shelve is set.
+func openPool(ctx context.Context, cfg *config.Config, uri string, size int, shelve bool) (*pgxpool.Pool, error) {
 	poolCfg, err := pgxpool.ParseConfig(uri)
 	if err != nil {
 		return nil, err
@@ -58,6 +66,9 @@ func OpenPool(ctx context.Context, cfg *config.Config, uri string, size int) (*p
 	pool, err := pgxpool.NewWithConfig(ctx, poolCfg)
 	if err != nil {
 		return nil, err
+	}
+	if shelve {
+		sessions.shelf = newShelf(pool, size)
 	}
 	pools.Store(weak.Make(pool), sessions)
 	return pool, nil
@@ -108,20 +119,25 @@ func setUpSession(ctx context.Context, conn *pgx.Conn) error {
 // request's statement checks that SVC's connection to it is still open.
 const clientCheckInterval = "1000"
 
-// releaseAndYield returns conn to the pool and then, when a request is
-// waiting for a session, yields, so that the waiter sends its statements
-// before this one writes its response. Releasing readies the waiter's
-// goroutine in this goroutine's own run slot, where it would otherwise
-// sit until this one blocks, after writing the whole response, while the
-// connection's backend idles and has to be woken again. Yielding keeps
-// the backends fed when requests outnumber connections
-// (deploy/bench/run.sh's page workload, unpaced, where 32 clients share
-// the pool's 10 sessions); with no request waiting it would cost a pass
-// through the scheduler for nothing, which most requests of a pool that
-// keeps up would pay.
-func (e *Executor) releaseAndYield(conn *pgxpool.Conn) {
-	conn.Release()
-	if e.acquiring.Load() > 0 {
-		runtime.Gosched()
+// release gives conn, a session acquire took from pool, back: to the
+// primary's shelf, or to pgxpool. When a request is waiting for a session,
+// it then yields, so that the waiter sends its statements before this one
+// writes its response. Releasing readies the waiter's goroutine in this
+// goroutine's own run slot, where it would otherwise sit until this one
+// blocks, after writing the whole response, while the connection's
+// backend idles and has to be woken again. Yielding keeps the backends fed
+// when requests outnumber connections (deploy/bench/run.sh's page
+// workload, unpaced, where 32 clients share the pool's 10 sessions); with
+// no request waiting it would cost a pass through the scheduler for
+// nothing, which most requests of a pool that keeps up would pay.
+func (e *Executor) release(pool *pgxpool.Pool, conn *pgxpool.Conn) {
+	ps := e.sessions(pool)
+	if sh := ps.shelf; sh != nil {
+		if !sh.put(ps, conn) {
+			return
+		}
+	} else if conn.Release(); e.acquiring.Load() == 0 {
+		return
 	}
+	runtime.Gosched()
 }

@@ -104,7 +104,7 @@ func poolerSymptom(err error) bool {
 // the new run meet the symptom again, the answer is a 503 (the server's
 // configuration, not the request, is at fault), never a 400.
 func (e *Executor) afterPooler(ctx context.Context, pool *pgxpool.Pool, conn *pgxpool.Conn, tx *Tx, steps []Step, first error) error {
-	discardPooled(conn)
+	e.discard(pool, conn)
 	foundPooler(pool, e.Log, "a prepared statement was missing from the session: "+first.Error())
 	if !rewind(tx) {
 		return apierr.ConnectionFailed(first)
@@ -114,7 +114,7 @@ func (e *Executor) afterPooler(ctx context.Context, pool *pgxpool.Pool, conn *pg
 		return err
 	}
 	dbErr, checkErr := e.runTx(ctx, again.Conn(), tx, steps, e.prepares(pool))
-	e.releaseAndYield(again)
+	e.release(pool, again)
 	if dbErr != nil && poolerSymptom(dbErr) {
 		return apierr.ConnectionFailed(dbErr)
 	}

@@ -45,6 +45,9 @@ type poolSessions struct {
 	pooler poolerState
 	// probed is set once start-up has looked for such a pooler.
 	probed atomic.Bool
+	// shelf holds the sessions between requests: the primary pool's only
+	// (NewPool), nil for the others.
+	shelf *shelf
 }
 
 // pools maps each request pool OpenPool made to its poolSessions, by a
@@ -73,11 +76,10 @@ func (ps *poolSessions) recordEpoch(pc *pgconn.PgConn) {
 	s.epoch, s.epochSet = ps.retirements.Load(), true
 }
 
-// retiredSince reports whether the pool retired its sessions after pc was
-// opened: pc then goes when released, and every session the pool hands
-// out is newer than the retirement.
-func (ps *poolSessions) retiredSince(pc *pgconn.PgConn) bool {
-	s := sessionOf(pc)
+// retiredSince reports whether the pool retired its sessions after s's
+// was opened: it then goes when released, and every session the pool
+// hands out is newer than the retirement.
+func (ps *poolSessions) retiredSince(s *sessionState) bool {
 	return !s.epochSet || ps.retirements.Load() > s.epoch
 }
 
@@ -89,6 +91,12 @@ func (ps *poolSessions) retiredSince(pc *pgconn.PgConn) bool {
 // for a catalog proven changed, never for what a client may ask as
 // often as it likes.
 func RetireSessions(pool *pgxpool.Pool) {
-	sessionsOf(pool).retirements.Add(1)
+	ps := sessionsOf(pool)
+	ps.retirements.Add(1)
 	pool.Reset()
+	if ps.shelf != nil {
+		// pgxpool closes them now, as it did its idle ones; the shelf
+		// would hand none of them out again in any case (shelf.acquire).
+		ps.shelf.drain(false)
+	}
 }

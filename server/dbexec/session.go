@@ -21,6 +21,9 @@ type sessionState struct {
 	// once epochSet (poolSessions.recordEpoch).
 	epoch    uint64
 	epochSet bool
+	// takenTick and shelvedTick are the shelf's tick when the session
+	// last left pgxpool and when it was last shelved (shelf.go).
+	takenTick, shelvedTick uint64
 	// args holds a request's bind values while its pipeline is written
 	// (requestCalls): pgx copies them into its messages as they are sent,
 	// and the request has the session to itself, so one array per session

@@ -74,7 +74,7 @@ func (e *Executor) afterSuspect(ctx context.Context, pool *pgxpool.Pool, conn *p
 	case err != nil:
 		// The session failed while parsing again; the request's error
 		// stands, and the session goes.
-		discardPooled(conn)
+		e.discard(pool, conn)
 		return e.answer(ctx, tx, first, nil)
 	case stale || planChanged(first):
 		e.retireStale(ctx, pool, conn, first)
@@ -82,7 +82,7 @@ func (e *Executor) afterSuspect(ctx context.Context, pool *pgxpool.Pool, conn *p
 	case staleCatalog(first):
 		return e.afterStale(ctx, pool, conn, tx, steps, first)
 	}
-	e.releaseAndYield(conn)
+	e.release(pool, conn)
 	return e.answer(ctx, tx, first, nil)
 }
 
@@ -107,20 +107,20 @@ func (e *Executor) afterSuspect(ctx context.Context, pool *pgxpool.Pool, conn *p
 // twice.
 func (e *Executor) afterStale(ctx context.Context, pool *pgxpool.Pool, conn *pgxpool.Conn, tx *Tx, steps []Step, first error) error {
 	pc := conn.Conn().PgConn()
-	if !sessionsOf(pool).retiredSince(pc) && !e.catalogChanged(ctx, pool, conn) {
+	if !sessionsOf(pool).retiredSince(sessionOf(pc)) && !e.catalogChanged(ctx, pool, conn) {
 		if ctx.Err() != nil {
-			discardPooled(conn)
+			e.discard(pool, conn)
 			return ErrClientGone
 		}
 		if pc.IsClosed() || pc.TxStatus() != 'I' {
-			discardPooled(conn)
+			e.discard(pool, conn)
 		} else {
-			e.releaseAndYield(conn)
+			e.release(pool, conn)
 		}
 		return e.answer(ctx, tx, first, nil)
 	}
 	if !tx.ReadOnly {
-		discardPooled(conn)
+		e.discard(pool, conn)
 		return apierr.StaleCatalog(first)
 	}
 	return e.rerun(ctx, pool, conn, tx, steps, first)
@@ -135,7 +135,7 @@ func (e *Executor) afterStale(ctx context.Context, pool *pgxpool.Pool, conn *pgx
 // well: what staleCatalog suspects on a session known stale is answered
 // 503, never 500, unless the new session gave the same error.
 func (e *Executor) rerun(ctx context.Context, pool *pgxpool.Pool, conn *pgxpool.Conn, tx *Tx, steps []Step, first error) error {
-	discardPooled(conn)
+	e.discard(pool, conn)
 	if tx.Replica != nil || tx.OutsideEffects || !rewind(tx) {
 		return apierr.StaleCatalog(first)
 	}
@@ -145,10 +145,10 @@ func (e *Executor) rerun(ctx context.Context, pool *pgxpool.Pool, conn *pgxpool.
 	}
 	dbErr, checkErr := e.runTx(ctx, again.Conn(), tx, steps, e.prepares(pool))
 	if dbErr != nil && ctx.Err() == nil && staleCatalog(dbErr) && !sameError(dbErr, first) {
-		discardPooled(again)
+		e.discard(pool, again)
 		return apierr.StaleCatalog(dbErr)
 	}
-	e.releaseAndYield(again)
+	e.release(pool, again)
 	return e.answer(ctx, tx, dbErr, checkErr)
 }
 
@@ -174,7 +174,7 @@ func (e *Executor) catalogChanged(ctx context.Context, pool *pgxpool.Pool, conn 
 	}
 	defer ps.leaveProbe()
 	pc := conn.Conn().PgConn()
-	if ps.retiredSince(pc) {
+	if ps.retiredSince(sessionOf(pc)) {
 		return true // proven by a request that checked meanwhile
 	}
 	known := knownNow()
@@ -249,9 +249,9 @@ func (ps *poolSessions) enterProbe(ctx context.Context, limit time.Duration) boo
 
 func (ps *poolSessions) leaveProbe() { <-ps.probe }
 
-// discardPooled closes conn's session and gives conn back to its pool,
-// which drops it: the session is not used again.
-func discardPooled(conn *pgxpool.Conn) {
+// discard closes conn's session and gives conn back to pool, which drops
+// it: the session is not used again.
+func (e *Executor) discard(pool *pgxpool.Pool, conn *pgxpool.Conn) {
 	discard(conn.Conn().PgConn())
-	conn.Release()
+	e.release(pool, conn)
 }
