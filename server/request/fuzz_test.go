@@ -211,3 +211,52 @@ func FuzzCallForm(f *testing.F) {
 		}
 	})
 }
+
+// FuzzValidJSON holds validJSON to json.Valid on any text, and the keys
+// it finds of an object to those the walk of a checked object finds.
+func FuzzValidJSON(f *testing.F) {
+	for _, s := range []string{
+		`{}`, `[]`, ` { } `, `{"a":1,"b":[1,2,{"c":null}],"a":true}`, `{"k\u00e9y":"v\"x","k\u00E9y":0}`,
+		`[1,]`, `{"a":1,}`, `{,}`, `[,1]`, `{"a" 1}`, `{"a":}`, `{1:2}`, `01`, `-0.5e+10`, `-`, `1.`, `1e`, `.5`,
+		`"\ud800"`, `"\x"`, "\"a\x01\"", `"\u12"`, `tru`, `nulls`, `true false`, "{\"\xff\":1}", `[[[]]]`, `[{]}`,
+		`{"a":{"b":{"c":[1,{"d":"}"}]}}}`, `"`, ``, ` `, "\t[\r\n]\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		var room [16]keySpan
+		keys := keySpans{w: &jsonWalk{src: src}, spans: room[:0]}
+		got := validJSON(src, func(start, end int, escaped bool) { keys = keys.add(start, end, escaped) })
+		if want := json.Valid(src); got != want {
+			t.Fatalf("validJSON(%q) = %v, json.Valid %v", src, got, want)
+		}
+		if !got {
+			return // the keys of an invalid text are not read
+		}
+		at := bytes.IndexFunc(src, func(r rune) bool { return !strings.ContainsRune(" \t\n\r", r) })
+		if src[at] != '{' {
+			if len(keys.spans) > 0 {
+				t.Fatalf("validJSON(%q) gave keys of no object", src)
+			}
+			return
+		}
+		if got, want := keys.sorted(), (&jsonWalk{src: src, pos: at}).firstKeys(); !slices.Equal(got, want) {
+			t.Fatalf("keys of %q: %q, the walk finds %q", src, got, want)
+		}
+	})
+}
+
+// TestValidJSONDepth: arrays and objects nest as deeply as json.Valid
+// allows, and no deeper.
+func TestValidJSONDepth(t *testing.T) {
+	for _, depth := range []int{maxJSONDepth - 1, maxJSONDepth, maxJSONDepth + 1} {
+		for _, src := range []string{
+			strings.Repeat("[", depth) + strings.Repeat("]", depth),
+			strings.Repeat(`{"a":`, depth) + "1" + strings.Repeat("}", depth),
+		} {
+			if got, want := validJSON([]byte(src), nil), json.Valid([]byte(src)); got != want {
+				t.Errorf("%d levels of %.5s: validJSON %v, json.Valid %v", depth, src, got, want)
+			}
+		}
+	}
+}

@@ -16,18 +16,25 @@ const errInvalidJSON = "Empty or invalid json"
 // jsonPayload checks a JSON body: an object or an array of objects; with
 // uniform set, every object must have the same keys. The body is sent on
 // as it is; what is learnt from it (the keys, the rows, the first row)
-// comes from walking its bytes once json.Valid has passed them, so no
-// value is decoded and nothing is allocated per row.
+// comes from its bytes as they are checked (an object's keys) or walked
+// once checked (an array's), so no value is decoded and nothing is
+// allocated per row.
 func jsonPayload(body []byte, uniform bool) (*Payload, error) {
 	trimmed := bytes.TrimSpace(body)
-	if len(trimmed) == 0 || !json.Valid(trimmed) {
+	var room [16]keySpan // most objects have fewer keys
+	keys := keySpans{w: &jsonWalk{src: trimmed}, spans: room[:0]}
+	var key func(start, end int, escaped bool)
+	if uniform && len(trimmed) > 0 && trimmed[0] == '{' {
+		key = func(start, end int, escaped bool) { keys = keys.add(start, end, escaped) }
+	}
+	if len(trimmed) == 0 || !validJSON(trimmed, key) {
 		return nil, apierr.InvalidBody(errInvalidJSON, "")
 	}
 	switch trimmed[0] {
 	case '{':
 		p := &Payload{JSON: trimmed, Rows: 1, First: trimmed}
 		if uniform {
-			p.Keys = (&jsonWalk{src: trimmed}).firstKeys()
+			p.Keys = keys.sorted()
 		}
 		return p, nil
 	case '[':
@@ -87,7 +94,7 @@ func jsonRows(array []byte, uniform bool) (*Payload, error) {
 	return p, nil
 }
 
-// jsonWalk steps through JSON text that json.Valid has accepted, so it
+// jsonWalk steps through JSON text that validJSON has accepted, so it
 // checks nothing the grammar already guarantees.
 type jsonWalk struct {
 	src []byte
@@ -193,48 +200,73 @@ func (w *jsonWalk) key(start, end int, escaped bool) []byte {
 }
 
 // firstKeys returns the keys of the object at pos, sorted, each once, and
-// passes the object. Keys are held as offsets until the end, so an object
-// of many repeated keys costs eight bytes a key rather than a string each,
-// and the keys kept are slices of one string: an object's keys cost two
-// allocations, however many there are.
+// passes the object.
 func (w *jsonWalk) firstKeys() []string {
-	type span struct{ start, end uint32 }
-	var room [16]span // most objects have fewer keys
-	spans := room[:0]
-	var decoded []byte // the keys that had escapes, decoded, end to end
-	const inDecoded = 1 << 31
+	var room [16]keySpan
+	keys := keySpans{w: w, spans: room[:0]}
 	w.members(func(start, end int, escaped bool) {
-		if escaped {
-			k := w.key(start, end, escaped)
-			spans = append(spans, span{uint32(len(decoded)) | inDecoded, uint32(len(decoded)+len(k)) | inDecoded})
-			decoded = append(decoded, k...)
-		} else {
-			spans = append(spans, span{uint32(start), uint32(end)})
-		}
+		keys = keys.add(start, end, escaped)
 		w.skip()
 	})
-	text := func(s span) []byte {
-		if s.start&inDecoded != 0 {
-			return decoded[s.start&^inDecoded : s.end&^inDecoded]
-		}
-		return w.src[s.start:s.end]
+	return keys.sorted()
+}
+
+// keySpans gathers an object's keys as offsets until the end, so that an
+// object of many repeated keys costs eight bytes a key rather than a
+// string each, and the keys kept are slices of one string: an object's
+// keys cost two allocations, however many there are.
+type keySpans struct {
+	w     *jsonWalk // the object's text, and what decodes a key
+	spans []keySpan
+	// decoded holds the keys that had escapes, decoded, end to end.
+	decoded []byte
+}
+
+type keySpan struct{ start, end uint32 }
+
+// inDecoded marks a span in keySpans.decoded rather than in the text.
+const inDecoded = 1 << 31
+
+// add returns k with the key of a member, given as members gives it. A
+// value rather than a pointer's target is updated, so that the spans'
+// first array stays on the caller's stack.
+func (k keySpans) add(start, end int, escaped bool) keySpans {
+	if escaped {
+		key := k.w.key(start, end, escaped)
+		k.spans = append(k.spans, keySpan{uint32(len(k.decoded)) | inDecoded, uint32(len(k.decoded)+len(key)) | inDecoded})
+		k.decoded = append(k.decoded, key...)
+		return k
 	}
-	slices.SortFunc(spans, func(a, b span) int { return bytes.Compare(text(a), text(b)) })
-	spans = slices.CompactFunc(spans, func(a, b span) bool { return bytes.Equal(text(a), text(b)) })
+	k.spans = append(k.spans, keySpan{uint32(start), uint32(end)})
+	return k
+}
+
+func (k keySpans) text(s keySpan) []byte {
+	if s.start&inDecoded != 0 {
+		return k.decoded[s.start&^inDecoded : s.end&^inDecoded]
+	}
+	return k.w.src[s.start:s.end]
+}
+
+// sorted returns the keys taken, sorted, each once.
+func (k keySpans) sorted() []string {
+	spans := k.spans
+	slices.SortFunc(spans, func(a, b keySpan) int { return bytes.Compare(k.text(a), k.text(b)) })
+	spans = slices.CompactFunc(spans, func(a, b keySpan) bool { return bytes.Equal(k.text(a), k.text(b)) })
 	total := 0
 	for _, s := range spans {
-		total += len(text(s))
+		total += len(k.text(s))
 	}
 	var all strings.Builder
 	all.Grow(total)
 	for _, s := range spans {
-		all.Write(text(s))
+		all.Write(k.text(s))
 	}
 	whole := all.String()
 	keys := make([]string, len(spans))
 	at := 0
 	for i, s := range spans {
-		n := len(text(s))
+		n := len(k.text(s))
 		keys[i] = whole[at : at+n]
 		at += n
 	}

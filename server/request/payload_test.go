@@ -121,3 +121,16 @@ func BenchmarkParsePayloadBulk(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkParsePayloadRow measures the Go side of a one-row insert, the
+// load benchmark's.
+func BenchmarkParsePayloadRow(b *testing.B) {
+	body := []byte(`{"book_id":123456,"rating":4,"body":"load test"}`)
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := ParsePayload("application/json", body, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
