@@ -71,6 +71,16 @@
 # The report gives each variant's medians and spread, and each round's
 # figures against the first variant's in the same round, which carries
 # the machine's drift away.
+# AT_ONCE=1 (with VARIANTS): instead, each of ROUNDS rounds runs the first
+# variant and each other one at the same time, both on svc-serve's core,
+# each under a wrk of its own at 16 connections (ROUND_WARMUP s, then
+# PAIR_SECONDS), so that whatever the machine does in those seconds falls
+# on both alike; the report gives each other variant's CPU per request
+# over the first's, round by round. The rounds' spread is about a percent
+# where in-turn rounds spread several: the way to tell a cut of a percent
+# or two. Both serve half the usual load, so the figures themselves are
+# not those of a server alone; set a variant beside itself to see the
+# spread. The second server listens on HTTPPORT + 6.
 #
 # The report (markdown) goes to stdout, progress to stderr; the exit status
 # is 1 when a check of the fault soak fails. Needs the PostgreSQL server
@@ -96,6 +106,7 @@ RATE=${RATE:-}
 PERF_DIR=${PERF_DIR:-}
 TOPOLOGY=${TOPOLOGY:-shared}
 VARIANTS=${VARIANTS:-}
+AT_ONCE=${AT_ONCE:-0}
 ROUNDS=${ROUNDS:-5}
 ROUND_WARMUP=${ROUND_WARMUP:-3}
 PG_MALLOC=${PG_MALLOC-glibc.malloc.trim_threshold=67108864:glibc.malloc.top_pad=16777216}
@@ -105,6 +116,7 @@ ADMINPORT=$((HTTPPORT + 2))
 PRESTPORT=$((HTTPPORT + 3))
 FLOORPORT=$((HTTPPORT + 4))
 UNPREPPORT=$((HTTPPORT + 5))
+ATONCEPORT=$((HTTPPORT + 6))
 PREST=${PREST:-1}
 # SVC's pool, and pgbench's connections: the database sees 10 sessions
 # either way, so the ratio compares like with like.
@@ -120,7 +132,7 @@ for kind in $KINDS; do
   # wrk runs a plain GET / when its script is missing; refuse instead.
   [ -f "deploy/bench/$kind.lua" ] && [ -f "deploy/bench/$kind.pgbench" ] || die "no workload $kind (deploy/bench/$kind.lua and .pgbench)"
 done
-for port in "$PGPORT" "$HTTPPORT" $((HTTPPORT + 1)) $([ "$FAULTS" = 1 ] && echo "$ADMINPORT") "$PRESTPORT" "$FLOORPORT" "$UNPREPPORT"; do
+for port in "$PGPORT" "$HTTPPORT" $((HTTPPORT + 1)) $([ "$FAULTS" = 1 ] && echo "$ADMINPORT") "$PRESTPORT" "$FLOORPORT" "$UNPREPPORT" $([ "$AT_ONCE" = 1 ] && echo "$ATONCEPORT"); do
   # A server already listening there would answer in SVC's place.
   if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then die "port $port is in use"; fi
 done
@@ -516,6 +528,66 @@ run_variants() {
   done
 }
 
+# run_at_once KIND: ROUNDS rounds in which the first variant and each other
+# one serve at once (see AT_ONCE), into at-once.tsv: the workload, the
+# variant, the round, then for the first and the variant: req/s, CPU µs
+# per request (svc-serve's user and system time over the requests wrk
+# completed) and wrk's errors. Which of the two starts first alternates.
+run_at_once() {
+  local kind=$1 names first i v script=deploy/bench/$1.lua
+  read -ra names <<<"$VARIANTS"
+  first=${names[0]}
+  for i in $(seq "$ROUNDS"); do
+    for v in "${names[@]:1}"; do
+      log "$kind: round $i of $ROUNDS, $first and $v at once"
+      local a b pid_a pid_b
+      if ((i % 2)); then a=$first b=$v; else a=$v b=$first; fi
+      # shellcheck disable=SC2086 # VAR=VALUE words, split on purpose
+      SVC_EXE=${VARIANT_EXE[$a]} start_svc error ${VARIANT_ENV[$a]}
+      pid_a=$SVC_PID
+      # shellcheck disable=SC2086
+      HTTPPORT=$ATONCEPORT HTTP=http://127.0.0.1:$ATONCEPORT SVC_EXE=${VARIANT_EXE[$b]} start_svc error ${VARIANT_ENV[$b]}
+      pid_b=$SVC_PID
+      SVC_PID=$pid_a # the clean-up stops it; pid_b is stopped below
+      local wrk_pid # wait for it alone: the servers run in the background too
+      wrk_on_other "$kind" 16 -d"${ROUND_WARMUP}s" -s "$script" "$HTTP" >/dev/null &
+      wrk_pid=$!
+      wrk_on_other "$kind" 16 -d"${ROUND_WARMUP}s" -s "$script" "http://127.0.0.1:$ATONCEPORT" >/dev/null
+      wait "$wrk_pid"
+      local ta tb
+      ta=$(awk '{print $14 + $15}' "/proc/$pid_a/stat")
+      tb=$(awk '{print $14 + $15}' "/proc/$pid_b/stat")
+      wrk_on_other "$kind" 16 -d"${PAIR_SECONDS}s" -s "$script" "$HTTP" >"$WORK/at-once-a.txt" &
+      wrk_pid=$!
+      wrk_on_other "$kind" 16 -d"${PAIR_SECONDS}s" -s "$script" "http://127.0.0.1:$ATONCEPORT" >"$WORK/at-once-b.txt"
+      wait "$wrk_pid"
+      ta="$ta $(awk '{print $14 + $15}' "/proc/$pid_a/stat")"
+      tb="$tb $(awk '{print $14 + $15}' "/proc/$pid_b/stat")"
+      kill "$pid_b" && wait "$pid_b" || true
+      stop_svc
+      local row_first row_v
+      row_first=$(at_once_row "$WORK/at-once-a.txt" $ta)
+      row_v=$(at_once_row "$WORK/at-once-b.txt" $tb)
+      if [ "$a" != "$first" ]; then
+        local t=$row_first
+        row_first=$row_v row_v=$t
+      fi
+      printf '%s\t%s\t%s\t%s\t%s\n' "$kind" "$v" "$i" "$row_first" "$row_v" >>"$WORK/at-once.tsv"
+      log "  $first: $(echo "$row_first" | awk '{print $1 " req/s, " $2 " µs/req"}'); $v: $(echo "$row_v" | awk '{print $1 " req/s, " $2 " µs/req"}')"
+    done
+  done
+}
+
+# at_once_row WRK_OUTPUT TICKS_BEFORE TICKS_AFTER: "req/s<TAB>µs/req<TAB>errors"
+# for one server of an at-once round.
+at_once_row() {
+  awk -v t0="$2" -v t1="$3" -v s="$PAIR_SECONDS" -v hz="$(getconf CLK_TCK)" '
+    / requests in / {n = $1}
+    /Non-2xx/ {errors += $NF}
+    /Socket errors/ {gsub(/,/, ""); errors += $4 + $6 + $8 + $10}
+    END {printf "%.0f\t%.1f\t%d\n", n / s, n ? (t1 - t0) / hz * 1e6 / n : 0, errors}' "$1"
+}
+
 # ---- Workloads ---------------------------------------------------------------
 : >"$WORK/rows.tsv"
 : >"$WORK/pgbench.tsv"
@@ -526,10 +598,15 @@ run_variants() {
 : >"$WORK/pairs-unprepared.tsv"
 : >"$WORK/pairs-extended.tsv"
 : >"$WORK/variants.tsv"
+: >"$WORK/at-once.tsv"
 : >"$WORK/floor.tsv"
 if [ -n "$KINDS" ] && [ -n "$VARIANTS" ]; then
   [ "$CHECK_SQL" = 1 ] && check_sql
-  for kind in $KINDS; do run_variants "$kind"; done
+  if [ "$AT_ONCE" = 1 ]; then
+    for kind in $KINDS; do run_at_once "$kind"; done
+  else
+    for kind in $KINDS; do run_variants "$kind"; done
+  fi
 elif [ -n "$KINDS" ]; then
   [ "$CHECK_SQL" = 1 ] && check_sql
   start_svc error
@@ -735,6 +812,23 @@ if [ -s "$WORK/pairs-prest.tsv" ]; then
   awk -F'\t' -f deploy/bench/stats.awk -f deploy/bench/peers.awk "$WORK/pairs-pgbench.tsv" "$WORK/pairs-prest.tsv" "$WORK/pairs-wrk.tsv"
 fi
 floor_report
+if [ -s "$WORK/at-once.tsv" ]; then
+  read -ra names <<<"$VARIANTS"
+  echo
+  echo "Variants at once (AT_ONCE): $ROUNDS rounds per workload; in each, ${names[0]} and another variant"
+  echo "serve at the same time on svc-serve's core, each a fresh server under its own wrk -t2 -c16,"
+  echo "${ROUND_WARMUP} s of warm-up, then ${PAIR_SECONDS} s. Each round's figure is the variant's CPU per request"
+  echo "(svc-serve's user and system time) over ${names[0]}'s in the same seconds; with the two"
+  echo "sharing the core and PostgreSQL, the figures alone are not a server's on its own."
+  for v in "${names[@]}"; do
+    spec_var=VARIANT_$v
+    echo "- $v: ${!spec_var:-the work tree, as configured}"
+  done
+  echo
+  echo "| workload | variant | CPU per request over ${names[0]}, rounds | median | ${names[0]} µs/req | variant µs/req | req/s ${names[0]} / variant | errors |"
+  echo "|---|---|---|--:|--:|--:|--:|--:|"
+  awk -F'\t' -f deploy/bench/stats.awk -f deploy/bench/atonce.awk "$WORK/at-once.tsv"
+fi
 if [ -s "$WORK/variants.tsv" ]; then
   read -ra names <<<"$VARIANTS"
   echo
