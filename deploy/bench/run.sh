@@ -566,7 +566,9 @@ run_at_once() {
       kill "$pid_b" && wait "$pid_b" || true
       stop_svc
       local row_first row_v
+      # shellcheck disable=SC2086 # the two tick counts, split on purpose
       row_first=$(at_once_row "$WORK/at-once-a.txt" $ta)
+      # shellcheck disable=SC2086
       row_v=$(at_once_row "$WORK/at-once-b.txt" $tb)
       if [ "$a" != "$first" ]; then
         local t=$row_first

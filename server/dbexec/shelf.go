@@ -14,9 +14,9 @@ import (
 // does not go through pgxpool each time: pgxpool's acquire and release
 // each take two locks (its pool's and its semaphore's) and read the
 // clock, and a request waiting in it waits in its semaphore's queue of
-// its own channels. perf put the two at 2 to 3% of svc-serve's CPU on the
-// benchmark's lookups and inserts, against under 1% for floorserver's
-// channel of sessions (deploy/bench/RESULTS.md).
+// its own channels: several times what floorserver's channel of sessions
+// costs, in perf profiles of the load benchmark's lookups and inserts
+// (deploy/bench/RESULTS.md has the figures).
 //
 // pgxpool stays the pool that opens, checks, ages and closes sessions;
 // the shelf only holds those it took (out, at most the pool's size), and
