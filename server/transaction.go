@@ -190,7 +190,7 @@ func appSettingsOf(cfg *config.Config) [][2]string {
 // token in r verifies to, or none for a request without one. Verify on a
 // nil verifier (no key configured) answers SVC300.
 func (s *Server) authenticate(r *http.Request) (auth.Identity, error) {
-	token, ok := auth.BearerToken(r.Header.Get("Authorization"))
+	token, ok := auth.BearerToken(request.FieldValue(r.Header, "Authorization"))
 	if !ok {
 		return auth.Identity{}, nil
 	}

@@ -93,7 +93,7 @@ func (w *response) WriteHeader(code int) {
 		if n, err := strconv.ParseInt(cl, 10, 64); err == nil && n >= 0 {
 			w.contentLength = n
 		} else {
-			w.header.Del("Content-Length")
+			delete(w.header, "Content-Length")
 		}
 	}
 }
@@ -156,7 +156,7 @@ func (w *response) finish() {
 	out := &w.c.out
 	if !w.sentHeader {
 		if w.contentLength < 0 && bodyAllowed(w.status) && (w.req.Method != http.MethodHead || w.written > 0) {
-			delete(w.header, "Content-Length") // one the handler set that did not parse
+			deleteField(w.header, "Content-Length") // one the handler set that did not parse
 			w.length, w.contentLength = w.written, w.written
 		}
 		first := out.body
@@ -176,19 +176,21 @@ func (w *response) finish() {
 
 // sendHeader builds the status line and header in front of the held
 // body; first is the body's start, for sniffing a missing Content-Type.
+// The header's own fields are named here as canonical keys of its map:
+// Header.Set and Del canonicalise their name on every call.
 func (w *response) sendHeader(first []byte) {
 	w.sentHeader = true
 	h := w.header
 	if bodyAllowed(w.status) {
 		if _, ok := h["Content-Type"]; !ok && len(first) > 0 && fieldValue(h, "Content-Encoding") == "" {
-			h.Set("Content-Type", http.DetectContentType(first))
+			h["Content-Type"] = []string{http.DetectContentType(first)}
 		}
 	} else {
-		h.Del("Content-Length")
+		delete(h, "Content-Length")
 		w.length = -1
-		h.Del("Transfer-Encoding")
+		delete(h, "Transfer-Encoding")
 		if w.status == http.StatusNotModified {
-			h.Del("Content-Type")
+			delete(h, "Content-Type")
 		}
 		w.contentLength = -1
 	}
@@ -199,11 +201,11 @@ func (w *response) sendHeader(first []byte) {
 		date = httpDate()
 	}
 	if w.chunked {
-		h.Del("Content-Length")
+		delete(h, "Content-Length")
 		w.length = -1
-		h.Set("Transfer-Encoding", "chunked")
+		h["Transfer-Encoding"] = []string{"chunked"}
 	} else {
-		h.Del("Transfer-Encoding")
+		deleteField(h, "Transfer-Encoding")
 	}
 	w.decideConnection()
 
@@ -237,7 +239,7 @@ func (w *response) decideConnection() {
 	wants10KeepAlive := req.ProtoMajor == 1 && req.ProtoMinor == 0 && hasToken(fieldValue(req.Header, "Connection"), "keep-alive")
 	if wants10KeepAlive && (req.Method == http.MethodHead || w.contentLength >= 0 || !bodyAllowed(w.status)) {
 		if _, set := h["Connection"]; !set {
-			h.Set("Connection", "keep-alive")
+			h["Connection"] = []string{"keep-alive"}
 		}
 	} else if !req.ProtoAtLeast(1, 1) || req.Close || hasToken(fieldValue(req.Header, "Connection"), "close") {
 		w.closeAfter = true
@@ -251,10 +253,20 @@ func (w *response) decideConnection() {
 		w.closeAfter, w.bodyLeft = true, true
 	}
 	if w.closeAfter && !hasToken(fieldValue(h, "Connection"), "close") {
-		h.Del("Connection")
+		delete(h, "Connection")
 		if req.ProtoAtLeast(1, 1) {
-			h.Set("Connection", "close")
+			h["Connection"] = []string{"close"}
 		}
+	}
+}
+
+// deleteField deletes the field named name, which is canonical, from h.
+// It looks the name up first: a delete hashes its key even when the key
+// is absent, as it nearly always is here, and a lookup in a map of a
+// few fields does not.
+func deleteField(h http.Header, name string) {
+	if _, ok := h[name]; ok {
+		delete(h, name)
 	}
 }
 

@@ -112,7 +112,7 @@ func IsTimeout(err error) bool {
 // req's columns: whole, or for an insert of JSON Lines its first batch,
 // and then the Lines that reads the rest (nil for a body read whole).
 func WriteBody(w http.ResponseWriter, r *http.Request, req *Request, l BodyLimits) (*Payload, *Lines, error) {
-	ct := r.Header.Get("Content-Type")
+	ct := FieldValue(r.Header, "Content-Type")
 	if r.Method == http.MethodPost && IsJSONLines(ct) {
 		return firstLines(w, r, req.Columns, l)
 	}
@@ -170,7 +170,7 @@ func CallBody(w http.ResponseWriter, r *http.Request, l BodyLimits) (args *Paylo
 	if raw, err = ReadBody(w, r, l); err != nil {
 		return nil, nil, "", err
 	}
-	ct := r.Header.Get("Content-Type")
+	ct := FieldValue(r.Header, "Content-Type")
 	if ct != "" {
 		media = ParseMediaType(ct).Type
 	}

@@ -172,7 +172,15 @@ func headerValues(r *http.Request, h parsedHeader) []string { return r.Header[pa
 
 // headerValue returns the first value of parsed header h in r.
 func headerValue(r *http.Request, h parsedHeader) string {
-	if vs := r.Header[parsedHeaders[h]]; len(vs) > 0 {
+	return FieldValue(r.Header, parsedHeaders[h])
+}
+
+// FieldValue returns the first value of the field named name in h, as
+// Header.Get does, for a name already canonical: Get canonicalises the
+// name it is given on every call, which cost a request more than the
+// lookup.
+func FieldValue(h http.Header, name string) string {
+	if vs := h[name]; len(vs) > 0 {
 		return vs[0]
 	}
 	return ""

@@ -27,7 +27,7 @@ func WriteHead(dst []byte, r *http.Request, target string) []byte {
 	dst = appendText(dst, target)
 	dst = appendText(dst, r.URL.RawQuery)
 	dst = appendHeaders(dst, r.Header)
-	return appendText(dst, r.Header.Get("Content-Type"))
+	return appendText(dst, FieldValue(r.Header, "Content-Type"))
 }
 
 // WriteBodyKey appends to dst, a write's head, what planning a write takes
