@@ -248,10 +248,20 @@ func (k keySpans) text(s keySpan) []byte {
 	return k.w.src[s.start:s.end]
 }
 
-// sorted returns the keys taken, sorted, each once.
+// sorted returns the keys taken, sorted, each once. An object has few
+// keys, so they are sorted by insertion (slices.SortFunc's calls through
+// its comparison cost an insert more than the rest of the sort).
 func (k keySpans) sorted() []string {
 	spans := k.spans
-	slices.SortFunc(spans, func(a, b keySpan) int { return bytes.Compare(k.text(a), k.text(b)) })
+	if len(spans) > 12 {
+		slices.SortFunc(spans, func(a, b keySpan) int { return bytes.Compare(k.text(a), k.text(b)) })
+	} else {
+		for i := 1; i < len(spans); i++ {
+			for j := i; j > 0 && bytes.Compare(k.text(spans[j]), k.text(spans[j-1])) < 0; j-- {
+				spans[j], spans[j-1] = spans[j-1], spans[j]
+			}
+		}
+	}
 	spans = slices.CompactFunc(spans, func(a, b keySpan) bool { return bytes.Equal(k.text(a), k.text(b)) })
 	total := 0
 	for _, s := range spans {
