@@ -294,15 +294,15 @@ type call struct {
 // request.
 func requestCalls(calls []call, room [][]byte, tx *Tx, steps []Step, explicit bool) ([]call, error) {
 	if explicit {
-		calls = append(calls, call{key: stmtKey{sql: beginSQL(tx)}})
+		calls = append(calls, call{key: newStmtKey("", "", beginSQL(tx), 0)})
 	}
 	room, args := setupArgs(room, tx)
-	calls = append(calls, call{key: stmtKey{sql: setupSQL(setupVariant{len(tx.Settings), tx.ReadOnly && !explicit, tx.Explain})}, args: args})
+	calls = append(calls, call{key: setupKey(setupVariant{len(tx.Settings), tx.ReadOnly && !explicit, tx.Explain}), args: args})
 	if tx.Timezone != "" {
-		calls = append(calls, call{key: stmtKey{sql: timezoneSQL}, args: [][]byte{[]byte(tx.Timezone)}})
+		calls = append(calls, call{key: timezoneKey, args: [][]byte{[]byte(tx.Timezone)}})
 	}
 	if pr := tx.PreRequest; pr != nil {
-		calls = append(calls, call{key: stmtKey{tx.Role, tx.SearchPath, pr.SQL}})
+		calls = append(calls, call{key: newStmtKey(tx.Role, tx.SearchPath, pr.SQL, pr.Sum)})
 	}
 	for _, st := range steps {
 		var args [][]byte
@@ -311,11 +311,11 @@ func requestCalls(calls []call, room [][]byte, tx *Tx, steps []Step, explicit bo
 		if err != nil {
 			return nil, err
 		}
-		calls = append(calls, call{key: stmtKey{tx.Role, tx.SearchPath, st.Stmt.SQL}, args: args,
+		calls = append(calls, call{key: newStmtKey(tx.Role, tx.SearchPath, st.Stmt.SQL, st.Stmt.Sum), args: args,
 			expansion: st.Stmt.Expansion, rowTypes: st.Stmt.RowTypes, row: st.Row})
 		if st.Stmt.SettingsAfter {
 			// It names no relation: one statement serves every role.
-			calls = append(calls, call{key: stmtKey{sql: query.SettingsSQL}, row: st.Row})
+			calls = append(calls, call{key: settingsKey, row: st.Row})
 		}
 	}
 	switch {
@@ -326,14 +326,14 @@ func requestCalls(calls []call, room [][]byte, tx *Tx, steps []Step, explicit bo
 		// client sees the error a commit would have given (PostgREST
 		// does the same); when the caller ends the transaction once it
 		// has seen the results, they are checked in this round trip too.
-		calls = append(calls, call{key: stmtKey{sql: checkDeferredSQL}})
+		calls = append(calls, call{key: checkDeferredKey})
 		if tx.Check == nil && tx.Next == nil {
-			calls = append(calls, call{key: stmtKey{sql: "rollback"}})
+			calls = append(calls, call{key: rollbackKey})
 		}
 	case tx.Check == nil && tx.Next == nil && tx.Mark == nil:
 		// Otherwise the caller ends the transaction once it has seen the
 		// results, or the steps end it (a mark).
-		calls = append(calls, call{key: stmtKey{sql: "commit"}})
+		calls = append(calls, call{key: commitKey})
 	}
 	return calls, nil
 }
@@ -341,6 +341,15 @@ func requestCalls(calls []call, room [][]byte, tx *Tx, steps []Step, explicit bo
 // checkDeferredSQL runs the deferred constraint checks and constraint
 // triggers now, as COMMIT would, in a transaction about to roll back.
 const checkDeferredSQL = "set constraints all immediate"
+
+// The keys of the statements every role shares, their sums computed once.
+var (
+	timezoneKey      = newStmtKey("", "", timezoneSQL, 0)
+	settingsKey      = newStmtKey("", "", query.SettingsSQL, 0)
+	checkDeferredKey = newStmtKey("", "", checkDeferredSQL, 0)
+	rollbackKey      = newStmtKey("", "", "rollback", 0)
+	commitKey        = newStmtKey("", "", "commit", 0)
+)
 
 // pendingStmt is a statement being prepared, cached once the server
 // describes it.

@@ -51,18 +51,18 @@ func staleStatements(ctx context.Context, pc *pgconn.PgConn, tx *Tx, steps []Ste
 	cache := statementsOf(pc)
 	var keys []stmtKey
 	var descs []*pgconn.StatementDescription
-	add := func(sql string) {
-		key := stmtKey{tx.Role, tx.SearchPath, sql}
-		if e, ok := cache.byKey[key]; ok {
+	add := func(sql string, sum uint64) {
+		key := newStmtKey(tx.Role, tx.SearchPath, sql, sum)
+		if e, ok := cache.entry(key); ok {
 			keys = append(keys, key)
 			descs = append(descs, e.desc)
 		}
 	}
 	if tx.PreRequest != nil {
-		add(tx.PreRequest.SQL)
+		add(tx.PreRequest.SQL, tx.PreRequest.Sum)
 	}
 	for _, st := range steps {
-		add(st.Stmt.SQL)
+		add(st.Stmt.SQL, st.Stmt.Sum)
 	}
 	if len(keys) == 0 || pc.IsClosed() || pc.TxStatus() != 'I' {
 		return false, nil

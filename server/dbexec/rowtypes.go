@@ -1,7 +1,6 @@
 package dbexec
 
 import (
-	"hash/maphash"
 	"log/slog"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -22,13 +21,10 @@ import (
 // a session not opened by OpenPool (in tests).
 const defaultRowTypesBudget = 16 << 20
 
-// rowTypeSeed hashes statement texts for every ledger: a collision only
-// leaves one statement's row types uncounted.
-var rowTypeSeed = maphash.MakeSeed()
-
 // rowTypeLedger is what one session's statements have registered.
 type rowTypeLedger struct {
-	// seen holds the hashes of the texts already counted. It holds no
+	// seen holds the sums of the texts already counted (stmtKey.sum): a
+	// collision only leaves one statement's row types uncounted. It holds no
 	// more than budget / the least a statement's row types cost entries,
 	// since the session is closed past its budget.
 	seen map[uint64]struct{}
@@ -64,11 +60,10 @@ func (l *rowTypeLedger) note(calls []call) {
 		if c.rowTypes == 0 {
 			continue
 		}
-		h := maphash.String(rowTypeSeed, c.key.sql)
-		if _, ok := l.seen[h]; ok {
+		if _, ok := l.seen[c.key.sum]; ok {
 			continue
 		}
-		l.seen[h] = struct{}{}
+		l.seen[c.key.sum] = struct{}{}
 		l.cost += int64(c.rowTypes)
 	}
 }

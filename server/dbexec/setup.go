@@ -51,35 +51,35 @@ type setupVariant struct {
 	explain  bool // the transaction runs EXPLAIN (setupExplainNoJIT)
 }
 
-// setupStatements caches the set-up statement by its variant, so its text
-// is built once per variant and prepared once per connection and variant.
-// Variants of up to setupIndexed settings, all a role usually has, are
-// found by index; the rest through a map. Every request looks its variant
-// up, and a sync.Map hashes the key each time.
+// setupStatements caches the set-up statement's key by its variant, so
+// its text is built and summed once per variant and prepared once per
+// connection and variant. Variants of up to setupIndexed settings, all a
+// role usually has, are found by index; the rest through a map. Every
+// request looks its variant up, and a sync.Map hashes the key each time.
 var (
-	setupStatements [setupIndexed][2][2]atomic.Pointer[string]
-	setupOthers     sync.Map // setupVariant -> string
+	setupStatements [setupIndexed][2][2]atomic.Pointer[stmtKey]
+	setupOthers     sync.Map // setupVariant -> stmtKey
 )
 
 // setupIndexed bounds the variants setupStatements finds by index.
 const setupIndexed = 8
 
-// setupSQL returns the set-up statement of a variant.
-func setupSQL(v setupVariant) string {
+// setupKey returns the key of the set-up statement of a variant.
+func setupKey(v setupVariant) stmtKey {
 	if v.settings < setupIndexed {
 		slot := &setupStatements[v.settings][b2i(v.readOnly)][b2i(v.explain)]
-		if sql := slot.Load(); sql != nil {
-			return *sql
+		if key := slot.Load(); key != nil {
+			return *key
 		}
-		sql := buildSetupSQL(v)
-		slot.Store(&sql)
-		return sql
+		key := newStmtKey("", "", buildSetupSQL(v), 0)
+		slot.Store(&key)
+		return key
 	}
-	if sql, ok := setupOthers.Load(v); ok {
-		return sql.(string)
+	if key, ok := setupOthers.Load(v); ok {
+		return key.(stmtKey)
 	}
-	sql, _ := setupOthers.LoadOrStore(v, buildSetupSQL(v))
-	return sql.(string)
+	key, _ := setupOthers.LoadOrStore(v, newStmtKey("", "", buildSetupSQL(v), 0))
+	return key.(stmtKey)
 }
 
 // b2i is 1 for true, 0 for false.

@@ -18,7 +18,7 @@ func TestSetupSQLVariants(t *testing.T) {
 				got := make([]string, 4)
 				for i := range got {
 					wg.Add(1)
-					go func() { defer wg.Done(); got[i] = setupSQL(v) }()
+					go func() { defer wg.Done(); got[i] = setupKey(v).sql }()
 				}
 				wg.Wait()
 				want := buildSetupSQL(v)

@@ -5,6 +5,8 @@ import (
 	"strconv"
 
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/svc-dev/svc/server/query"
 )
 
 // stmtCacheSize bounds the statements each connection keeps prepared. Request
@@ -60,7 +62,13 @@ const defaultStmtBudget = 32 << 20
 // text: a role never runs a statement whose names were resolved with
 // another role's privileges.
 type stmtCache struct {
-	byKey map[stmtKey]*cachedStmt
+	// byKey holds the statements by their stmtID: the text's sum stands
+	// for the text, which is compared once found (entry).
+	byKey map[stmtID]*cachedStmt
+	// recent holds the statements last found, each in the slot of its
+	// sum: the few statements a session runs over and over are found
+	// there without hashing their role and search_path for the map.
+	recent [recentSlots]*cachedStmt
 	// clock counts the lookups; a statement's used is the clock's reading
 	// at its last, and the least recently used one is the one of least
 	// used. Every request looks its statements up and few add any, so a
@@ -86,11 +94,34 @@ type cachedStmt struct {
 
 // stmtKey identifies a prepared statement: its text and the role and
 // search_path it was parsed under (empty for statements that resolve no
-// names). A struct rather than a joined string, so looking a statement up
-// on every request allocates nothing.
+// names), with sum, query.SumSQL of the text. A struct rather than a
+// joined string, so looking a statement up on every request allocates
+// nothing.
 type stmtKey struct {
 	role, searchPath, sql string
+	sum                   uint64
 }
+
+// newStmtKey is the key of sql parsed as role under searchPath; sum is
+// query.SumSQL of sql when the caller has it (query.Statement.Sum), else
+// 0 and computed here.
+func newStmtKey(role, searchPath, sql string, sum uint64) stmtKey {
+	if sum == 0 {
+		sum = query.SumSQL(sql)
+	}
+	return stmtKey{role, searchPath, sql, sum}
+}
+
+// stmtID is what the cache's map hashes of a stmtKey: the text's sum in
+// the text's place. Hashing a statement's text on every request cost
+// more than the rest of finding it; the sum of a kept shape's statement
+// is computed once, when it is kept.
+type stmtID struct {
+	role, searchPath string
+	sum              uint64
+}
+
+func (k stmtKey) id() stmtID { return stmtID{k.role, k.searchPath, k.sum} }
 
 // statementsOf returns conn's statement cache, creating it on first use.
 func statementsOf(conn *pgconn.PgConn) *stmtCache { return sessionOf(conn).stmts() }
@@ -98,7 +129,7 @@ func statementsOf(conn *pgconn.PgConn) *stmtCache { return sessionOf(conn).stmts
 // stmts returns the session's statement cache, creating it on first use.
 func (s *sessionState) stmts() *stmtCache {
 	if s.statements == nil {
-		s.statements = &stmtCache{byKey: map[stmtKey]*cachedStmt{}, budget: defaultStmtBudget,
+		s.statements = &stmtCache{byKey: map[stmtID]*cachedStmt{}, budget: defaultStmtBudget,
 			tag: strconv.FormatUint(rand.Uint64()>>16, 36)}
 	}
 	return s.statements
@@ -118,9 +149,30 @@ func (c *stmtCache) keeps(cost int64) bool {
 	return cost <= c.budget/stmtMaxShare
 }
 
+// recentSlots is the size of stmtCache.recent.
+const recentSlots = 64
+
+// entry returns the statement kept for key, if there is one.
+func (c *stmtCache) entry(key stmtKey) (*cachedStmt, bool) {
+	slot := &c.recent[key.sum%recentSlots]
+	if e := *slot; e != nil && e.key == key {
+		return e, true
+	}
+	e, ok := c.byKey[key.id()]
+	if !ok || e.key.sql != key.sql {
+		return nil, false // another text of the same sum is not key's
+	}
+	// The entry takes the caller's copy of the text: a kept shape's
+	// statement brings the same copy each time, and two strings at one
+	// address compare without reading them.
+	e.key.sql = key.sql
+	*slot = e
+	return e, true
+}
+
 // lookup returns the prepared statement for key, if there is one.
 func (c *stmtCache) lookup(key stmtKey) (*pgconn.StatementDescription, bool) {
-	e, ok := c.byKey[key]
+	e, ok := c.entry(key)
 	if !ok {
 		return nil, false
 	}
@@ -162,13 +214,14 @@ func (c *stmtCache) newName() string {
 // cache holds more statements, or costs more, than it may.
 func (c *stmtCache) add(st pendingStmt, desc *pgconn.StatementDescription) {
 	desc.Name = st.name
-	if e, ok := c.byKey[st.key]; ok {
+	if e, ok := c.byKey[st.key.id()]; ok {
 		// Prepared twice by one pipeline (a request running one statement
-		// twice): the newer name serves, the older goes.
+		// twice): the newer name serves, the older goes. So does another
+		// text of the same sum.
 		c.remove(e)
 	}
 	c.clock++
-	c.byKey[st.key] = &cachedStmt{key: st.key, desc: desc, cost: st.cost, used: c.clock}
+	c.byKey[st.key.id()] = &cachedStmt{key: st.key, desc: desc, cost: st.cost, used: c.clock}
 	c.cost += st.cost
 	for len(c.byKey) > stmtCacheSize || c.cost > c.budget {
 		c.remove(c.leastRecent())
@@ -178,7 +231,7 @@ func (c *stmtCache) add(st pendingStmt, desc *pgconn.StatementDescription) {
 // evict drops key's statement from the cache, to be deallocated on the
 // server by the connection's next request.
 func (c *stmtCache) evict(key stmtKey) {
-	if e, ok := c.byKey[key]; ok {
+	if e, ok := c.entry(key); ok {
 		c.remove(e)
 	}
 }
@@ -186,7 +239,10 @@ func (c *stmtCache) evict(key stmtKey) {
 // remove drops e's statement from the cache, to be deallocated on the
 // server by the connection's next request.
 func (c *stmtCache) remove(e *cachedStmt) {
-	delete(c.byKey, e.key)
+	delete(c.byKey, e.key.id())
+	if slot := &c.recent[e.key.sum%recentSlots]; *slot == e {
+		*slot = nil
+	}
 	c.cost -= e.cost
 	c.evicted = append(c.evicted, e.desc.Name)
 }

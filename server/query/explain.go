@@ -55,6 +55,6 @@ func Explain(stmt Statement, asJSON bool, options []string) Statement {
 	}
 	sb.WriteString(") ")
 	sb.WriteString(stmt.SQL)
-	stmt.SQL = sb.String()
+	stmt.SQL, stmt.Sum = sb.String(), 0
 	return stmt
 }

@@ -33,6 +33,11 @@ type Statement struct {
 	// it, in the same transaction, by SettingsSQL, whose one row the same
 	// row function takes.
 	SettingsAfter bool
+	// Sum is SumSQL of SQL, computed when the statement is kept (Shape,
+	// WriteShape), so that the requests of a kept shape do not hash its
+	// text to find it among a session's prepared statements; 0 when not
+	// computed. It is a hint: what it finds is checked against SQL.
+	Sum uint64
 }
 
 // Source is where a bind value came from. Slot 0: the statement's shape

@@ -1,6 +1,7 @@
 package query
 
 import (
+	"hash/maphash"
 	"slices"
 	"strings"
 	"unsafe"
@@ -48,7 +49,18 @@ func (s Statement) keep(kept func(Source) (keep, ok bool)) (Statement, bool) {
 	// appending, they may have room for as much again, which Bytes does
 	// not count either.
 	s.SQL, s.Args, s.Sources = strings.Clone(s.SQL), args, slices.Clone(s.Sources)
+	s.Sum = SumSQL(s.SQL)
 	return s, true
+}
+
+// sumSeed seeds SumSQL: sums are compared within the process only.
+var sumSeed = maphash.MakeSeed()
+
+// SumSQL hashes a statement's text for the caches keyed by it, never 0
+// (Statement.Sum's "not computed"). Two texts may share a sum: a cache
+// keyed by it compares the text of what it finds.
+func SumSQL(sql string) uint64 {
+	return max(maphash.String(sumSeed, sql), 1)
 }
 
 // detachArg copies a kept value that may share memory with its request:

@@ -123,6 +123,13 @@ func TestShapeBindsLikeAFreshBuild(t *testing.T) {
 			t.Errorf("%s: statement cannot be kept: %+v", shape.target, first.read.Sources)
 			continue
 		}
+		if kept.Sum != query.SumSQL(kept.SQL) || first.read.Sum != 0 {
+			t.Errorf("%s: kept statement's sum %d, its text's %d; the fresh one's %d, want 0",
+				shape.target, kept.Sum, query.SumSQL(kept.SQL), first.read.Sum)
+		}
+		if ex := query.Explain(kept, true, nil); ex.Sum != 0 {
+			t.Errorf("%s: EXPLAIN of a kept statement carries the sum %d of the text it wraps", shape.target, ex.Sum)
+		}
 		for range 20 {
 			target := fillShape(shape.target, rng)
 			next := buildTarget(t, target, shape.accept, shape.prefer)
