@@ -13,6 +13,10 @@ import (
 // is done, as net/http decides.
 const maxHeldBody = 32 << 10
 
+// smallHeader is the most keys a header map holds while it is small
+// enough to find a key without hashing it (a Go map of up to eight).
+const smallHeader = 8
+
 // response is the http.ResponseWriter of a connection's current request.
 // The body is held in the connection's output until the handler returns
 // or it outgrows maxHeldBody; the header is then built in front of it
@@ -37,11 +41,24 @@ type response struct {
 	written int64
 	sniff   []byte // the start of a HEAD body, for Content-Type
 	line    []byte // scratch for chunk sizes
+	// fields are the fields set with SetField (fields.go), in
+	// fieldRoom.
+	fields    []field
+	fieldRoom [maxFields]field
 }
 
 func (w *response) reset(req *http.Request, body *requestBody) {
-	clear(w.header)
+	if len(w.header) > smallHeader {
+		// Cleared, a map keeps the room it grew to, and a map past a
+		// few keys hashes the key of every lookup: the next answers
+		// start with a small one.
+		w.header = make(http.Header, smallHeader)
+	} else {
+		clear(w.header)
+	}
+	clear(w.fields) // what the last answer set, not to be kept alive
 	*w = response{c: w.c, req: req, body: body, header: w.header, contentLength: -1, length: -1, sniff: w.sniff[:0], line: w.line[:0]}
+	w.fields = w.fieldRoom[:0]
 }
 
 // release drops the request.
@@ -182,7 +199,7 @@ func (w *response) sendHeader(first []byte) {
 	w.sentHeader = true
 	h := w.header
 	if bodyAllowed(w.status) {
-		if _, ok := h["Content-Type"]; !ok && len(first) > 0 && fieldValue(h, "Content-Encoding") == "" {
+		if _, ok := h["Content-Type"]; !ok && w.fieldIndex("Content-Type") < 0 && len(first) > 0 && fieldValue(h, "Content-Encoding") == "" {
 			h["Content-Type"] = []string{http.DetectContentType(first)}
 		}
 	} else {
@@ -191,6 +208,7 @@ func (w *response) sendHeader(first []byte) {
 		delete(h, "Transfer-Encoding")
 		if w.status == http.StatusNotModified {
 			delete(h, "Content-Type")
+			w.dropField("Content-Type")
 		}
 		w.contentLength = -1
 	}
@@ -224,7 +242,7 @@ func (w *response) sendHeader(first []byte) {
 		out.head = strconv.AppendInt(out.head, int64(w.status), 10)
 	}
 	out.head = append(out.head, "\r\n"...)
-	out.head = appendHeader(out.head, h, date, w.length)
+	out.head = appendHeader(out.head, h, date, w.length, &w.c.names, w.fields)
 	out.head = append(out.head, "\r\n"...)
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/svc-dev/svc/server/admin"
 	"github.com/svc-dev/svc/server/apierr"
+	"github.com/svc-dev/svc/server/httpx"
 )
 
 // Observation of requests: the access log line, log-query, Server-Timing,
@@ -34,6 +35,9 @@ type recorder struct {
 	// vary is the Vary the answer carries unless it is an error or a
 	// function set its own (vary.go).
 	vary []string
+	// fields is the wrapped writer as an httpx.FieldSetter, nil when it
+	// is not one; the recorder reads none of the fields it forwards.
+	fields httpx.FieldSetter
 }
 
 // Observation is what the pipeline tells the observer of a request. Its
@@ -126,6 +130,12 @@ func (rec *recorder) Write(b []byte) (int, error) {
 	n, err := rec.ResponseWriter.Write(b)
 	rec.bytes += int64(n)
 	return n, err
+}
+
+// SetField forwards to the wrapped writer's httpx.FieldSetter, and takes
+// nothing when it has none.
+func (rec *recorder) SetField(name, value string, keep bool) bool {
+	return rec.fields != nil && rec.fields.SetField(name, value, keep)
 }
 
 // Unwrap lets http.ResponseController reach the connection's writer.
@@ -258,6 +268,7 @@ func (s *Observer) Serve(w http.ResponseWriter, r *http.Request) {
 	rec := recorders.Get().(*recorder)
 	*rec = recorder{ResponseWriter: w, status: http.StatusOK, start: started(r),
 		obs: Observation{timing: s.Timing}, vary: defaultVary(s.ManySchemas, r.Method)}
+	rec.fields, _ = w.(httpx.FieldSetter)
 	if s.Timing {
 		rec.obs.served = time.Now()
 	}
