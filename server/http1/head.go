@@ -69,22 +69,44 @@ func (c *conn) readRequest(first bool, t0 time.Time) (*http.Request, error) {
 // with a method net/http names, a path of bytes a URL path holds as
 // they are (no escape), a query of visible ASCII, tokens for names,
 // visible ASCII, spaces and tabs for values, each name once, and none of
-// Transfer-Encoding, Trailer and Pragma, which http.ReadRequest acts on.
-// The request's Body is the caller's to set. It also returns what it
+// Transfer-Encoding, Trailer and Pragma, which http.ReadRequest acts on;
+// of maxHeadLines lines at most. The request's Body is the caller's to set. It also returns what it
 // allocated besides the head's text and header map, which holds the
 // request's context to be.
 func parseHead(buf []byte, req *http.Request) (int, *headParts) {
-	end := bytes.Index(buf, crlfcrlf)
-	if end < 0 {
+	// The lines are found in one pass over buf: where each ends, and the
+	// empty line that ends the head. A line ended by LF alone, or a head
+	// of more lines than a plain one has, is net/http's to read.
+	var ends [maxHeadLines]int // the offset of each line's CR
+	n, at := 0, 0
+	for {
+		i := bytes.IndexByte(buf[at:], '\n')
+		if i < 0 {
+			return 0, nil // not buffered whole
+		}
+		lf := at + i
+		if lf == at || buf[lf-1] != '\r' {
+			return 0, nil
+		}
+		if lf-1 == at {
+			break // the empty line
+		}
+		if n == len(ends) {
+			return 0, nil
+		}
+		ends[n] = lf - 1
+		n++
+		at = lf + 1
+	}
+	if n == 0 {
 		return 0, nil
 	}
-	head := string(buf[:end+2]) // each line with its CRLF
-	line, rest, _ := strings.Cut(head, "\r\n")
-	method, target, proto, ok := requestLine(line)
+	head := string(buf[:at]) // each line with its CRLF
+	method, target, proto, ok := requestLine(head[:ends[0]])
 	if !ok {
 		return 0, nil
 	}
-	lines := strings.Count(rest, "\r\n")
+	lines := n - 1
 	parts := new(headParts)
 	u := &parts.url
 	u.Path = target
@@ -98,9 +120,8 @@ func parseHead(buf []byte, req *http.Request) (int, *headParts) {
 		values = make([]string, lines)
 	}
 	contentLength, host, hosts := int64(0), "", 0
-	for rest != "" {
-		line, rest, _ = strings.Cut(rest, "\r\n")
-		name, value, ok := headerLine(line)
+	for k := 1; k < n; k++ {
+		name, value, ok := headerLine(head[ends[k-1]+2 : ends[k]])
 		if !ok {
 			return 0, nil
 		}
@@ -128,10 +149,12 @@ func parseHead(buf []byte, req *http.Request) (int, *headParts) {
 	*req = http.Request{Method: method, URL: u, Proto: proto, ProtoMajor: 1, ProtoMinor: 1,
 		Header: h, ContentLength: contentLength, Host: host, RequestURI: target,
 		Close: httpguts.HeaderValuesContainsToken(h["Connection"], "close")}
-	return end + 4, parts
+	return at + 2, parts
 }
 
-var crlfcrlf = []byte("\r\n\r\n")
+// maxHeadLines bounds the lines of a head parseHead reads: a client's
+// plain request has a dozen at most.
+const maxHeadLines = 32
 
 // headParts is what parseHead makes for a head besides its text and its
 // header map, in one allocation: the URL, the values of a head of up to
@@ -220,7 +243,14 @@ func headerLine(line string) (name, value string, ok bool) {
 	if !canonical {
 		name = http.CanonicalHeaderKey(name)
 	}
-	value = strings.Trim(value, " \t")
+	// Trimmed by hand: strings.Trim builds a set of its cutset's bytes
+	// on every call.
+	for len(value) > 0 && (value[0] == ' ' || value[0] == '\t') {
+		value = value[1:]
+	}
+	for len(value) > 0 && (value[len(value)-1] == ' ' || value[len(value)-1] == '\t') {
+		value = value[:len(value)-1]
+	}
 	for i := 0; i < len(value); i++ {
 		if c := value[i]; (c < ' ' || c >= 0x7f) && c != '\t' {
 			return "", "", false
