@@ -144,9 +144,7 @@ func (x *exchange) setDefault(key, value string) {
 func (x *exchange) setHeader(key, value string) {
 	h := x.w.Header()
 	if f, ok := x.w.(httpx.FieldSetter); ok && f.SetField(key, value, false) {
-		if _, inMap := h[key]; inMap {
-			delete(h, key)
-		}
+		delete(h, key)
 		return
 	}
 	x.setInMap(h, key, value)

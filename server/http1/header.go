@@ -55,9 +55,8 @@ func appendHeader(dst []byte, h http.Header, date string, length int64, valid *v
 			dst = appendField(dst, k, v)
 		}
 	}
-	// The map's keys are compared with each field's name here, rather
-	// than each name looked up in the map: a lookup in a map that has once
-	// held more than a few keys hashes the name.
+	// The map's keys gathered above are compared with each field's name,
+	// rather than each name looked up in the map, which hashes it.
 	for _, a := range apart {
 		if !inFields(fields, a.name) {
 			dst = appendField(dst, a.name, a.value)

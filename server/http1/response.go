@@ -13,8 +13,8 @@ import (
 // is done, as net/http decides.
 const maxHeldBody = 32 << 10
 
-// smallHeader is the most keys a header map holds while it is small
-// enough to find a key without hashing it (a Go map of up to eight).
+// smallHeader is the most keys a Go map holds in one group, before it
+// grows into a table.
 const smallHeader = 8
 
 // response is the http.ResponseWriter of a connection's current request.
@@ -49,9 +49,9 @@ type response struct {
 
 func (w *response) reset(req *http.Request, body *requestBody) {
 	if len(w.header) > smallHeader {
-		// Cleared, a map keeps the room it grew to, and a map past a
-		// few keys hashes the key of every lookup: the next answers
-		// start with a small one.
+		// Cleared, a map keeps the table it grew into past eight
+		// keys, whose lookups cost more than those of a map of one
+		// group: the next answers start with a small one.
 		w.header = make(http.Header, smallHeader)
 	} else {
 		clear(w.header)
@@ -173,7 +173,7 @@ func (w *response) finish() {
 	out := &w.c.out
 	if !w.sentHeader {
 		if w.contentLength < 0 && bodyAllowed(w.status) && (w.req.Method != http.MethodHead || w.written > 0) {
-			deleteField(w.header, "Content-Length") // one the handler set that did not parse
+			delete(w.header, "Content-Length") // one the handler set that did not parse
 			w.length, w.contentLength = w.written, w.written
 		}
 		first := out.body
@@ -223,7 +223,7 @@ func (w *response) sendHeader(first []byte) {
 		w.length = -1
 		h["Transfer-Encoding"] = []string{"chunked"}
 	} else {
-		deleteField(h, "Transfer-Encoding")
+		delete(h, "Transfer-Encoding")
 	}
 	w.decideConnection()
 
@@ -275,16 +275,6 @@ func (w *response) decideConnection() {
 		if req.ProtoAtLeast(1, 1) {
 			h["Connection"] = []string{"close"}
 		}
-	}
-}
-
-// deleteField deletes the field named name, which is canonical, from h.
-// It looks the name up first: a delete hashes its key even when the key
-// is absent, as it nearly always is here, and a lookup in a map of a
-// few fields does not.
-func deleteField(h http.Header, name string) {
-	if _, ok := h[name]; ok {
-		delete(h, name)
 	}
 }
 
