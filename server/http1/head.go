@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -119,15 +120,20 @@ func parseHead(buf []byte, req *http.Request) (int, *headParts) {
 	if lines > len(parts.values) {
 		values = make([]string, lines)
 	}
-	contentLength, host, hosts := int64(0), "", 0
+	contentLength, host, hosts, connection := int64(0), "", 0, ""
+	// The names taken so far, to refuse a repeat: comparing a name with
+	// a few others costs less than looking it up in the map, which
+	// hashes it.
+	var names [maxHeadLines]string
 	for k := 1; k < n; k++ {
 		name, value, ok := headerLine(head[ends[k-1]+2 : ends[k]])
 		if !ok {
 			return 0, nil
 		}
-		if _, seen := h[name]; seen {
+		if slices.Contains(names[:k-1], name) {
 			return 0, nil // net/http joins, checks or refuses repeats
 		}
+		names[k-1] = name
 		switch name {
 		case "Transfer-Encoding", "Trailer", "Pragma":
 			return 0, nil
@@ -142,13 +148,15 @@ func parseHead(buf []byte, req *http.Request) (int, *headParts) {
 			}
 			host = value
 			continue
+		case "Connection":
+			connection = value
 		}
 		values[0] = value
 		h[name], values = values[:1:1], values[1:]
 	}
 	*req = http.Request{Method: method, URL: u, Proto: proto, ProtoMajor: 1, ProtoMinor: 1,
 		Header: h, ContentLength: contentLength, Host: host, RequestURI: target,
-		Close: httpguts.HeaderValuesContainsToken(h["Connection"], "close")}
+		Close: hasToken(connection, "close")}
 	return at + 2, parts
 }
 

@@ -1,6 +1,9 @@
 package request
 
 import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -63,6 +66,39 @@ func TestParsedHeadersCanonical(t *testing.T) {
 	for _, name := range parsedHeaders {
 		if c := http.CanonicalHeaderKey(name); c != name {
 			t.Errorf("parsed header %q is not canonical: net/http stores it as %q", name, c)
+		}
+	}
+}
+
+// TestAppendHeadersWalksOrLooksUp: the key's header part is the parsed
+// headers' values in parsedHeaders' order, whether appendHeaders walks a
+// header of few fields or looks each name up in one of many, and
+// whatever else the header holds.
+func TestAppendHeadersWalksOrLooksUp(t *testing.T) {
+	want := func(h http.Header) []byte {
+		var key []byte
+		for _, name := range parsedHeaders {
+			key = binary.AppendUvarint(key, uint64(len(h[name])))
+			for _, v := range h[name] {
+				key = appendText(key, v)
+			}
+		}
+		return key
+	}
+	for extra := range 8 {
+		for _, parsed := range []http.Header{
+			{},
+			{"Prefer": {"count=exact"}},
+			{"Accept": {"text/csv"}, "Range": {"0-9"}},
+			{"Accept": {"a", "b"}, "Accept-Profile": {"p"}, "Content-Profile": {"q"}, "Prefer": {"x"}, "Range": {"1-2"}},
+		} {
+			h := parsed.Clone()
+			for i := range extra {
+				h[fmt.Sprintf("X-Extra-%d", i)] = []string{"e"}
+			}
+			if got := appendHeaders(nil, h); !bytes.Equal(got, want(h)) {
+				t.Errorf("%d fields: key %q, want %q", len(h), got, want(h))
+			}
 		}
 	}
 }

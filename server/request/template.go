@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 )
 
@@ -186,10 +187,24 @@ func FieldValue(h http.Header, name string) string {
 	return ""
 }
 
-// appendHeaders appends to a key the values of parsedHeaders in h.
+// appendHeaders appends to a key the values of parsedHeaders in h. A
+// header of fewer fields than there are parsed headers is walked rather
+// than each name looked up: a lookup hashes the name, and most requests
+// carry two or three fields.
 func appendHeaders(key []byte, h http.Header) []byte {
-	for _, name := range parsedHeaders {
-		vs := h[name]
+	var found [parsedHeaderCount][]string
+	if len(h) < int(parsedHeaderCount) {
+		for name, vs := range h {
+			if i := slices.Index(parsedHeaders[:], name); i >= 0 {
+				found[i] = vs
+			}
+		}
+	} else {
+		for i, name := range parsedHeaders {
+			found[i] = h[name]
+		}
+	}
+	for _, vs := range found {
 		key = binary.AppendUvarint(key, uint64(len(vs)))
 		for _, v := range vs {
 			key = appendText(key, v)
