@@ -140,10 +140,11 @@ type exchange struct {
 	template *request.Template
 	// insertKey is an insert's shape (write.go): its head's key, which
 	// planning completes with its body's; nil for another request.
-	// keptRequest is set when the insert's request is the one kept for
-	// its head, which every insert of the head shares.
-	insertKey   *shapes.InsertKey
-	keptRequest bool
+	// keptInsert is the shape kept for the insert's head when the
+	// request is the one kept there, which every insert of the head
+	// shares; nil otherwise.
+	insertKey  *shapes.InsertKey
+	keptInsert *shapes.InsertRequest
 	// tx is the request's transaction context: authenticate's, readied
 	// by the action's begin.
 	tx dbexec.Tx

@@ -44,7 +44,7 @@ func (s *Server) parsedInsert(x *exchange, target string) *request.Request {
 	}
 	x.insertKey = shapes.HeadKey(x.r, target)
 	if sh, ok := s.shapes.Find(x.snap, shapes.Inserts, x.insertKey.Head()).(*shapes.InsertRequest); ok {
-		x.keptRequest = true
+		x.keptInsert = sh
 		return sh.Req
 	}
 	return nil
@@ -74,7 +74,7 @@ func (s *Server) planWrite(x *exchange, req *request.Request) (writePlan, error)
 	r := x.r
 	var payload *request.Payload
 	if r.Method != http.MethodDelete {
-		if err := s.refuseWrite(req, x.snap, x.tx); err != nil {
+		if err := s.refuseKeptWrite(x, req); err != nil {
 			return writePlan{}, err
 		}
 		var err error
@@ -109,7 +109,7 @@ func (s *Server) planInsert(x *exchange, req *request.Request, payload *request.
 		p.Payload = payload
 		return writePlan{Write: &p, kept: sh}, nil
 	}
-	if x.keptRequest {
+	if x.keptInsert != nil {
 		var err error
 		if req, err = request.Parse(s.names, x.r, request.KindRelation, req.Target); err != nil {
 			return writePlan{}, err
@@ -189,6 +189,24 @@ func (s *Server) refuseWrite(req *request.Request, snap *snapshot.Snapshot, tx d
 		return err
 	}
 	return plan.WriteRefused(req.Method, rel, snap, tx.Role, tx.Authenticated)
+}
+
+// refuseKeptWrite is refuseWrite for x's request, req, unless req is a
+// kept insert's its role was found allowed before (shapes.InsertRequest.
+// Allowed), and notes a kept insert's role found allowed.
+func (s *Server) refuseKeptWrite(x *exchange, req *request.Request) error {
+	kept := x.keptInsert
+	if kept != nil && kept.Allowed(x.tx.Role) {
+		return nil
+	}
+	if err := s.refuseWrite(req, x.snap, x.tx); err != nil {
+		return err
+	}
+	if kept != nil && s.preRequest == nil {
+		// With db-pre-request no privilege was checked.
+		kept.Allow(x.tx.Role)
+	}
+	return nil
 }
 
 // writeChecks returns what must hold before a write may commit, or nil:

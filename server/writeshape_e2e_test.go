@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/golang-jwt/jwt/v5"
+
 	"github.com/svc-dev/svc/server"
 )
 
@@ -188,5 +190,37 @@ func TestSnapshotSwapRetiresInsertShapes(t *testing.T) {
 	reload()
 	if got := insert(3); got != `[{"id":3,"n":2}]` {
 		t.Errorf("after the swap: got %s, want n = 2", got)
+	}
+}
+
+// A kept insert's head remembers the role last found allowed to write,
+// so that its later inserts skip the privilege check: a role that may not
+// insert is still refused on that head, however often another role wrote
+// through it before, and the allowed role still writes after the refusal.
+// The refused role's body is no JSON: the refusal comes before the body is
+// read, where PostgreSQL's own would come after the body's error.
+func TestKeptInsertStillRefusesARoleWithoutThePrivilege(t *testing.T) {
+	const secret = "a secret of at least thirty-two characters"
+	url := serverWith(t, map[string]string{"jwt-secret": secret})
+	token, err := jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.MapClaims{"role": "web_user"}).SignedString([]byte(secret))
+	if err != nil {
+		t.Fatal(err)
+	}
+	anon := http.Header{"Content-Type": {"application/json"}}
+	user := http.Header{"Content-Type": {"application/json"}, "Authorization": {"Bearer " + token}}
+	const name = "kept-refusal"
+	defer fetchAnswer(t, "DELETE", url+"/rpc_log?name=eq."+name, nil, "")
+	for i, step := range []struct {
+		header http.Header
+		body   string
+		status int
+	}{
+		{anon, `{"name":"` + name + `"}`, 201}, {anon, `{"name":"` + name + `"}`, 201}, {anon, `{"name":"` + name + `"}`, 201},
+		{user, `{"name":`, 403}, {anon, `{"name":"` + name + `"}`, 201}, {user, `{"name":`, 403},
+	} {
+		got := fetchAnswer(t, "POST", url+"/rpc_log", step.header, step.body)
+		if got.status != step.status || step.status == 403 && !strings.Contains(got.body, `"42501"`) {
+			t.Errorf("insert %d: %d %s, want %d", i, got.status, got.body, step.status)
+		}
 	}
 }

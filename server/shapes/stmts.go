@@ -1,6 +1,7 @@
 package shapes
 
 import (
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/svc-dev/svc/server/plan"
@@ -97,7 +98,21 @@ type InsertRequest struct {
 	Req *request.Request
 	// bytes estimates what Req holds, taken once.
 	bytes int
+	// allowed is the role last found allowed the write (Allow).
+	allowed atomic.Pointer[string]
 }
+
+// Allowed reports whether role was the last found allowed the write
+// (Allow). Whether a role may write depends on the request, the role and
+// the snapshot, and a kept shape is found under its own snapshot only: a
+// later insert of the head by the same role need not be checked again.
+func (w *InsertRequest) Allowed(role string) bool {
+	p := w.allowed.Load()
+	return p != nil && *p == role
+}
+
+// Allow notes that role was found allowed the write.
+func (w *InsertRequest) Allow(role string) { w.allowed.Store(&role) }
 
 // NewInsertRequest returns the shape of an insert's head parsed into req,
 // from copied texts of length texts (request.WriteShape), of which its
