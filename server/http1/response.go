@@ -56,9 +56,8 @@ func (w *response) reset(req *http.Request, body *requestBody) {
 	} else {
 		clear(w.header)
 	}
-	clear(w.fields) // what the last answer set, not to be kept alive
 	*w = response{c: w.c, req: req, body: body, header: w.header, contentLength: -1, length: -1, sniff: w.sniff[:0], line: w.line[:0]}
-	w.fields = w.fieldRoom[:0]
+	w.fields = w.fieldRoom[:0] // zeroed with the rest: no value kept alive
 }
 
 // release drops the request.
