@@ -17,7 +17,6 @@ import (
 	"github.com/svc-dev/svc/server/apierr"
 	"github.com/svc-dev/svc/server/config"
 	"github.com/svc-dev/svc/server/dbexec"
-	"github.com/svc-dev/svc/server/httpx"
 	"github.com/svc-dev/svc/server/plan"
 	"github.com/svc-dev/svc/server/query"
 	"github.com/svc-dev/svc/server/request"
@@ -124,44 +123,25 @@ func applyResponseSettings(h http.Header, res *dbexec.Result, status int) (int, 
 }
 
 // setDefault sets a header SVC decides unless a function already set it
-// through response.headers, or SVC did. key is in canonical form.
+// through response.headers. key is in canonical form.
 func (x *exchange) setDefault(key, value string) {
-	h := x.w.Header()
-	if _, ok := h[key]; ok {
-		return
+	if _, ok := x.w.Header()[key]; !ok {
+		x.setHeader(key, value)
 	}
-	if f, ok := x.w.(httpx.FieldSetter); ok && f.SetField(key, value, true) {
-		return
-	}
-	x.setInMap(h, key, value)
 }
 
-// setHeader sets the header key (in canonical form) to value alone: apart
-// from the header map when the writer takes it so (http1's does; the map
-// would cost its hashing, and its gathering, checking and sorting when
-// written), else in the map. The map wins over a field of the same name,
-// so a value the map holds for key is deleted.
+// setHeader sets the header key (in canonical form) to value alone. The
+// one-value slices of a response's headers are carved from one array:
+// each would otherwise be an allocation of its own, and an answer sets
+// half a dozen. Each carved slice is full (its length is its capacity),
+// so a later Add copies it rather than writing over its neighbour.
 func (x *exchange) setHeader(key, value string) {
-	h := x.w.Header()
-	if f, ok := x.w.(httpx.FieldSetter); ok && f.SetField(key, value, false) {
-		delete(h, key)
-		return
-	}
-	x.setInMap(h, key, value)
-}
-
-// setInMap sets key to value alone in h, x's header map. The one-value
-// slices of the map's values are carved from one array: each would
-// otherwise be an allocation of its own, and an answer sets half a
-// dozen. Each carved slice is full (its length is its capacity), so a
-// later Add copies it rather than writing over its neighbour.
-func (x *exchange) setInMap(h http.Header, key, value string) {
 	if len(x.headerRoom) == cap(x.headerRoom) {
 		x.headerRoom = make([]string, 0, 8)
 	}
 	x.headerRoom = append(x.headerRoom, value)
 	n := len(x.headerRoom)
-	h[key] = x.headerRoom[n-1 : n : n]
+	x.w.Header()[key] = x.headerRoom[n-1 : n : n]
 }
 
 // handlerBody returns the bytes of a media handler's body: PostgreSQL

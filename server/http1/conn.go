@@ -56,9 +56,6 @@ type conn struct {
 	// goroutine last set it through setReadDeadline, or the watcher
 	// under its lock (see readDeadlineAfter).
 	readDeadline time.Time
-	// names are the header names the connection's answers were found
-	// to carry validly (appendHeader).
-	names validNames
 }
 
 func newConn(s *Server, rwc net.Conn) *conn {
@@ -72,7 +69,7 @@ func newConn(s *Server, rwc net.Conn) *conn {
 	c.r.remain = unlimited
 	c.br = bufio.NewReaderSize(&c.r, 4<<10)
 	c.res.c = c
-	c.res.header = make(http.Header, smallHeader)
+	c.res.header = make(http.Header, 8)
 	c.watch.init(c)
 	return c
 }

@@ -71,9 +71,9 @@ func (c *conn) readRequest(first bool, t0 time.Time) (*http.Request, error) {
 // they are (no escape), a query of visible ASCII, tokens for names,
 // visible ASCII, spaces and tabs for values, each name once, and none of
 // Transfer-Encoding, Trailer and Pragma, which http.ReadRequest acts on;
-// of maxHeadLines lines at most. The request's Body is the caller's to set. It also returns what it
-// allocated besides the head's text and header map, which holds the
-// request's context to be.
+// of maxHeadLines lines at most. The request's Body is the caller's to
+// set. It also returns what it allocated besides the head's text and
+// header map, which holds the request's context to be.
 func parseHead(buf []byte, req *http.Request) (int, *headParts) {
 	// The lines are found in one pass over buf: where each ends, and the
 	// empty line that ends the head. A line ended by LF alone, or a head

@@ -13,10 +13,6 @@ import (
 // is done, as net/http decides.
 const maxHeldBody = 32 << 10
 
-// smallHeader is the most keys a Go map holds in one group, before it
-// grows into a table.
-const smallHeader = 8
-
 // response is the http.ResponseWriter of a connection's current request.
 // The body is held in the connection's output until the handler returns
 // or it outgrows maxHeldBody; the header is then built in front of it
@@ -41,23 +37,11 @@ type response struct {
 	written int64
 	sniff   []byte // the start of a HEAD body, for Content-Type
 	line    []byte // scratch for chunk sizes
-	// fields are the fields set with SetField (fields.go), in
-	// fieldRoom.
-	fields    []field
-	fieldRoom [maxFields]field
 }
 
 func (w *response) reset(req *http.Request, body *requestBody) {
-	if len(w.header) > smallHeader {
-		// Cleared, a map keeps the table it grew into past eight
-		// keys, whose lookups cost more than those of a map of one
-		// group: the next answers start with a small one.
-		w.header = make(http.Header, smallHeader)
-	} else {
-		clear(w.header)
-	}
+	clear(w.header)
 	*w = response{c: w.c, req: req, body: body, header: w.header, contentLength: -1, length: -1, sniff: w.sniff[:0], line: w.line[:0]}
-	w.fields = w.fieldRoom[:0] // zeroed with the rest: no value kept alive
 }
 
 // release drops the request.
@@ -198,7 +182,7 @@ func (w *response) sendHeader(first []byte) {
 	w.sentHeader = true
 	h := w.header
 	if bodyAllowed(w.status) {
-		if _, ok := h["Content-Type"]; !ok && w.fieldIndex("Content-Type") < 0 && len(first) > 0 && fieldValue(h, "Content-Encoding") == "" {
+		if _, ok := h["Content-Type"]; !ok && len(first) > 0 && fieldValue(h, "Content-Encoding") == "" {
 			h["Content-Type"] = []string{http.DetectContentType(first)}
 		}
 	} else {
@@ -207,7 +191,6 @@ func (w *response) sendHeader(first []byte) {
 		delete(h, "Transfer-Encoding")
 		if w.status == http.StatusNotModified {
 			delete(h, "Content-Type")
-			w.dropField("Content-Type")
 		}
 		w.contentLength = -1
 	}
@@ -241,7 +224,7 @@ func (w *response) sendHeader(first []byte) {
 		out.head = strconv.AppendInt(out.head, int64(w.status), 10)
 	}
 	out.head = append(out.head, "\r\n"...)
-	out.head = appendHeader(out.head, h, date, w.length, &w.c.names, w.fields)
+	out.head = appendHeader(out.head, h, date, w.length)
 	out.head = append(out.head, "\r\n"...)
 }
 

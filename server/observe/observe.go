@@ -11,7 +11,6 @@ import (
 
 	"github.com/svc-dev/svc/server/admin"
 	"github.com/svc-dev/svc/server/apierr"
-	"github.com/svc-dev/svc/server/httpx"
 )
 
 // Observation of requests: the access log line, log-query, Server-Timing,
@@ -35,9 +34,6 @@ type recorder struct {
 	// vary is the Vary the answer carries unless it is an error or a
 	// function set its own (vary.go).
 	vary []string
-	// fields is the wrapped writer as an httpx.FieldSetter, nil when it
-	// is not one; the recorder reads none of the fields it forwards.
-	fields httpx.FieldSetter
 }
 
 // Observation is what the pipeline tells the observer of a request. Its
@@ -130,12 +126,6 @@ func (rec *recorder) Write(b []byte) (int, error) {
 	n, err := rec.ResponseWriter.Write(b)
 	rec.bytes += int64(n)
 	return n, err
-}
-
-// SetField forwards to the wrapped writer's httpx.FieldSetter, and takes
-// nothing when it has none.
-func (rec *recorder) SetField(name, value string, keep bool) bool {
-	return rec.fields != nil && rec.fields.SetField(name, value, keep)
 }
 
 // Unwrap lets http.ResponseController reach the connection's writer.
@@ -268,7 +258,6 @@ func (s *Observer) Serve(w http.ResponseWriter, r *http.Request) {
 	rec := recorders.Get().(*recorder)
 	*rec = recorder{ResponseWriter: w, status: http.StatusOK, start: started(r),
 		obs: Observation{timing: s.Timing}, vary: defaultVary(s.ManySchemas, r.Method)}
-	rec.fields, _ = w.(httpx.FieldSetter)
 	if s.Timing {
 		rec.obs.served = time.Now()
 	}
