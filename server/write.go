@@ -191,9 +191,10 @@ func (s *Server) refuseWrite(req *request.Request, snap *snapshot.Snapshot, tx d
 	return plan.WriteRefused(req.Method, rel, snap, tx.Role, tx.Authenticated)
 }
 
-// refuseKeptWrite is refuseWrite for x's request, req, unless req is a
-// kept insert's its role was found allowed before (shapes.InsertRequest.
-// Allowed), and notes a kept insert's role found allowed.
+// refuseKeptWrite is refuseWrite for x's request, req, skipped when req
+// is the request kept for an insert's head and x's role was found allowed
+// on that head before (shapes.InsertRequest.Allowed); a role found allowed
+// on a kept head is noted there.
 func (s *Server) refuseKeptWrite(x *exchange, req *request.Request) error {
 	kept := x.keptInsert
 	if kept != nil && kept.Allowed(x.tx.Role) {
