@@ -1,9 +1,6 @@
 package request
 
-import (
-	"bytes"
-	"unicode/utf8"
-)
+import "bytes"
 
 // maxJSONDepth is how deeply arrays and objects may nest, as
 // encoding/json allows.
@@ -87,7 +84,7 @@ func validJSON(src []byte, key func(start, end int, escaped bool)) bool {
 				return false
 			}
 			if len(open) == 1 && key != nil {
-				key(i+1, end-1, escaped || !utf8.Valid(src[i+1:end-1]))
+				key(i+1, end-1, mustDecode(src[i+1:end-1], escaped))
 			}
 			for i = end; i < len(src) && isJSONSpace(src[i]); i++ {
 			}

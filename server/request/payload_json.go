@@ -104,13 +104,8 @@ type jsonWalk struct {
 }
 
 func (w *jsonWalk) space() {
-	for w.pos < len(w.src) {
-		switch w.src[w.pos] {
-		case ' ', '\t', '\n', '\r':
-			w.pos++
-		default:
-			return
-		}
+	for w.pos < len(w.src) && isJSONSpace(w.src[w.pos]) {
+		w.pos++
 	}
 }
 
@@ -172,8 +167,7 @@ func (w *jsonWalk) members(member func(start, end int, escaped bool)) {
 	w.space()
 	for w.src[w.pos] != '}' {
 		start, end, escaped := w.str()
-		// encoding/json reads invalid UTF-8 as U+FFFD: so must a key.
-		escaped = escaped || !utf8.Valid(w.src[start:end])
+		escaped = mustDecode(w.src[start:end], escaped)
 		w.space()
 		w.pos++ // ':'
 		w.space()
@@ -186,6 +180,11 @@ func (w *jsonWalk) members(member func(start, end int, escaped bool)) {
 	}
 	w.pos++
 }
+
+// mustDecode reports whether a key, its bytes in the text and whether
+// they hold an escape, must be decoded to be read: encoding/json reads
+// invalid UTF-8 as U+FFFD, and so must a key.
+func mustDecode(key []byte, escaped bool) bool { return escaped || !utf8.Valid(key) }
 
 // key returns a key given by its span: its bytes in src, or decoded from
 // its escapes into w.decoded, valid until the next escaped key.
