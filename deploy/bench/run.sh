@@ -341,11 +341,14 @@ rss_kb() { awk '/^VmRSS/ {print $2}' "/proc/$1/status"; }
 # is the parent.
 cpu_ticks() {
   local svc=0 pid=${1:-$SVC_PID}
-  [ -n "$pid" ] && svc=$(awk '{print $14 + $15}' "/proc/$pid/stat")
+  [ -n "$pid" ] && svc=$(proc_ticks "$pid")
   echo "$svc $(awk '{print $16 + $17}' "/proc/$$/stat") $(awk '/^cpu / {print $2 + $3 + $4 + $7 + $8}' /proc/stat)" \
     "$(cat /proc/[0-9]*/stat 2>/dev/null | # cat: a process may exit between glob and read
       awk -v pm="$PM_PID" '$1 == pm {own = $14 + $15 + $16 + $17} $4 == pm {live = live " " $1 ":" ($14 + $15)} END {print own live}')"
 }
+
+# proc_ticks PID: the process's own user and system time, in clock ticks.
+proc_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 
 # cpu_split BEFORE AFTER SECONDS: "server PostgreSQL load-generator other" as
 # percent of one core over the run. A backend that exits during the run
@@ -534,7 +537,7 @@ run_variants() {
 # per request (svc-serve's user and system time over the requests wrk
 # completed) and wrk's errors. Which of the two starts first alternates.
 run_at_once() {
-  local kind=$1 names first i v script=deploy/bench/$1.lua
+  local kind=$1 names first i v
   read -ra names <<<"$VARIANTS"
   first=${names[0]}
   for i in $(seq "$ROUNDS"); do
@@ -549,20 +552,11 @@ run_at_once() {
       HTTPPORT=$ATONCEPORT HTTP=http://127.0.0.1:$ATONCEPORT SVC_EXE=${VARIANT_EXE[$b]} start_svc error ${VARIANT_ENV[$b]}
       pid_b=$SVC_PID
       SVC_PID=$pid_a # the clean-up stops it; pid_b is stopped below
-      local wrk_pid # wait for it alone: the servers run in the background too
-      wrk_on_other "$kind" 16 -d"${ROUND_WARMUP}s" -s "$script" "$HTTP" >/dev/null &
-      wrk_pid=$!
-      wrk_on_other "$kind" 16 -d"${ROUND_WARMUP}s" -s "$script" "http://127.0.0.1:$ATONCEPORT" >/dev/null
-      wait "$wrk_pid"
+      wrk_both "$kind" "$ROUND_WARMUP" /dev/null /dev/null
       local ta tb
-      ta=$(awk '{print $14 + $15}' "/proc/$pid_a/stat")
-      tb=$(awk '{print $14 + $15}' "/proc/$pid_b/stat")
-      wrk_on_other "$kind" 16 -d"${PAIR_SECONDS}s" -s "$script" "$HTTP" >"$WORK/at-once-a.txt" &
-      wrk_pid=$!
-      wrk_on_other "$kind" 16 -d"${PAIR_SECONDS}s" -s "$script" "http://127.0.0.1:$ATONCEPORT" >"$WORK/at-once-b.txt"
-      wait "$wrk_pid"
-      ta="$ta $(awk '{print $14 + $15}' "/proc/$pid_a/stat")"
-      tb="$tb $(awk '{print $14 + $15}' "/proc/$pid_b/stat")"
+      ta=$(proc_ticks "$pid_a") tb=$(proc_ticks "$pid_b")
+      wrk_both "$kind" "$PAIR_SECONDS" "$WORK/at-once-a.txt" "$WORK/at-once-b.txt"
+      ta="$ta $(proc_ticks "$pid_a")" tb="$tb $(proc_ticks "$pid_b")"
       kill "$pid_b" && wait "$pid_b" || true
       stop_svc
       local row_first row_v
@@ -578,6 +572,16 @@ run_at_once() {
       log "  $first: $(echo "$row_first" | awk '{print $1 " req/s, " $2 " µs/req"}'); $v: $(echo "$row_v" | awk '{print $1 " req/s, " $2 " µs/req"}')"
     done
   done
+}
+
+# wrk_both KIND SECONDS OUT_A OUT_B: KIND's load on both servers of an
+# at-once round at the same time, wrk's reports into OUT_A and OUT_B.
+wrk_both() {
+  local script=deploy/bench/$1.lua wrk_pid # wait for it alone: the servers run in the background too
+  wrk_on_other "$1" 16 -d"$2s" -s "$script" "$HTTP" >"$3" &
+  wrk_pid=$!
+  wrk_on_other "$1" 16 -d"$2s" -s "$script" "http://127.0.0.1:$ATONCEPORT" >"$4"
+  wait "$wrk_pid"
 }
 
 # at_once_row WRK_OUTPUT TICKS_BEFORE TICKS_AFTER: "req/s<TAB>µs/req<TAB>errors"
