@@ -18,12 +18,14 @@ import (
 // Metrics holds SVC's Prometheus metrics in a registry of its own (so two
 // servers in one process, as in tests, never collide) and serves them.
 //
-// A request costs three atomic adds to counters of its own route kind and
-// method (requests.go). Pool, snapshot and listener state is read when
-// Prometheus scrapes, never per request.
+// The request path costs two atomic adds and a histogram observation: the
+// counter and histogram of every route kind x method x status class are
+// resolved once here, so a request only indexes arrays. Pool, snapshot and
+// listener state is read when Prometheus scrapes, never per request.
 type Metrics struct {
 	registry *prometheus.Registry
-	requests requestMetrics
+	requests [routeKinds][methodSlots][statusClasses]prometheus.Counter
+	latency  [routeKinds][methodSlots]prometheus.Observer
 
 	snapshotReloads   *prometheus.CounterVec
 	snapshotLastOK    prometheus.Gauge
@@ -40,12 +42,53 @@ type Metrics struct {
 	hears atomic.Int32
 }
 
+// Route kinds, methods and status classes, the request metrics' labels.
+const (
+	kindRelation = iota
+	kindFunction
+	kindRoot
+	routeKinds
+
+	statusClasses = 5 // 1xx to 5xx
+)
+
+var (
+	kindNames   = [routeKinds]string{"relation", "function", "root"}
+	methodNames = [...]string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPatch,
+		http.MethodPut, http.MethodDelete, http.MethodOptions, "other"}
+	classNames = [statusClasses]string{"1xx", "2xx", "3xx", "4xx", "5xx"}
+)
+
+const methodSlots = len(methodNames)
+
+// latencyBuckets start below a millisecond: a key lookup over a warm pool
+// takes about that long, and the default buckets would lump every fast
+// request together.
+var latencyBuckets = []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}
+
 // NewMetrics registers SVC's metrics. pool (nil for none) is the request
 // pool whose statistics are exported; snaps is the snapshot holder whose
 // fingerprint is. Call snaps.OnReload(m.SnapshotReloaded) before the first
 // load so that load times and reload outcomes are counted from the start.
 func NewMetrics(pool *pgxpool.Pool, snaps *reload.Snapshots) *Metrics {
 	m := &Metrics{registry: prometheus.NewRegistry()}
+	requests := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "svc_http_requests_total",
+		Help: "HTTP requests served, by route kind (relation, function, root), method and status class.",
+	}, []string{"kind", "method", "code"})
+	latency := prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "svc_http_request_duration_seconds",
+		Help:    "Time from receiving a request to its handler's return, by route kind and method.",
+		Buckets: latencyBuckets,
+	}, []string{"kind", "method"})
+	for k, kind := range kindNames {
+		for mi, method := range methodNames {
+			m.latency[k][mi] = latency.WithLabelValues(kind, method)
+			for c, class := range classNames {
+				m.requests[k][mi][c] = requests.WithLabelValues(kind, method, class)
+			}
+		}
+	}
 	m.snapshotReloads = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "svc_snapshot_reloads_total",
 		Help: "Schema snapshot loads, by result (success, failure); the first load counts.",
@@ -75,7 +118,7 @@ func NewMetrics(pool *pgxpool.Pool, snaps *reload.Snapshots) *Metrics {
 		m.snapshotReloads.WithLabelValues(result)
 		m.configReloads.WithLabelValues(result)
 	}
-	m.registry.MustRegister(&m.requests, m.snapshotReloads, m.snapshotLastOK, m.snapshotLoadSecs,
+	m.registry.MustRegister(requests, latency, m.snapshotReloads, m.snapshotLastOK, m.snapshotLoadSecs,
 		m.configReloads, m.configLastOK, m.listenerConnected,
 		&stateCollector{pool: pool, snaps: snaps, loadedAt: &m.loadedAt, hears: &m.hears},
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -94,7 +137,33 @@ func (m *Metrics) Handler() http.Handler {
 // Observe counts one request. path decides the route kind the way the
 // router does, without running it again.
 func (m *Metrics) Observe(path, method string, status int, d time.Duration) {
-	m.requests.observe(path, method, status, d)
+	k := kindOf(path)
+	mi := methodSlot(method)
+	c := status/100 - 1
+	if c < 0 || c >= statusClasses {
+		c = statusClasses - 1 // a status outside 1xx-5xx is a server bug
+	}
+	m.requests[k][mi][c].Inc()
+	m.latency[k][mi].Observe(d.Seconds())
+}
+
+func kindOf(path string) int {
+	switch {
+	case path == "/":
+		return kindRoot
+	case len(path) > 5 && path[:5] == "/rpc/":
+		return kindFunction
+	}
+	return kindRelation
+}
+
+func methodSlot(method string) int {
+	for i, name := range methodNames[:methodSlots-1] {
+		if method == name {
+			return i
+		}
+	}
+	return methodSlots - 1
 }
 
 // SnapshotReloaded records a snapshot load; pass it to reload.Snapshots.OnReload.
