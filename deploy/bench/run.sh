@@ -81,6 +81,14 @@
 # or two. Both serve half the usual load, so the figures themselves are
 # not those of a server alone; set a variant beside itself to see the
 # spread. The second server listens on HTTPPORT + 6.
+# LAYOUTS (1): each variant built from source (REV= or the work tree) is
+# built that many times, each with its functions in another order (go's
+# -ldflags=-randlayout, one seed per build), and round i runs each
+# variant's build i (modulo LAYOUTS). Where a function's code falls moves
+# the CPU per request by a percent or two, as much as the cuts sought: the
+# same code in two layouts reads up to 2% apart. So a variant's figure is
+# believed across layouts only (4 or more), never from one build beside
+# another.
 #
 # The report (markdown) goes to stdout, progress to stderr; the exit status
 # is 1 when a check of the fault soak fails. Needs the PostgreSQL server
@@ -109,6 +117,7 @@ VARIANTS=${VARIANTS:-}
 AT_ONCE=${AT_ONCE:-0}
 ROUNDS=${ROUNDS:-5}
 ROUND_WARMUP=${ROUND_WARMUP:-3}
+LAYOUTS=${LAYOUTS:-1}
 PG_MALLOC=${PG_MALLOC-glibc.malloc.trim_threshold=67108864:glibc.malloc.top_pad=16777216}
 PGPORT=${PGPORT:-55432}
 HTTPPORT=${HTTPPORT:-3100}
@@ -237,31 +246,66 @@ log "building svc-serve, svc-introspect and the bench helpers ..."
 go build -o "$WORK/bin/" ./cmd/svc-serve ./cmd/svc-introspect ./deploy/bench/coldstart ./deploy/bench/synthschema \
   ./deploy/bench/floorserver
 
-# The variants: VARIANT_EXE[name] is the binary, VARIANT_ENV[name] the
-# VAR=VALUE words. A REV is built from git archive's copy of that commit,
-# so the work tree is left alone.
+# build_layouts SRC OUT SEED: svc-serve built from the source tree SRC
+# LAYOUTS times into OUT, each build's functions in the order of its own
+# seed (SEED, SEED + 1, ...; see LAYOUTS); prints the binaries. With
+# LAYOUTS=1, one build in the usual order.
+build_layouts() {
+  local k
+  if [ "$LAYOUTS" = 1 ]; then
+    (cd "$1" && go build -o "$2/" ./cmd/svc-serve)
+    echo "$2/svc-serve"
+    return
+  fi
+  for k in $(seq 0 $((LAYOUTS - 1))); do
+    (cd "$1" && go build -ldflags="-randlayout=$(($3 + k))" -o "$2/svc-serve-$k" ./cmd/svc-serve)
+    echo "$2/svc-serve-$k"
+  done
+}
+
+# The variants: VARIANT_EXE[name] is its binaries (one per layout, see
+# LAYOUTS), VARIANT_ENV[name] the VAR=VALUE words. A REV is built from git
+# archive's copy of that commit, so the work tree is left alone. Each
+# variant's layouts take seeds of their own.
 declare -A VARIANT_EXE VARIANT_ENV
+variant_seed=1
 for v in $VARIANTS; do
   spec_var=VARIANT_$v
-  VARIANT_EXE[$v]=$WORK/bin/svc-serve
+  src=.
   VARIANT_ENV[$v]=
+  VARIANT_EXE[$v]=
   for word in ${!spec_var-}; do
     case $word in
     REV=*)
       rev=$(git rev-parse --verify "${word#REV=}^{commit}") || die "VARIANT_$v: no commit ${word#REV=}"
-      log "building svc-serve at ${rev:0:9} for $v ..."
+      log "taking svc-serve's source at ${rev:0:9} for $v ..."
       mkdir -p "$WORK/src-$v"
       git archive "$rev" | tar -x -C "$WORK/src-$v"
-      (cd "$WORK/src-$v" && go build -o "$WORK/bin-$v/" ./cmd/svc-serve)
-      VARIANT_EXE[$v]=$WORK/bin-$v/svc-serve
+      src=$WORK/src-$v
       ;;
     BIN=*) VARIANT_EXE[$v]=${word#BIN=} ;;
     *=*) VARIANT_ENV[$v]+=" $word" ;;
     *) die "VARIANT_$v: $word is none of REV=, BIN= and VAR=VALUE" ;;
     esac
   done
-  [ -x "${VARIANT_EXE[$v]}" ] || die "VARIANT_$v: ${VARIANT_EXE[$v]} is not an executable"
+  if [ -z "${VARIANT_EXE[$v]}" ] && { [ "$src" != . ] || [ "$LAYOUTS" != 1 ]; }; then
+    log "building svc-serve for $v ($LAYOUTS layouts) ..."
+    VARIANT_EXE[$v]=$(build_layouts "$src" "$WORK/bin-$v" "$variant_seed" | tr '\n' ' ')
+    variant_seed=$((variant_seed + LAYOUTS))
+  fi
+  : "${VARIANT_EXE[$v]:=$WORK/bin/svc-serve}"
+  for exe in ${VARIANT_EXE[$v]}; do
+    [ -x "$exe" ] || die "VARIANT_$v: $exe is not an executable"
+  done
 done
+
+# variant_exe NAME ROUND: the binary variant NAME runs in round ROUND, its
+# layouts taken in turn.
+variant_exe() {
+  local exes
+  read -ra exes <<<"${VARIANT_EXE[$1]}"
+  echo "${exes[$((($2 - 1) % ${#exes[@]}))]}"
+}
 
 if [ -n "$KINDS" ] || [ "$SOAK" != 0 ] || [ "$LARGE" = 1 ]; then
   log "loading 10k authors, 1M books, 2M reviews ..."
@@ -515,7 +559,7 @@ run_variants() {
       v=${names[$(((i - 1 + j) % ${#names[@]}))]}
       log "$kind: round $i of $ROUNDS, $v"
       # shellcheck disable=SC2086 # VAR=VALUE words, split on purpose
-      SVC_EXE=${VARIANT_EXE[$v]} start_svc error ${VARIANT_ENV[$v]}
+      SVC_EXE=$(variant_exe "$v" "$i") start_svc error ${VARIANT_ENV[$v]}
       wrk_on_other "$kind" 32 -d"${ROUND_WARMUP}s" -s "deploy/bench/$kind.lua" "$HTTP" >/dev/null
       : >"$WORK/variant-row.tsv"
       local perf_pid=
@@ -546,10 +590,10 @@ run_at_once() {
       local a b pid_a pid_b
       if ((i % 2)); then a=$first b=$v; else a=$v b=$first; fi
       # shellcheck disable=SC2086 # VAR=VALUE words, split on purpose
-      SVC_EXE=${VARIANT_EXE[$a]} start_svc error ${VARIANT_ENV[$a]}
+      SVC_EXE=$(variant_exe "$a" "$i") start_svc error ${VARIANT_ENV[$a]}
       pid_a=$SVC_PID
       # shellcheck disable=SC2086
-      HTTPPORT=$ATONCEPORT HTTP=http://127.0.0.1:$ATONCEPORT SVC_EXE=${VARIANT_EXE[$b]} start_svc error ${VARIANT_ENV[$b]}
+      HTTPPORT=$ATONCEPORT HTTP=http://127.0.0.1:$ATONCEPORT SVC_EXE=$(variant_exe "$b" "$i") start_svc error ${VARIANT_ENV[$b]}
       pid_b=$SVC_PID
       SVC_PID=$pid_a # the clean-up stops it; pid_b is stopped below
       wrk_both "$kind" "$ROUND_WARMUP" /dev/null /dev/null
@@ -582,6 +626,20 @@ wrk_both() {
   wrk_pid=$!
   wrk_on_other "$1" 16 -d"$2s" -s "$script" "http://127.0.0.1:$ATONCEPORT" >"$4"
   wait "$wrk_pid"
+}
+
+# variants_legend: what each variant runs, for the report, and in how many
+# layouts (LAYOUTS).
+variants_legend() {
+  local v spec_var
+  for v in $VARIANTS; do
+    spec_var=VARIANT_$v
+    echo "- $v: ${!spec_var:-the work tree, as configured}"
+  done
+  if [ "$LAYOUTS" != 1 ]; then
+    echo "- each variant built from source in $LAYOUTS layouts (go build -ldflags=-randlayout, a seed each),"
+    echo "  round i running each one's i-th"
+  fi
 }
 
 # at_once_row WRK_OUTPUT TICKS_BEFORE TICKS_AFTER: "req/s<TAB>µs/req<TAB>errors"
@@ -826,10 +884,7 @@ if [ -s "$WORK/at-once.tsv" ]; then
   echo "${ROUND_WARMUP} s of warm-up, then ${PAIR_SECONDS} s. Each round's figure is the variant's CPU per request"
   echo "(svc-serve's user and system time) over ${names[0]}'s in the same seconds; with the two"
   echo "sharing the core and PostgreSQL, the figures alone are not a server's on its own."
-  for v in "${names[@]}"; do
-    spec_var=VARIANT_$v
-    echo "- $v: ${!spec_var:-the work tree, as configured}"
-  done
+  variants_legend
   echo
   echo "| workload | variant | CPU per request over ${names[0]}, rounds | median | ${names[0]} µs/req | variant µs/req | req/s ${names[0]} / variant | errors |"
   echo "|---|---|---|--:|--:|--:|--:|--:|"
@@ -846,10 +901,7 @@ if [ -s "$WORK/variants.tsv" ]; then
     [ -z "${!rate_var:-$RATE}" ] || paced+=" $kind ${!rate_var:-$RATE} req/s,"
   done
   [ -z "$paced" ] || echo "wrk paced (RATE; pace.lua) for about:${paced%,}."
-  for v in "${names[@]}"; do
-    spec_var=VARIANT_$v
-    echo "- $v: ${!spec_var:-the work tree, as configured}"
-  done
+  variants_legend
   echo
   echo "Medians of the rounds, lowest to highest in parentheses; SVC µs/req is svc-serve's CPU"
   echo "time (/proc, user and system) per request. \"vs ${names[0]}\" compares each round's req/s with"
