@@ -170,9 +170,7 @@ func listPackages(t *testing.T) (string, map[string][]string) {
 	if err != nil {
 		t.Fatalf("the go command is needed to list the packages: %v", err)
 	}
-	// Without -pgo=off, the packages svc-serve links are listed as its
-	// profile-guided variants ("server [.../cmd/svc-serve]").
-	cmd := exec.Command(goBin, "list", "-pgo=off", "-json", "./...")
+	cmd := exec.Command(goBin, "list", "-json", "./...")
 	cmd.Dir = ".."
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
