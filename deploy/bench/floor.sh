@@ -39,7 +39,7 @@ floor_kind() { [ "$FLOOR" = 1 ] && [[ " lookup page insert " == *" $1 "* ]]; }
 # cores with SVC's pool size, and waits (10 s at most) until it answers.
 start_floorserver() {
   env SVC_DB_URI="$APP_URI" SVC_DB_POOL=$POOL SVC_SERVER_HOST=127.0.0.1 SVC_SERVER_PORT="$FLOORPORT" \
-    "${ON_SVC[@]}" "${FLOOR_EXE:-$WORK/bin/floorserver}" -scripts deploy/bench >>"$WORK/floorserver.log" 2>&1 &
+    "${ON_SVC[@]}" "$WORK/bin/floorserver" -scripts deploy/bench >>"$WORK/floorserver.log" 2>&1 &
   FLOOR_PID=$!
   await_server floorserver "$FLOOR_PID" "$WORK/floorserver.log" "$FLOOR_HTTP/books?id=eq.1"
 }

@@ -89,9 +89,6 @@
 # same code in two layouts reads up to 2% apart. So a variant's figure is
 # believed across layouts only (4 or more), never from one build beside
 # another.
-# Without VARIANTS, the paired rounds do the same: svc-serve and
-# floorserver are built LAYOUTS times, and each round restarts both in its
-# layout after WARMUP s of load.
 #
 # The report (markdown) goes to stdout, progress to stderr; the exit status
 # is 1 when a check of the fault soak fails. Needs the PostgreSQL server
@@ -249,22 +246,20 @@ log "building svc-serve, svc-introspect and the bench helpers ..."
 go build -o "$WORK/bin/" ./cmd/svc-serve ./cmd/svc-introspect ./deploy/bench/coldstart ./deploy/bench/synthschema \
   ./deploy/bench/floorserver
 
-# build_layouts SRC OUT SEED [PACKAGE]: PACKAGE's command (svc-serve by
-# default) built from the source tree SRC LAYOUTS times into OUT, each
-# build's functions in the order of its own seed (SEED, SEED + 1, ...; see
-# LAYOUTS); prints the binaries. With LAYOUTS=1, one build in the usual
-# order.
+# build_layouts SRC OUT SEED: svc-serve built from the source tree SRC
+# LAYOUTS times into OUT, each build's functions in the order of its own
+# seed (SEED, SEED + 1, ...; see LAYOUTS); prints the binaries. With
+# LAYOUTS=1, one build in the usual order.
 build_layouts() {
-  local k pkg=${4:-./cmd/svc-serve} name
-  name=$(basename "$pkg")
+  local k
   if [ "$LAYOUTS" = 1 ]; then
-    (cd "$1" && go build -o "$2/" "$pkg")
-    echo "$2/$name"
+    (cd "$1" && go build -o "$2/" ./cmd/svc-serve)
+    echo "$2/svc-serve"
     return
   fi
   for k in $(seq 0 $((LAYOUTS - 1))); do
-    (cd "$1" && go build -ldflags="-randlayout=$(($3 + k))" -o "$2/$name-$k" "$pkg")
-    echo "$2/$name-$k"
+    (cd "$1" && go build -ldflags="-randlayout=$(($3 + k))" -o "$2/svc-serve-$k" ./cmd/svc-serve)
+    echo "$2/svc-serve-$k"
   done
 }
 
@@ -303,15 +298,6 @@ for v in $VARIANTS; do
     [ -x "$exe" ] || die "VARIANT_$v: $exe is not an executable"
   done
 done
-
-# The paired rounds' layouts (LAYOUTS): svc-serve's and floorserver's
-# builds, each round running the next of each.
-PAIR_EXES=() FLOOR_EXES=()
-if [ "$LAYOUTS" != 1 ] && [ -z "$VARIANTS" ] && [ "$PAIRS" != 0 ] && [ -n "$KINDS" ]; then
-  log "building svc-serve and floorserver in $LAYOUTS layouts ..."
-  read -ra PAIR_EXES <<<"$(build_layouts . "$WORK/bin-layouts" 1 | tr '\n' ' ')"
-  read -ra FLOOR_EXES <<<"$(build_layouts . "$WORK/bin-layouts" 1 ./deploy/bench/floorserver | tr '\n' ' ')"
-fi
 
 # variant_exe NAME ROUND: the binary variant NAME runs in round ROUND, its
 # layouts taken in turn.
@@ -507,7 +493,6 @@ run_pairs() {
   floor_kind "$kind" && parts+=(floor)
   for i in $(seq "$PAIRS"); do
     log "$kind: paired round $i of $PAIRS"
-    [ ${#PAIR_EXES[@]} = 0 ] || relayout "$kind" "$i"
     for j in $(seq 0 $((${#parts[@]} - 1))); do
       case ${parts[$(((i - 1 + j) % ${#parts[@]}))]} in
       svc) DURATION=$PAIR_SECONDS ROWS=pairs-wrk.tsv run_wrk "$kind" 32 ;;
@@ -519,28 +504,6 @@ run_pairs() {
       esac
     done
   done
-}
-
-# relayout KIND ROUND: svc-serve (and the unprepared one) and floorserver
-# restarted in round ROUND's layouts (LAYOUTS), each warmed up with KIND's
-# load for WARMUP s, so that the paired rounds' medians are read across
-# layouts rather than in one build's.
-relayout() {
-  local kind=$1 k=$((($2 - 1) % LAYOUTS))
-  log "  layout $((k + 1)) of $LAYOUTS"
-  stop_svc
-  SVC_EXE=${PAIR_EXES[$k]} start_svc error
-  wrk_on_other "$kind" 32 -d"${WARMUP}s" -s "deploy/bench/$kind.lua" "$HTTP" >/dev/null
-  if [ -n "$UNPREP_PID" ]; then
-    kill "$UNPREP_PID" && wait "$UNPREP_PID" || true
-    SVC_EXE=${PAIR_EXES[$k]} start_unprepared
-    wrk_on_other "$kind" 32 -d"${WARMUP}s" -s "deploy/bench/$kind.lua" "$UNPREP_HTTP" >/dev/null
-  fi
-  if [ -n "$FLOOR_PID" ] && floor_kind "$kind"; then
-    kill "$FLOOR_PID" && wait "$FLOOR_PID" || true
-    FLOOR_EXE=${FLOOR_EXES[$k]} start_floorserver
-    wrk_on_other "$kind" 32 -d"${WARMUP}s" -s "deploy/bench/$kind.lua" "$FLOOR_HTTP" >/dev/null
-  fi
 }
 
 # ---- Checking the pgbench scripts against SVC --------------------------------
@@ -883,10 +846,6 @@ if [ -s "$WORK/pairs-wrk.tsv" ]; then
   echo "one straight after the other (alternating which goes first): the machine's speed drifts between"
   echo "runs minutes apart, as the table's are, and within a round it falls on both alike. Medians of the"
   echo "rounds; CPU in µs per request. \* marks a round disturbed by other work."
-  if [ ${#PAIR_EXES[@]} != 0 ]; then
-    echo "svc-serve and floorserver were each built in $LAYOUTS layouts (go build -ldflags=-randlayout);"
-    echo "each round restarted both in the next, after ${WARMUP} s of load."
-  fi
   echo
   echo "| workload | ratio per round | median ratio | SVC µs/req | PostgreSQL µs/req under SVC | PostgreSQL µs/req under pgbench |"
   echo "|---|---|--:|--:|--:|--:|"
