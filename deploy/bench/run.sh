@@ -86,9 +86,13 @@
 # -ldflags=-randlayout, one seed per build), and round i runs each
 # variant's build i (modulo LAYOUTS). Where a function's code falls moves
 # the CPU per request by a percent or two, as much as the cuts sought: the
-# same code in two layouts reads up to 2% apart. So a variant's figure is
-# believed across layouts only (4 or more), never from one build beside
-# another.
+# same code in two layouts reads up to 2% apart. So a difference between
+# variants is believed across layouts only (4 or more), never from one
+# build beside another. Shuffled orders lose the locality of the linker's
+# own (a package's functions side by side): svc-serve's lookup spends 6 to
+# 7% more CPU in any of them than as built, so read LAYOUTS rounds as
+# variants against each other, never as a build's figures (the paired
+# rounds, which the targets read, run svc-serve as built).
 #
 # The report (markdown) goes to stdout, progress to stderr; the exit status
 # is 1 when a check of the fault soak fails. Needs the PostgreSQL server
