@@ -82,17 +82,16 @@
 # not those of a server alone; set a variant beside itself to see the
 # spread. The second server listens on HTTPPORT + 6.
 # LAYOUTS (1): each variant built from source (REV= or the work tree) is
-# built that many times, each with its functions in another order (go's
-# -ldflags=-randlayout, one seed per build), and round i runs each
-# variant's build i (modulo LAYOUTS). Where a function's code falls moves
-# the CPU per request by a percent or two, as much as the cuts sought: the
-# same code in two layouts reads up to 2% apart. So a difference between
-# variants is believed across layouts only (4 or more), never from one
-# build beside another. Shuffled orders lose the locality of the linker's
-# own (a package's functions side by side): svc-serve's lookup spends 6 to
-# 7% more CPU in any of them than as built, so read LAYOUTS rounds as
-# variants against each other, never as a build's figures (the paired
-# rounds, which the targets read, run svc-serve as built).
+# built that many times, each with SVC's code shifted by padding of
+# another size (layout_pad), and round i runs each variant's build i
+# (modulo LAYOUTS). Where a function's code falls moves the CPU per
+# request by a percent or two, as much as the cuts sought, and any change
+# moves the code after it. So a difference between variants is believed
+# across layouts only (4 or more), never from one build beside another.
+# The padding keeps the linker's order, which a shuffle
+# (-ldflags=-randlayout) does not: that order keeps a package's functions
+# side by side, and svc-serve's lookup spent 6 to 7% more CPU in each of
+# four shuffled orders than as built.
 #
 # The report (markdown) goes to stdout, progress to stderr; the exit status
 # is 1 when a check of the fault soak fails. Needs the PostgreSQL server
@@ -250,27 +249,61 @@ log "building svc-serve, svc-introspect and the bench helpers ..."
 go build -o "$WORK/bin/" ./cmd/svc-serve ./cmd/svc-introspect ./deploy/bench/coldstart ./deploy/bench/synthschema \
   ./deploy/bench/floorserver
 
-# build_layouts SRC OUT SEED: svc-serve built from the source tree SRC
-# LAYOUTS times into OUT, each build's functions in the order of its own
-# seed (SEED, SEED + 1, ...; see LAYOUTS); prints the binaries. With
-# LAYOUTS=1, one build in the usual order.
+# layout_pad CASES: a Go file for package apierr holding a function of
+# CASES cases that never runs (an init keeps it linked). apierr imports
+# none of SVC's packages, so the linker places it ahead of those a request
+# runs through, and the padding shifts all of their code.
+layout_pad() {
+  local i
+  echo 'package apierr'
+  echo
+  echo 'import "os"'
+  echo
+  echo 'func init() {'
+  echo '	if len(os.Args) > 1<<30 {'
+  echo '		layoutPad(os.Args[0])'
+  echo '	}'
+  echo '}'
+  echo
+  echo 'func layoutPad(s string) (n int) {'
+  echo '	for i := 0; i < len(s); i++ {'
+  echo "		switch int(s[i]) % $1 {"
+  for i in $(seq 0 $(($1 - 1))); do
+    echo "		case $i:"
+    echo "			n += $((i + 1))*int(s[i]) ^ $((i * 7 + 3))"
+  done
+  echo '		}'
+  echo '	}'
+  echo '	return n'
+  echo '}'
+}
+
+# build_layouts SRC OUT SEED: svc-serve built from the source tree SRC, a
+# copy of its own, LAYOUTS times into OUT, each build padded by another
+# layout_pad (its size drawn from SEED, SEED + 1, ...; see LAYOUTS);
+# prints the binaries. With LAYOUTS=1, one build as it is.
 build_layouts() {
-  local k
+  local k pad=$1/server/apierr/zz_layout_pad.go
   if [ "$LAYOUTS" = 1 ]; then
     (cd "$1" && go build -o "$2/" ./cmd/svc-serve)
     echo "$2/svc-serve"
     return
   fi
   for k in $(seq 0 $((LAYOUTS - 1))); do
-    (cd "$1" && go build -ldflags="-randlayout=$(($3 + k))" -o "$2/svc-serve-$k" ./cmd/svc-serve)
+    # 1 to 170 cases, about 24 bytes each: shifts of up to 4 KiB, which
+    # reach every cache-line offset within a page.
+    layout_pad $((($3 + k) * 37 % 170 + 1)) >"$pad"
+    (cd "$1" && go build -o "$2/svc-serve-$k" ./cmd/svc-serve)
+    rm "$pad"
     echo "$2/svc-serve-$k"
   done
 }
 
 # The variants: VARIANT_EXE[name] is its binaries (one per layout, see
 # LAYOUTS), VARIANT_ENV[name] the VAR=VALUE words. A REV is built from git
-# archive's copy of that commit, so the work tree is left alone. Each
-# variant's layouts take seeds of their own.
+# archive's copy of that commit, and with LAYOUTS the work tree is copied
+# too, so the work tree is left alone. Each variant's layouts take seeds
+# of their own.
 declare -A VARIANT_EXE VARIANT_ENV
 variant_seed=1
 for v in $VARIANTS; do
@@ -292,7 +325,12 @@ for v in $VARIANTS; do
     *) die "VARIANT_$v: $word is none of REV=, BIN= and VAR=VALUE" ;;
     esac
   done
-  if [ -z "${VARIANT_EXE[$v]}" ] && { [ "$src" != . ] || [ "$LAYOUTS" != 1 ]; }; then
+  if [ -z "${VARIANT_EXE[$v]}" ] && [ "$src" = . ] && [ "$LAYOUTS" != 1 ]; then
+    mkdir -p "$WORK/src-$v"
+    git ls-files -z --cached --others --exclude-standard | tar --null --ignore-failed-read -T - -cf - 2>/dev/null | tar -xf - -C "$WORK/src-$v"
+    src=$WORK/src-$v
+  fi
+  if [ -z "${VARIANT_EXE[$v]}" ] && [ "$src" != . ]; then
     log "building svc-serve for $v ($LAYOUTS layouts) ..."
     VARIANT_EXE[$v]=$(build_layouts "$src" "$WORK/bin-$v" "$variant_seed" | tr '\n' ' ')
     variant_seed=$((variant_seed + LAYOUTS))
@@ -641,8 +679,8 @@ variants_legend() {
     echo "- $v: ${!spec_var:-the work tree, as configured}"
   done
   if [ "$LAYOUTS" != 1 ]; then
-    echo "- each variant built from source in $LAYOUTS layouts (go build -ldflags=-randlayout, a seed each),"
-    echo "  round i running each one's i-th"
+    echo "- each variant built from source in $LAYOUTS layouts (its code shifted by padding of another size"
+    echo "  in each), round i running each one's i-th"
   fi
 }
 
