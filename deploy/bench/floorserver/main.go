@@ -22,6 +22,12 @@
 // fails alone), then reads their answers in order. k = 1 is the lane's
 // hand-off alone; unset (0), a request takes a session for itself, as SVC
 // does.
+//
+// FLOOR_HTTP1=1 serves the same work through SVC's HTTP server
+// (server/http1) and a plain http.Handler, in place of reading the
+// socket itself: the floor of any server written as an http.Handler, so
+// that the benchmark can tell what SVC's HTTP layer costs from what its
+// handler does (http1.go).
 package main
 
 import (
@@ -94,6 +100,9 @@ func main() {
 	ln, err := net.Listen("tcp", net.JoinHostPort(getenv("SVC_SERVER_HOST", "127.0.0.1"), getenv("SVC_SERVER_PORT", "3000")))
 	if err != nil {
 		log.Fatal(err)
+	}
+	if os.Getenv("FLOOR_HTTP1") == "1" {
+		log.Fatal(serveHTTP1(ln, kinds, run))
 	}
 	for {
 		c, err := ln.Accept()
@@ -368,6 +377,13 @@ func readRequest(r *bufio.Reader, kinds map[string]*workload) (*workload, [][]by
 	if err != nil {
 		return nil, nil, err
 	}
+	kind, args := route(kinds, method, u, body)
+	return kind, args, nil
+}
+
+// route finds a request's workload (nil for none) and the main
+// statement's bind values.
+func route(kinds map[string]*workload, method string, u *url.URL, body []byte) (*workload, [][]byte) {
 	q := u.Query()
 	var kind *workload
 	switch {
@@ -378,7 +394,7 @@ func readRequest(r *bufio.Reader, kinds map[string]*workload) (*workload, [][]by
 	case u.Path == "/books" && q.Has("author_id"):
 		kind = kinds["page"]
 	default:
-		return nil, nil, nil
+		return nil, nil
 	}
 	args := make([][]byte, len(kind.params))
 	for i, p := range kind.params {
@@ -388,7 +404,7 @@ func readRequest(r *bufio.Reader, kinds map[string]*workload) (*workload, [][]by
 		}
 		args[i] = []byte(strings.TrimPrefix(q.Get(p), "eq."))
 	}
-	return kind, args, nil
+	return kind, args
 }
 
 // send queues w's set-up and main statements with args, ending in a
