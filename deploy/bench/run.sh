@@ -81,6 +81,10 @@
 # or two. Both serve half the usual load, so the figures themselves are
 # not those of a server alone; set a variant beside itself to see the
 # spread. The second server listens on HTTPPORT + 6.
+# FOOTPRINT=1 (with VARIANTS): instead, each variant serves each workload
+# once under valgrind's callgrind, and the report gives the lines of code a
+# request runs through (footprint.sh): the same on every run of a build,
+# so it tells a cut's direction without rounds. Needs valgrind.
 # LAYOUTS (1): each variant built from source (REV= or the work tree) is
 # built that many times, each with SVC's code shifted by padding of
 # another size (layout_pad), and round i runs each variant's build i
@@ -139,6 +143,7 @@ HTTP=http://127.0.0.1:$HTTPPORT
 log() { echo "[$(date +%T)] $*" >&2; }
 die() { log "error: $*"; exit 1; }
 command -v wrk >/dev/null || die "wrk not found (apt-get install wrk)"
+[ "${FOOTPRINT:-0}" = 1 ] && { command -v valgrind >/dev/null || die "valgrind not found (apt-get install valgrind)"; }
 [ -x "$BIN/pgbench" ] && [ -x "$BIN/initdb" ] || die "no PostgreSQL server binaries in $BIN (set SVC_PG_BIN)"
 for kind in $KINDS; do
   # wrk runs a plain GET / when its script is missing; refuse instead.
@@ -247,7 +252,7 @@ psql_admin() { "$BIN/psql" -q -X -v ON_ERROR_STOP=1 "$ADMIN_URI" "$@"; }
 
 log "building svc-serve, svc-introspect and the bench helpers ..."
 go build -o "$WORK/bin/" ./cmd/svc-serve ./cmd/svc-introspect ./deploy/bench/coldstart ./deploy/bench/synthschema \
-  ./deploy/bench/floorserver
+  ./deploy/bench/floorserver ./deploy/bench/footprint
 
 # layout_pad CASES: a Go file for package apierr holding a function of
 # CASES cases that never runs (an init keeps it linked). apierr imports
@@ -401,6 +406,8 @@ start_unprepared() {
 . deploy/bench/floor.sh
 # Large results: run_large, large_report.
 . deploy/bench/large.sh
+# The code a request runs through: run_footprint, footprint_report.
+. deploy/bench/footprint.sh
 
 # ---- Measuring --------------------------------------------------------------
 # wrk_on_other KIND CONNS ARGS...: wrk on the load generator's cores with
@@ -705,10 +712,13 @@ at_once_row() {
 : >"$WORK/pairs-extended.tsv"
 : >"$WORK/variants.tsv"
 : >"$WORK/at-once.tsv"
+: >"$WORK/footprint.tsv"
 : >"$WORK/floor.tsv"
 if [ -n "$KINDS" ] && [ -n "$VARIANTS" ]; then
   [ "$CHECK_SQL" = 1 ] && check_sql
-  if [ "$AT_ONCE" = 1 ]; then
+  if [ "$FOOTPRINT" = 1 ]; then
+    for kind in $KINDS; do run_footprint "$kind"; done
+  elif [ "$AT_ONCE" = 1 ]; then
     for kind in $KINDS; do run_at_once "$kind"; done
   else
     for kind in $KINDS; do run_variants "$kind"; done
@@ -957,6 +967,7 @@ if [ -s "$WORK/variants.tsv" ]; then
   echo "|---|---|--:|--:|--:|--:|--:|--:|--:|"
   awk -F'\t' -v first="${names[0]}" -f deploy/bench/stats.awk -f deploy/bench/variants.awk "$WORK/variants.tsv"
 fi
+footprint_report
 if [ -n "${BULK_JSON_MS:-}" ]; then
   echo
   echo "Bulk insert of 10,000 reviews, best of 5: SVC JSON body ${BULK_JSON_MS} ms, SVC CSV body ${BULK_CSV_MS} ms, psql \\copy ${BULK_COPY_MS} ms."

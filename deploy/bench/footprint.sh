@@ -1,0 +1,69 @@
+# The code a request runs through (FOOTPRINT=1, with VARIANTS): each
+# variant serves each workload once under valgrind's callgrind, one
+# connection for FOOTPRINT_SECONDS (5) after a warm-up, and
+# deploy/bench/footprint counts the lines of code run on at least half of
+# the requests. On this machine a request's CPU follows those lines far
+# more than its instructions (docs/benchmarks.md, "Where a request's CPU
+# goes"), and the count is the same on every run of a build, so it says at
+# once which way a cut goes, where a CPU reading needs rounds across
+# layouts; the load benchmark still says what the cut is worth. Needs
+# valgrind. Sourced by run.sh after its functions are defined.
+
+FOOTPRINT=${FOOTPRINT:-0}
+FOOTPRINT_SECONDS=${FOOTPRINT_SECONDS:-5}
+
+# run_footprint KIND: each variant's first build under callgrind for KIND,
+# into footprint.tsv: the workload, the variant, the requests profiled,
+# instructions per request, the lines of code run, and the three packages
+# with the most of them.
+run_footprint() {
+  local kind=$1 v out n
+  mkdir -p "$WORK/footprint"
+  for v in $VARIANTS; do
+    out=$WORK/footprint/$kind-$v.out
+    log "$kind: $v under callgrind"
+    # shellcheck disable=SC2086 # VAR=VALUE words, split on purpose
+    env SVC_DB_URI="$APP_URI" SVC_DB_SCHEMAS=bench SVC_DB_ANON_ROLE=bench_anon SVC_DB_POOL=$POOL \
+      SVC_DB_POOL_MAX_IDLETIME=7200 SVC_DB_POOL_MAX_LIFETIME=7200 \
+      SVC_SERVER_HOST=127.0.0.1 SVC_SERVER_PORT="$HTTPPORT" SVC_LOG_LEVEL=error ${VARIANT_ENV[$v]} \
+      GOMAXPROCS=1 GODEBUG=asyncpreemptoff=1 \
+      "${ON_SVC[@]}" valgrind --tool=callgrind --dump-instr=yes --instr-atstart=no \
+      --callgrind-out-file="$out" "$(variant_exe "$v" 1)" >>"$WORK/svc.log" 2>&1 &
+    SVC_PID=$!
+    # Under valgrind a start takes many times as long; the runtime's
+    # preemption signals, which valgrind may fail to deliver, are off, and
+    # one thread runs Go code, as on svc-serve's own core.
+    for _ in $(seq 600); do
+      curl -sf -o /dev/null "$HTTP/books?id=eq.1" && break
+      kill -0 "$SVC_PID" 2>/dev/null || die "$v exited under callgrind (see $WORK/svc.log)"
+      sleep 0.1
+    done
+    wrk_on_other "$kind" 4 -d3s -s "deploy/bench/$kind.lua" "$HTTP" >/dev/null
+    callgrind_control -i on "$SVC_PID" >/dev/null 2>&1
+    wrk_on_other "$kind" 1 -t1 -d"${FOOTPRINT_SECONDS}s" -s "deploy/bench/$kind.lua" "$HTTP" >"$WORK/footprint/wrk.txt"
+    callgrind_control -i off "$SVC_PID" >/dev/null 2>&1
+    callgrind_control -d "$SVC_PID" >/dev/null 2>&1
+    stop_svc
+    n=$(awk '/requests in/ {print $1}' "$WORK/footprint/wrk.txt")
+    [ "${n:-0}" -gt 0 ] && [ -s "$out.1" ] || die "$v answered no request under callgrind (see $WORK/svc.log)"
+    "$WORK/bin/footprint" -requests "$n" -top 3 "$out.1" | awk -v k="$kind" -v v="$v" -v n="$n" '
+      /^requests/ {ipr = $NF}
+      /^hot/ {lines = $5}
+      /^lines by package/ {p = 1; next}
+      p && NF == 2 {pk = pk (pk == "" ? "" : ", ") $2 " " $1; if (++c == 3) p = 0}
+      END {sub("github.com/svc-dev/svc/", "", pk); gsub("github.com/svc-dev/svc/", "", pk); print k "\t" v "\t" n "\t" ipr "\t" lines "\t" pk}' >>"$WORK/footprint.tsv"
+  done
+}
+
+# footprint_report prints footprint.tsv's table.
+footprint_report() {
+  [ -s "$WORK/footprint.tsv" ] || return 0
+  echo
+  echo "The code a request runs through (FOOTPRINT): each variant under callgrind, one connection for"
+  echo "${FOOTPRINT_SECONDS} s after a warm-up; lines of code (64 bytes) holding an instruction run on at least half of the"
+  echo "requests, and the packages with the most. The profiles are in $WORK/footprint (footprint -h)."
+  echo
+  echo "| workload | variant | requests | instructions per request | lines of code | most lines |"
+  echo "|---|---|--:|--:|--:|---|"
+  awk -F'\t' '{printf "| %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6}' "$WORK/footprint.tsv"
+}
