@@ -4,13 +4,18 @@
 # deploy/bench/footprint counts the lines of code run on at least half of
 # the requests. On this machine a request's CPU follows those lines far
 # more than its instructions (docs/benchmarks.md, "Where a request's CPU
-# goes"), and the count is the same on every run of a build, so it says at
-# once which way a cut goes, where a CPU reading needs rounds across
-# layouts; the load benchmark still says what the cut is worth. Needs
-# valgrind. Sourced by run.sh after its functions are defined.
+# goes"), and outside Go's runtime the count stays within a few lines from
+# one run of a build to the next, so it says at once which way a cut goes,
+# where a CPU reading needs rounds across layouts; the load benchmark
+# still says what the cut is worth. Needs valgrind. Sourced by run.sh
+# after its functions are defined.
 
 FOOTPRINT=${FOOTPRINT:-0}
 FOOTPRINT_SECONDS=${FOOTPRINT_SECONDS:-5}
+# FOOTPRINT_DIR (a directory): the profiles are kept there as
+# KIND-VARIANT.out, for footprint's listing by function and its -base
+# comparison of two variants; the run's own directory goes at its end.
+FOOTPRINT_DIR=${FOOTPRINT_DIR:-}
 
 # run_footprint KIND: each variant's first build under callgrind for KIND,
 # into footprint.tsv: the workload, the variant, the requests profiled,
@@ -46,12 +51,16 @@ run_footprint() {
     stop_svc
     n=$(awk '/requests in/ {print $1}' "$WORK/footprint/wrk.txt")
     [ "${n:-0}" -gt 0 ] && [ -s "$out.1" ] || die "$v answered no request under callgrind (see $WORK/svc.log)"
+    if [ -n "$FOOTPRINT_DIR" ]; then
+      mkdir -p "$FOOTPRINT_DIR"
+      cp "$out.1" "$FOOTPRINT_DIR/$kind-$v.out"
+    fi
     "$WORK/bin/footprint" -requests "$n" -top 3 "$out.1" | awk -v k="$kind" -v v="$v" -v n="$n" '
       /^requests/ {ipr = $NF}
-      /^hot/ {lines = $5}
+      /^hot/ {lines = $5; outside = $(NF - 3)}
       /^lines by package/ {p = 1; next}
       p && NF == 2 {pk = pk (pk == "" ? "" : ", ") $2 " " $1; if (++c == 3) p = 0}
-      END {sub("github.com/svc-dev/svc/", "", pk); gsub("github.com/svc-dev/svc/", "", pk); print k "\t" v "\t" n "\t" ipr "\t" lines "\t" pk}' >>"$WORK/footprint.tsv"
+      END {sub("github.com/svc-dev/svc/", "", pk); gsub("github.com/svc-dev/svc/", "", pk); print k "\t" v "\t" n "\t" ipr "\t" lines "\t" outside "\t" pk}' >>"$WORK/footprint.tsv"
   done
 }
 
@@ -61,9 +70,11 @@ footprint_report() {
   echo
   echo "The code a request runs through (FOOTPRINT): each variant under callgrind, one connection for"
   echo "${FOOTPRINT_SECONDS} s after a warm-up; lines of code (64 bytes) holding an instruction run on at least half of the"
-  echo "requests, and the packages with the most. The profiles are in $WORK/footprint (footprint -h)."
+  echo "requests, those outside Go's runtime (whose count moves with how often the collector ran), and the"
+  echo "packages with the most."
+  [ -z "$FOOTPRINT_DIR" ] || echo "The profiles are in $FOOTPRINT_DIR, KIND-VARIANT.out, for deploy/bench/footprint."
   echo
-  echo "| workload | variant | requests | instructions per request | lines of code | most lines |"
-  echo "|---|---|--:|--:|--:|---|"
-  awk -F'\t' '{printf "| %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6}' "$WORK/footprint.tsv"
+  echo "| workload | variant | requests | instructions per request | lines of code | outside the runtime | most lines |"
+  echo "|---|---|--:|--:|--:|--:|---|"
+  awk -F'\t' '{printf "| %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7}' "$WORK/footprint.tsv"
 }

@@ -83,8 +83,11 @@
 # spread. The second server listens on HTTPPORT + 6.
 # FOOTPRINT=1 (with VARIANTS): instead, each variant serves each workload
 # once under valgrind's callgrind, and the report gives the lines of code a
-# request runs through (footprint.sh): the same on every run of a build,
-# so it tells a cut's direction without rounds. Needs valgrind.
+# request runs through (footprint.sh): outside the runtime, within a few
+# lines on every run of a build, so it tells a cut's direction without
+# rounds. Needs valgrind.
+# FOOTPRINT_SECONDS (5) is each profile's length, FOOTPRINT_DIR (a
+# directory) where the profiles are kept.
 # LAYOUTS (1): each variant built from source (REV= or the work tree) is
 # built that many times, each with SVC's code shifted by padding of
 # another size (layout_pad), and round i runs each variant's build i

@@ -4,15 +4,22 @@
 // the 64-byte lines of code they fall in, by package and by function.
 //
 //	footprint -requests 2000 callgrind.out.1
+//	footprint -requests 2000 -base old.out -base-requests 1900 new.out
+//
+// With -base it compares two profiles, the base's and the one named, say
+// of a change and of the code before it: the lines each has, and the
+// functions whose lines differ most.
 //
 // On the benchmark's machine a request's CPU follows the lines of code it
 // touches far more than the instructions it executes: the kernel's network
 // path between two requests leaves little of a server's code in the nearer
 // caches, so each line scattered through the program is fetched again
-// (docs/benchmarks.md, "Where a request's CPU goes"). The count is the
-// same on every run of the same build and workload, where a CPU reading
-// moves by a percent or two, so it tells a cut's direction at once;
-// whether it is worth the CPU is still for the load benchmark to say.
+// (docs/benchmarks.md, "Where a request's CPU goes"). Outside Go's
+// runtime, whose count moves with how often the collector ran, the count
+// stays within a few lines from one run of a build to the next, where a
+// CPU reading moves by a percent or two, so it tells a cut's direction at
+// once; whether it is worth the CPU is still for the load benchmark to
+// say.
 package main
 
 import (
@@ -31,20 +38,33 @@ func main() {
 	requests := flag.Int("requests", 0, "requests the profile covers")
 	share := flag.Float64("min", 0.5, "least executions per request for an instruction to count")
 	top := flag.Int("top", 25, "packages and functions listed")
+	base := flag.String("base", "", "a profile to compare with")
+	baseRequests := flag.Int("base-requests", 0, "requests the base profile covers")
 	flag.Parse()
-	if *requests <= 0 || flag.NArg() != 1 {
-		log.Fatal("usage: footprint -requests N callgrind.out")
+	if *requests <= 0 || flag.NArg() != 1 || (*base != "") != (*baseRequests > 0) {
+		log.Fatal("usage: footprint -requests N [-base OLD -base-requests M] callgrind.out")
 	}
-	f, err := os.Open(flag.Arg(0))
+	p := load(flag.Arg(0))
+	fp := p.hot(float64(*requests) * *share)
+	if *base == "" {
+		report(os.Stdout, fp, *requests, p.total, *top)
+		return
+	}
+	old := load(*base).hot(float64(*baseRequests) * *share)
+	compare(os.Stdout, old, fp, *top)
+}
+
+func load(path string) *profile {
+	f, err := os.Open(path)
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer f.Close()
 	p, err := parse(f)
 	if err != nil {
-		log.Fatal(err)
+		log.Fatalf("%s: %v", path, err)
 	}
-	report(os.Stdout, p.hot(float64(*requests)**share), *requests, p.total, *top)
+	return p
 }
 
 // profile is what a callgrind profile says of each instruction: how many
@@ -172,6 +192,20 @@ func (p *profile) hot(least float64) footprint {
 	return fp
 }
 
+// outsideRuntime is the lines of fp outside Go's runtime. The runtime's
+// count moves from one profile to the next with how often the collector
+// ran in it (its loops run many times a collection), where the rest's
+// stays put.
+func (fp footprint) outsideRuntime() float64 {
+	n := float64(fp.lines)
+	for pkg, l := range fp.byPkg {
+		if pkg == "runtime" || strings.HasPrefix(pkg, "internal/runtime/") {
+			n -= l
+		}
+	}
+	return n
+}
+
 // pkgOf is the package of a Go function's symbol: its path up to the dot
 // after the last slash ("runtime" for an assembly routine's bare name).
 func pkgOf(fn string) string {
@@ -187,7 +221,8 @@ func pkgOf(fn string) string {
 
 func report(w io.Writer, fp footprint, requests int, total int64, top int) {
 	fmt.Fprintf(w, "requests %d, instructions per request %d\n", requests, total/int64(requests))
-	fmt.Fprintf(w, "hot instructions %d in %d lines of code (%.1f KiB)\n", fp.instrs, fp.lines, float64(fp.lines)/16)
+	fmt.Fprintf(w, "hot instructions %d in %d lines of code (%.1f KiB), %.0f outside the runtime\n",
+		fp.instrs, fp.lines, float64(fp.lines)/16, fp.outsideRuntime())
 	for _, t := range []struct {
 		title string
 		m     map[string]float64
@@ -195,6 +230,39 @@ func report(w io.Writer, fp footprint, requests int, total int64, top int) {
 		fmt.Fprintf(w, "\n%s:\n", t.title)
 		for _, k := range largest(t.m, top) {
 			fmt.Fprintf(w, "%7.1f  %s\n", t.m[k], k)
+		}
+	}
+}
+
+// compare writes the lines of old and of new, and the functions whose
+// lines differ most between them, most lines gained first, then most lost.
+func compare(w io.Writer, old, new footprint, top int) {
+	fmt.Fprintf(w, "lines of code: base %d, this %d (%+d); outside the runtime: base %.0f, this %.0f (%+.0f)\n",
+		old.lines, new.lines, new.lines-old.lines, old.outsideRuntime(), new.outsideRuntime(), new.outsideRuntime()-old.outsideRuntime())
+	delta := map[string]float64{}
+	for f, n := range new.byFn {
+		delta[f] += n
+	}
+	for f, n := range old.byFn {
+		delta[f] -= n
+	}
+	gained, lost := map[string]float64{}, map[string]float64{}
+	for f, d := range delta {
+		switch {
+		case d > 0:
+			gained[f] = d
+		case d < 0:
+			lost[f] = -d
+		}
+	}
+	for _, t := range []struct {
+		title string
+		sign  float64
+		m     map[string]float64
+	}{{"gained", 1, gained}, {"lost", -1, lost}} {
+		fmt.Fprintf(w, "\nlines %s, by function:\n", t.title)
+		for _, k := range largest(t.m, top) {
+			fmt.Fprintf(w, "%+7.1f  %s\n", t.sign*t.m[k], k)
 		}
 	}
 }

@@ -73,3 +73,23 @@ func TestPkgOf(t *testing.T) {
 		}
 	}
 }
+
+// Compared, two profiles give the lines each has and the functions whose
+// lines differ, gains and losses apart.
+func TestCompare(t *testing.T) {
+	old := footprint{lines: 5, byFn: map[string]float64{"a": 3, "b": 2}, byPkg: map[string]float64{"runtime": 2, "x": 3}}
+	new := footprint{lines: 4, byFn: map[string]float64{"a": 1, "b": 2, "c": 1}, byPkg: map[string]float64{"internal/runtime/maps": 1, "x": 3}}
+	var out strings.Builder
+	compare(&out, old, new, 10)
+	want := `lines of code: base 5, this 4 (-1); outside the runtime: base 3, this 3 (+0)
+
+lines gained, by function:
+   +1.0  c
+
+lines lost, by function:
+   -2.0  a
+`
+	if out.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", out.String(), want)
+	}
+}
