@@ -19,7 +19,8 @@ func serveHTTP1(ln net.Listener, kinds map[string]*workload, run runner) error {
 }
 
 // floorHandler is serve's work as an http.Handler: the answer serve
-// writes, its headers set through the ResponseWriter.
+// writes, its headers set through the ResponseWriter, and none where serve
+// closes the connection.
 func floorHandler(kinds map[string]*workload, run runner) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, err := io.ReadAll(io.LimitReader(r.Body, maxBody))
@@ -37,9 +38,9 @@ func floorHandler(kinds map[string]*workload, run runner) http.Handler {
 			log.Fatal(err) // as serve: a lost session skews what follows
 		}
 		if failed != nil {
+			// As serve: logged, and the connection closed unanswered.
 			log.Print(failed)
-			w.WriteHeader(http.StatusInternalServerError)
-			return
+			panic(http.ErrAbortHandler)
 		}
 		if kind.params[0] == "body" {
 			w.Header().Set("Content-Length", "0")

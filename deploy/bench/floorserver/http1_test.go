@@ -13,7 +13,8 @@ import (
 
 // Served through SVC's HTTP server (FLOOR_HTTP1=1), floorserver answers
 // each request as it does reading the socket itself: the same status,
-// body and media type, so the two measure the same work.
+// body and media type, or no answer for a statement that failed, so the
+// two measure the same work.
 func TestHTTP1AnswersAsServe(t *testing.T) {
 	ctx := context.Background()
 	c, err := pgtest.Start(ctx, pgtest.Options{})
@@ -62,7 +63,7 @@ func TestHTTP1AnswersAsServe(t *testing.T) {
 		}
 		res, err := http.DefaultClient.Do(req)
 		if err != nil {
-			t.Fatal(err)
+			return answer{status: "no answer"}
 		}
 		defer res.Body.Close()
 		b, err := io.ReadAll(res.Body)
@@ -79,6 +80,7 @@ func TestHTTP1AnswersAsServe(t *testing.T) {
 		{"GET", "/books?id=eq.-4", "", answer{"200 OK", "application/json; charset=utf-8", "[-25]"}},
 		{"POST", "/reviews", `{"rating":5}`, answer{"201 Created", "", ""}},
 		{"GET", "/authors?id=eq.1", "", answer{"404 Not Found", "", ""}},
+		{"GET", "/books?id=eq.0", "", answer{status: "no answer"}},
 	} {
 		for name, ln := range map[string]net.Listener{"serve": raw, "http1": viaHTTP1} {
 			if got := ask(ln, tc.method, tc.target, tc.body); got != tc.want {
