@@ -27,6 +27,9 @@ run_footprint() {
   for v in $VARIANTS; do
     out=$WORK/footprint/$kind-$v.out
     log "$kind: $v under callgrind"
+    # The runtime's preemption signals, which valgrind may fail to
+    # deliver, are off, and one thread runs Go code, as on svc-serve's own
+    # core.
     # shellcheck disable=SC2086 # VAR=VALUE words, split on purpose
     env SVC_DB_URI="$APP_URI" SVC_DB_SCHEMAS=bench SVC_DB_ANON_ROLE=bench_anon SVC_DB_POOL=$POOL \
       SVC_DB_POOL_MAX_IDLETIME=7200 SVC_DB_POOL_MAX_LIFETIME=7200 \
@@ -35,9 +38,7 @@ run_footprint() {
       "${ON_SVC[@]}" valgrind --tool=callgrind --dump-instr=yes --instr-atstart=no \
       --callgrind-out-file="$out" "$(variant_exe "$v" 1)" >>"$WORK/svc.log" 2>&1 &
     SVC_PID=$!
-    # Under valgrind a start takes many times as long; the runtime's
-    # preemption signals, which valgrind may fail to deliver, are off, and
-    # one thread runs Go code, as on svc-serve's own core.
+    # Under valgrind a start takes many times as long.
     for _ in $(seq 600); do
       curl -sf -o /dev/null "$HTTP/books?id=eq.1" && break
       kill -0 "$SVC_PID" 2>/dev/null || die "$v exited under callgrind (see $WORK/svc.log)"
@@ -60,7 +61,7 @@ run_footprint() {
       /^hot/ {lines = $5; outside = $(NF - 3)}
       /^lines by package/ {p = 1; next}
       p && NF == 2 {pk = pk (pk == "" ? "" : ", ") $2 " " $1; if (++c == 3) p = 0}
-      END {sub("github.com/svc-dev/svc/", "", pk); gsub("github.com/svc-dev/svc/", "", pk); print k "\t" v "\t" n "\t" ipr "\t" lines "\t" outside "\t" pk}' >>"$WORK/footprint.tsv"
+      END {gsub("github.com/svc-dev/svc/", "", pk); print k "\t" v "\t" n "\t" ipr "\t" lines "\t" outside "\t" pk}' >>"$WORK/footprint.tsv"
   done
 }
 

@@ -146,7 +146,10 @@ HTTP=http://127.0.0.1:$HTTPPORT
 log() { echo "[$(date +%T)] $*" >&2; }
 die() { log "error: $*"; exit 1; }
 command -v wrk >/dev/null || die "wrk not found (apt-get install wrk)"
-[ "${FOOTPRINT:-0}" = 1 ] && { command -v valgrind >/dev/null || die "valgrind not found (apt-get install valgrind)"; }
+if [ "${FOOTPRINT:-0}" = 1 ]; then
+  [ -n "$VARIANTS" ] || die "FOOTPRINT=1 profiles the VARIANTS, and none are set"
+  command -v valgrind >/dev/null || die "valgrind not found (apt-get install valgrind)"
+fi
 [ -x "$BIN/pgbench" ] && [ -x "$BIN/initdb" ] || die "no PostgreSQL server binaries in $BIN (set SVC_PG_BIN)"
 for kind in $KINDS; do
   # wrk runs a plain GET / when its script is missing; refuse instead.

@@ -89,6 +89,10 @@ func parse(r io.Reader) (*profile, error) {
 		line := sc.Text()
 		switch {
 		case line == "":
+		case strings.HasPrefix(line, "positions:"):
+			if f := strings.Fields(line[len("positions:"):]); len(f) == 0 || f[0] != "instr" {
+				return nil, fmt.Errorf("%q: a profile taken without --dump-instr=yes gives no instruction's address", line)
+			}
 		case strings.HasPrefix(line, "fn="):
 			fn = name(names, line[3:])
 		case strings.HasPrefix(line, "cfn="):

@@ -93,3 +93,10 @@ lines lost, by function:
 		t.Errorf("got\n%s\nwant\n%s", out.String(), want)
 	}
 }
+
+// A profile of source lines alone says nothing of the code's addresses.
+func TestNeedsInstructions(t *testing.T) {
+	if _, err := parse(strings.NewReader(strings.Replace(sample, "positions: instr line", "positions: line", 1))); err == nil {
+		t.Error("a profile without instruction positions parsed")
+	}
+}
