@@ -9,7 +9,10 @@
 #
 # Under FLOOR=1 the paired rounds also run deploy/bench/floorserver, the
 # least a Go process can do to answer lookup, page and insert as SVC does,
-# on svc-serve's cores: SVC's CPU per request is read against it.
+# on svc-serve's cores: SVC's CPU per request is read against it. A second
+# floorserver serves the same work through SVC's HTTP server
+# (FLOOR_HTTP1=1, "floorh"), the least any handler on it pays: SVC's CPU
+# over floorh's is what its handler adds.
 #
 # The parts, each a pgbench script run in its own round trip:
 #   trip   one trivial statement (select 1): a round trip's own cost
@@ -30,18 +33,24 @@
 FLOOR=${FLOOR:-0}
 FLOOR_ROUNDS=${FLOOR_ROUNDS:-3}
 FLOOR_HTTP=http://127.0.0.1:$FLOORPORT
+FLOORH_HTTP=http://127.0.0.1:$FLOORHPORT
 
 # floor_kind KIND: whether floorserver runs KIND in the paired rounds: under
 # FLOOR=1, for the workloads it answers (lookup, page, insert).
 floor_kind() { [ "$FLOOR" = 1 ] && [[ " lookup page insert " == *" $1 "* ]]; }
 
 # start_floorserver starts floorserver (see its doc comment) on svc-serve's
-# cores with SVC's pool size, and waits (10 s at most) until it answers.
+# cores with SVC's pool size, and floorh beside it, and waits (10 s at most
+# each) until they answer.
 start_floorserver() {
   env SVC_DB_URI="$APP_URI" SVC_DB_POOL=$POOL SVC_SERVER_HOST=127.0.0.1 SVC_SERVER_PORT="$FLOORPORT" \
     "${ON_SVC[@]}" "$WORK/bin/floorserver" -scripts deploy/bench >>"$WORK/floorserver.log" 2>&1 &
   FLOOR_PID=$!
   await_server floorserver "$FLOOR_PID" "$WORK/floorserver.log" "$FLOOR_HTTP/books?id=eq.1"
+  env SVC_DB_URI="$APP_URI" SVC_DB_POOL=$POOL SVC_SERVER_HOST=127.0.0.1 SVC_SERVER_PORT="$FLOORHPORT" FLOOR_HTTP1=1 \
+    "${ON_SVC[@]}" "$WORK/bin/floorserver" -scripts deploy/bench >>"$WORK/floorserver.log" 2>&1 &
+  FLOORH_PID=$!
+  await_server floorh "$FLOORH_PID" "$WORK/floorserver.log" "$FLOORH_HTTP/books?id=eq.1"
 }
 
 # ensure_prest_role: the login role pREST's sessions use, a member of
@@ -100,12 +109,14 @@ run_floor() {
 floor_report() {
   if [ -s "$WORK/pairs-floor.tsv" ]; then
     echo
-    echo "SVC against floorserver and pREST in the same paired rounds (medians, lowest to highest): each"
-    echo "server's own CPU per request (µs) and throughput, and the ratios, taken in each round."
+    echo "SVC against floorserver, floorh (floorserver through SVC's HTTP server) and pREST in the same"
+    echo "paired rounds (medians, lowest to highest): each server's own CPU per request (µs) and"
+    echo "throughput, and the ratios, taken in each round."
     echo
-    echo "| workload | rounds | SVC µs/req | floor µs/req | pREST µs/req | SVC / floor | floor / pREST | SVC / pREST | req/s SVC / floor / pREST | req/s SVC / floor |"
-    echo "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
-    awk -F'\t' -f deploy/bench/stats.awk -f deploy/bench/floorpeers.awk "$WORK/pairs-wrk.tsv" "$WORK/pairs-floor.tsv" "$WORK/pairs-prest.tsv"
+    echo "| workload | rounds | SVC µs/req | floor µs/req | floorh µs/req | pREST µs/req | SVC / floor | SVC / floorh | floor / pREST | SVC / pREST | req/s SVC / floor / pREST | req/s SVC / floor |"
+    echo "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
+    awk -F'\t' -f deploy/bench/stats.awk -f deploy/bench/floorpeers.awk "$WORK/pairs-wrk.tsv" "$WORK/pairs-floor.tsv" \
+      "$WORK/pairs-floorh.tsv" "$WORK/pairs-prest.tsv"
   fi
   [ -s "$WORK/floor.tsv" ] || return 0
   echo

@@ -30,7 +30,8 @@
 # PAIR_SECONDS (10: each run of a round), UNPREPARED (1: a second svc-serve
 # with db-prepared-statements = false, as behind a transaction pooler, in
 # the paired rounds too, with pgbench -M extended on the same statements:
-# their ratios to the prepared path's in each round; 0: none), FLOOR (1: floorserver in the
+# their ratios to the prepared path's in each round; 0: none), FLOOR (1: floorserver, and
+# floorserver through SVC's HTTP server (floorh), in the
 # paired rounds beside SVC and pREST, and PostgreSQL's CPU per transaction
 # for each part of what SVC sends and for pREST's statement, FLOOR_ROUNDS
 # (3) rounds; see floor.sh), RATE
@@ -136,6 +137,7 @@ PRESTPORT=$((HTTPPORT + 3))
 FLOORPORT=$((HTTPPORT + 4))
 UNPREPPORT=$((HTTPPORT + 5))
 ATONCEPORT=$((HTTPPORT + 6))
+FLOORHPORT=$((HTTPPORT + 7))
 PREST=${PREST:-1}
 # SVC's pool, and pgbench's connections: the database sees 10 sessions
 # either way, so the ratio compares like with like.
@@ -155,7 +157,7 @@ for kind in $KINDS; do
   # wrk runs a plain GET / when its script is missing; refuse instead.
   [ -f "deploy/bench/$kind.lua" ] && [ -f "deploy/bench/$kind.pgbench" ] || die "no workload $kind (deploy/bench/$kind.lua and .pgbench)"
 done
-for port in "$PGPORT" "$HTTPPORT" $((HTTPPORT + 1)) $([ "$FAULTS" = 1 ] && echo "$ADMINPORT") "$PRESTPORT" "$FLOORPORT" "$UNPREPPORT" $([ "$AT_ONCE" = 1 ] && echo "$ATONCEPORT"); do
+for port in "$PGPORT" "$HTTPPORT" $((HTTPPORT + 1)) $([ "$FAULTS" = 1 ] && echo "$ADMINPORT") "$PRESTPORT" "$FLOORPORT" "$FLOORHPORT" "$UNPREPPORT" $([ "$AT_ONCE" = 1 ] && echo "$ATONCEPORT"); do
   # A server already listening there would answer in SVC's place.
   if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then die "port $port is in use"; fi
 done
@@ -189,6 +191,7 @@ chmod 755 "$WORK"
 SVC_PID=
 PREST_PID=
 FLOOR_PID=
+FLOORH_PID=
 UNPREP_PID=
 SAMPLER_PID=
 FAULT_PID=
@@ -202,6 +205,7 @@ cleanup() {
   [ -n "$SVC_PID" ] && kill "$SVC_PID" 2>/dev/null && wait "$SVC_PID" 2>/dev/null
   [ -n "$PREST_PID" ] && kill "$PREST_PID" 2>/dev/null && wait "$PREST_PID" 2>/dev/null
   [ -n "$FLOOR_PID" ] && kill "$FLOOR_PID" 2>/dev/null && wait "$FLOOR_PID" 2>/dev/null
+  [ -n "$FLOORH_PID" ] && kill "$FLOORH_PID" 2>/dev/null && wait "$FLOORH_PID" 2>/dev/null
   [ -n "$UNPREP_PID" ] && kill "$UNPREP_PID" 2>/dev/null && wait "$UNPREP_PID" 2>/dev/null
   as_pg "$BIN/pg_ctl" -D "$WORK/data" -m immediate stop >/dev/null 2>&1
   rm -rf "$WORK"
@@ -476,6 +480,7 @@ run_wrk() {
   local pid=$SVC_PID url=$HTTP script=deploy/bench/$1.lua
   if [ "${PEER:-}" = prest ]; then pid=$PREST_PID url=$PREST_HTTP script=deploy/bench/prest/$1.lua; fi
   if [ "${PEER:-}" = floor ]; then pid=$FLOOR_PID url=$FLOOR_HTTP; fi
+  if [ "${PEER:-}" = floorh ]; then pid=$FLOORH_PID url=$FLOORH_HTTP; fi
   if [ "${PEER:-}" = unprepared ]; then pid=$UNPREP_PID url=$UNPREP_HTTP; fi
   (while :; do rss_kb "$pid"; sleep 0.5; done) >"$WORK/rss.txt" 2>/dev/null &
   SAMPLER_PID=$!
@@ -545,7 +550,7 @@ run_pairs() {
   local kind=$1 i j parts=(svc pgbench)
   [ -n "$UNPREP_PID" ] && parts+=(unprepared extended)
   prest_kind "$kind" && parts+=(prest)
-  floor_kind "$kind" && parts+=(floor)
+  floor_kind "$kind" && parts+=(floor floorh)
   for i in $(seq "$PAIRS"); do
     log "$kind: paired round $i of $PAIRS"
     for j in $(seq 0 $((${#parts[@]} - 1))); do
@@ -554,6 +559,7 @@ run_pairs() {
       pgbench) DURATION=$PAIR_SECONDS PGROWS=pairs-pgbench.tsv run_pgbench "$kind" prepared ;;
       prest) PEER=prest DURATION=$PAIR_SECONDS ROWS=pairs-prest.tsv run_wrk "$kind" 32 ;;
       floor) PEER=floor DURATION=$PAIR_SECONDS ROWS=pairs-floor.tsv run_wrk "$kind" 32 ;;
+      floorh) PEER=floorh DURATION=$PAIR_SECONDS ROWS=pairs-floorh.tsv run_wrk "$kind" 32 ;;
       unprepared) PEER=unprepared DURATION=$PAIR_SECONDS ROWS=pairs-unprepared.tsv run_wrk "$kind" 32 ;;
       extended) DURATION=$PAIR_SECONDS PGROWS=pairs-extended.tsv run_pgbench "$kind" extended ;;
       esac
@@ -714,6 +720,7 @@ at_once_row() {
 : >"$WORK/pairs-pgbench.tsv"
 : >"$WORK/pairs-prest.tsv"
 : >"$WORK/pairs-floor.tsv"
+: >"$WORK/pairs-floorh.tsv"
 : >"$WORK/pairs-unprepared.tsv"
 : >"$WORK/pairs-extended.tsv"
 : >"$WORK/variants.tsv"
@@ -751,6 +758,7 @@ elif [ -n "$KINDS" ]; then
     fi
     if [ -n "$FLOOR_PID" ] && floor_kind "$kind"; then
       wrk_on_other "$kind" 32 -d"${WARMUP}s" -s "deploy/bench/$kind.lua" "$FLOOR_HTTP" >/dev/null
+      wrk_on_other "$kind" 32 -d"${WARMUP}s" -s "deploy/bench/$kind.lua" "$FLOORH_HTTP" >/dev/null
     fi
     for conns in $CONNS; do run_wrk "$kind" "$conns"; done
     for mode in $MODES; do run_pgbench "$kind" "$mode"; done
