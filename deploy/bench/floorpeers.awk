@@ -1,4 +1,4 @@
-# floorpeers.awk: floor.sh's table of SVC against floorserver and pREST in
+# floorpeers.awk: floor.sh's table of SVC against floorserver, floorh and pREST in
 # the paired rounds, one markdown row per workload floorserver ran: each
 # server's own CPU per request, and the ratios taken round by round, SVC's
 # req/s over floorserver's among them: the throughput floorserver reaches
