@@ -43,14 +43,20 @@ floor_kind() { [ "$FLOOR" = 1 ] && [[ " lookup page insert " == *" $1 "* ]]; }
 # cores with SVC's pool size, and floorh beside it, and waits (10 s at most
 # each) until they answer.
 start_floorserver() {
-  env SVC_DB_URI="$APP_URI" SVC_DB_POOL=$POOL SVC_SERVER_HOST=127.0.0.1 SVC_SERVER_PORT="$FLOORPORT" \
+  launch_floorserver floorserver FLOOR_PID "$FLOORPORT"
+  launch_floorserver floorh FLOORH_PID "$FLOORHPORT" FLOOR_HTTP1=1
+}
+
+# launch_floorserver NAME PIDVAR PORT [VAR=VALUE ...] starts one
+# floorserver on PORT, its pid in the variable named PIDVAR, and waits
+# until it answers.
+launch_floorserver() {
+  local name=$1 pidvar=$2 port=$3
+  shift 3
+  env SVC_DB_URI="$APP_URI" SVC_DB_POOL=$POOL SVC_SERVER_HOST=127.0.0.1 SVC_SERVER_PORT="$port" "$@" \
     "${ON_SVC[@]}" "$WORK/bin/floorserver" -scripts deploy/bench >>"$WORK/floorserver.log" 2>&1 &
-  FLOOR_PID=$!
-  await_server floorserver "$FLOOR_PID" "$WORK/floorserver.log" "$FLOOR_HTTP/books?id=eq.1"
-  env SVC_DB_URI="$APP_URI" SVC_DB_POOL=$POOL SVC_SERVER_HOST=127.0.0.1 SVC_SERVER_PORT="$FLOORHPORT" FLOOR_HTTP1=1 \
-    "${ON_SVC[@]}" "$WORK/bin/floorserver" -scripts deploy/bench >>"$WORK/floorserver.log" 2>&1 &
-  FLOORH_PID=$!
-  await_server floorh "$FLOORH_PID" "$WORK/floorserver.log" "$FLOORH_HTTP/books?id=eq.1"
+  printf -v "$pidvar" '%s' "$!"
+  await_server "$name" "${!pidvar}" "$WORK/floorserver.log" "http://127.0.0.1:$port/books?id=eq.1"
 }
 
 # ensure_prest_role: the login role pREST's sessions use, a member of

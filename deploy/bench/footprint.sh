@@ -27,23 +27,13 @@ run_footprint() {
   for v in $VARIANTS; do
     out=$WORK/footprint/$kind-$v.out
     log "$kind: $v under callgrind"
-    # The runtime's preemption signals, which valgrind may fail to
-    # deliver, are off, and one thread runs Go code, as on svc-serve's own
-    # core.
+    # Under valgrind a start takes many times as long; the runtime's
+    # preemption signals, which valgrind may fail to deliver, are off, and
+    # one thread runs Go code, as on svc-serve's own core.
     # shellcheck disable=SC2086 # VAR=VALUE words, split on purpose
-    env SVC_DB_URI="$APP_URI" SVC_DB_SCHEMAS=bench SVC_DB_ANON_ROLE=bench_anon SVC_DB_POOL=$POOL \
-      SVC_DB_POOL_MAX_IDLETIME=7200 SVC_DB_POOL_MAX_LIFETIME=7200 \
-      SVC_SERVER_HOST=127.0.0.1 SVC_SERVER_PORT="$HTTPPORT" SVC_LOG_LEVEL=error ${VARIANT_ENV[$v]} \
-      GOMAXPROCS=1 GODEBUG=asyncpreemptoff=1 \
-      "${ON_SVC[@]}" valgrind --tool=callgrind --dump-instr=yes --instr-atstart=no \
-      --callgrind-out-file="$out" "$(variant_exe "$v" 1)" >>"$WORK/svc.log" 2>&1 &
-    SVC_PID=$!
-    # Under valgrind a start takes many times as long.
-    for _ in $(seq 600); do
-      curl -sf -o /dev/null "$HTTP/books?id=eq.1" && break
-      kill -0 "$SVC_PID" 2>/dev/null || die "$v exited under callgrind (see $WORK/svc.log)"
-      sleep 0.1
-    done
+    SVC_EXE=$(variant_exe "$v" 1) AWAIT_SECONDS=60 \
+      SVC_UNDER="valgrind --tool=callgrind --dump-instr=yes --instr-atstart=no --callgrind-out-file=$out" \
+      start_svc error ${VARIANT_ENV[$v]} GOMAXPROCS=1 GODEBUG=asyncpreemptoff=1
     wrk_on_other "$kind" 4 -d3s -s "deploy/bench/$kind.lua" "$HTTP" >/dev/null
     callgrind_control -i on "$SVC_PID" >/dev/null 2>&1
     wrk_on_other "$kind" 1 -t1 -d"${FOOTPRINT_SECONDS}s" -s "deploy/bench/$kind.lua" "$HTTP" >"$WORK/footprint/wrk.txt"

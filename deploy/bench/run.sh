@@ -373,30 +373,32 @@ if [ -n "$KINDS" ] || [ "$SOAK" != 0 ] || [ "$LARGE" = 1 ]; then
 fi
 
 # ---- SVC --------------------------------------------------------------------
-# await_server NAME PID LOG URL waits (10 s at most) until the server just
-# started as PID answers URL, and stops the suite with LOG's tail if it
-# exits first.
+# await_server NAME PID LOG URL waits (AWAIT_SECONDS, 10, at most) until
+# the server just started as PID answers URL, and stops the suite with
+# LOG's tail if it exits first.
 await_server() {
-  local name=$1 pid=$2 log=$3 url=$4
-  for _ in $(seq 100); do
+  local name=$1 pid=$2 log=$3 url=$4 secs=${AWAIT_SECONDS:-10}
+  for _ in $(seq $((secs * 10))); do
     kill -0 "$pid" 2>/dev/null || { tail -n 20 "$log" >&2; die "$name exited"; }
     curl -sf -o /dev/null "$url" && return
     sleep 0.1
   done
-  die "$name did not answer within 10 s"
+  die "$name did not answer within $secs s"
 }
 
 # start_svc LOG_LEVEL [VAR=VALUE ...] starts svc-serve (SVC_EXE, or the
-# work tree's) on the bench schema and waits (10 s at most) until it
-# answers. The pool keeps its connections for the whole suite, as under
-# steady load, rather than closing them while pgbench runs.
+# work tree's; under the command SVC_UNDER's words make, if any) on the
+# bench schema and waits (AWAIT_SECONDS, 10, at most) until it answers.
+# The pool keeps its connections for the whole suite, as under steady
+# load, rather than closing them while pgbench runs.
 start_svc() {
   local level=$1
   shift
+  # shellcheck disable=SC2086 # SVC_UNDER's words, split on purpose
   env SVC_DB_URI="$APP_URI" SVC_DB_SCHEMAS=bench SVC_DB_ANON_ROLE=bench_anon SVC_DB_POOL=$POOL \
     SVC_DB_POOL_MAX_IDLETIME=7200 SVC_DB_POOL_MAX_LIFETIME=7200 \
     SVC_SERVER_HOST=127.0.0.1 SVC_SERVER_PORT="$HTTPPORT" SVC_LOG_LEVEL="$level" "$@" \
-    "${ON_SVC[@]}" "${SVC_EXE:-$WORK/bin/svc-serve}" >>"$WORK/svc.log" 2>&1 &
+    "${ON_SVC[@]}" ${SVC_UNDER:-} "${SVC_EXE:-$WORK/bin/svc-serve}" >>"$WORK/svc.log" 2>&1 &
   SVC_PID=$!
   await_server svc-serve "$SVC_PID" "$WORK/svc.log" "$HTTP/books?id=eq.1"
 }
