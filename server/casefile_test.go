@@ -34,6 +34,8 @@ import (
 // compared with its fingerprint and time written
 // "fingerprint <fingerprint>, taken <time>".
 //
+// A Host request header is sent as the request's host.
+//
 // A request header may carry {{jwt <claims JSON>}}, replaced by a token
 // with those claims signed (HS256) with the file's "% jwt-secret".
 //

@@ -55,6 +55,7 @@ func TestPostgRESTDeployment(t *testing.T) {
 			`{"code":"PGRST116","message":"JSON object requested, multiple (or no) rows returned","details":"The result contains 7 rows","hint":null}`},
 		{"the file's jwt-secret and app.settings", "/rpc/request_context", "", token, 200,
 			`{"role":"web_user","claims":{"role":"web_user"},"method":"GET","path":"/rpc/request_context","custom_header":null,` +
+				`"host":"` + strings.TrimPrefix(url, "http://") + `","cookie_header":null,` +
 				`"cookies":{},"statement_timeout":"4s","isolation":"repeatable read","greeting":"hello from shop"}`},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -49,7 +49,7 @@ func (s *Server) txContext(r *http.Request, snap *snapshot.Snapshot, id auth.Ide
 		tx.Settings, tx.Isolation = roleSettings(role.Settings)
 	}
 	tx.Settings = append(tx.Settings, s.appSettings...)
-	tx.Headers = request.HeadersJSON(r.Header)
+	tx.Headers = request.HeadersJSON(r.Header, r.Host)
 	tx.Cookies = request.CookiesJSON(r.Cookies())
 	tx.PreRequest = s.preRequest
 	return tx, nil

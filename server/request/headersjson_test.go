@@ -59,7 +59,7 @@ func TestHeadersJSONMatchesPlainForm(t *testing.T) {
 		for i := range values {
 			values[i] = randomText(rng)
 		}
-		got := HeadersJSON(http.Header{name: values})
+		got := HeadersJSON(http.Header{name: values}, "")
 		if want := headersJSONByHeader(name, values); got != want {
 			t.Fatalf("HeadersJSON(%q: %q)\n got %q\nwant %q", name, values, got, want)
 		}
@@ -73,7 +73,7 @@ func TestHeadersJSONMatchesPlainForm(t *testing.T) {
 func TestHeadersJSONHoldsEveryHeader(t *testing.T) {
 	h := http.Header{"Accept": {"application/json"}, "X-Many": {"a", "b\"c"}, "Content-Type": {"text/csv"}}
 	var got map[string]string
-	if err := json.Unmarshal([]byte(HeadersJSON(h)), &got); err != nil {
+	if err := json.Unmarshal([]byte(HeadersJSON(h, "")), &got); err != nil {
 		t.Fatal(err)
 	}
 	want := map[string]string{"accept": "application/json", "x-many": `a, b"c`, "content-type": "text/csv"}
@@ -85,17 +85,17 @@ func TestHeadersJSONHoldsEveryHeader(t *testing.T) {
 			t.Errorf("%s: got %q, want %q", k, got[k], v)
 		}
 	}
-	if s := HeadersJSON(http.Header{}); s != "{}" {
+	if s := HeadersJSON(http.Header{}, ""); s != "{}" {
 		t.Errorf("no headers: got %q", s)
 	}
 }
 
 func BenchmarkHeadersJSON(b *testing.B) {
-	h := http.Header{"Accept": {"application/json"}, "User-Agent": {"wrk"}, "Host": {"127.0.0.1:3000"},
+	h := http.Header{"Accept": {"application/json"}, "User-Agent": {"wrk"},
 		"Content-Type": {"application/json"}, "Authorization": {"Bearer " + strings.Repeat("x", 300)}}
 	b.ReportAllocs()
 	for b.Loop() {
-		HeadersJSON(h)
+		HeadersJSON(h, "127.0.0.1:3000")
 	}
 }
 
@@ -103,8 +103,50 @@ func BenchmarkHeadersJSON(b *testing.B) {
 // object, which the benchmark's set-up statement (deploy/bench) binds.
 func TestHeadersJSONEmpty(t *testing.T) {
 	for _, h := range []http.Header{nil, {}} {
-		if got := HeadersJSON(h); got != "{}" {
+		if got := HeadersJSON(h, ""); got != "{}" {
 			t.Errorf("HeadersJSON(%#v) = %q, want {}", h, got)
+		}
+	}
+}
+
+// TestHeadersJSONHostAndCookie holds request.headers to PostgREST 12's
+// members: the request's host is one of them (SQL that tells tenants apart
+// by it reads "host"), and the Cookie header is not, its values being
+// request.cookies. A Host or Cookie entry in the map, however spelt, gives
+// no member of its own.
+func TestHeadersJSONHostAndCookie(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		h      http.Header
+		host   string
+		want   map[string]string
+		render string // the exact text, where it is one
+	}{
+		{"host alone", nil, "api.example.com", map[string]string{"host": "api.example.com"}, `{"host":"api.example.com"}`},
+		{"host with others", http.Header{"Accept": {"text/csv"}}, "h:8080",
+			map[string]string{"host": "h:8080", "accept": "text/csv"}, ""},
+		{"cookie left out", http.Header{"Cookie": {"a=b"}, "X-Tenant": {"t1"}}, "h",
+			map[string]string{"host": "h", "x-tenant": "t1"}, ""},
+		{"cookie alone", http.Header{"Cookie": {"a=b"}}, "", map[string]string{}, "{}"},
+		{"a map's own Host and cookie entries", http.Header{"Host": {"other"}, "host": {"other"}, "cookie": {"a=b"}}, "h",
+			map[string]string{"host": "h"}, `{"host":"h"}`},
+		{"host escaped", nil, "a\"b", map[string]string{"host": `a"b`}, `{"host":"a\"b"}`},
+	} {
+		got := HeadersJSON(c.h, c.host)
+		var v map[string]string
+		if err := json.Unmarshal([]byte(got), &v); err != nil {
+			t.Fatalf("%s: %q is not JSON: %v", c.name, got, err)
+		}
+		if len(v) != len(c.want) {
+			t.Errorf("%s: got %v, want %v", c.name, v, c.want)
+		}
+		for k, want := range c.want {
+			if v[k] != want {
+				t.Errorf("%s: %s: got %q, want %q", c.name, k, v[k], want)
+			}
+		}
+		if c.render != "" && got != c.render {
+			t.Errorf("%s: rendered %q, want %q", c.name, got, c.render)
 		}
 	}
 }

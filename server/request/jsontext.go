@@ -75,25 +75,33 @@ func jsonStringSize(s []byte) int {
 	return n
 }
 
-// HeadersJSON renders the request headers as one JSON object with
-// lower-case names, as request.headers; repeated headers are joined with
-// ", " as HTTP allows. It is on every request's path, so it walks the
-// header once, into a buffer on the stack that the headers of most
-// requests fit, rather than lowering and joining each header: sizing a
-// buffer first walked the map twice, and starting a walk costs more than
-// copying the result.
-func HeadersJSON(h http.Header) string {
-	if len(h) == 0 {
+// HeadersJSON renders a request's headers as request.headers, as
+// PostgREST 12 sets it: one JSON object of every header but Cookie (its
+// values are request.cookies), names lower-cased, and host, the request's
+// Host, as "host" unless it is "" (net/http keeps Host out of the header
+// map); repeated headers are joined with ", " as HTTP allows. It is on
+// every request's path, so it walks the header once, into a buffer on the
+// stack that the headers of most requests fit, rather than lowering and
+// joining each header: sizing a buffer first walked the map twice, and
+// starting a walk costs more than copying the result.
+func HeadersJSON(h http.Header, host string) string {
+	if len(h) == 0 && host == "" {
 		return "{}"
 	}
 	var room [512]byte
 	b := append(room[:0], '{')
-	first := true
+	if host != "" {
+		b = append(b, `"host":"`...)
+		b = appendJSONChars(b, host, false)
+		b = append(b, '"')
+	}
 	for name, values := range h {
-		if !first {
+		if leftOutOfHeaders(name) {
+			continue
+		}
+		if len(b) > 1 {
 			b = append(b, ',')
 		}
-		first = false
 		b = appendJSONName(b, name)
 		b = append(b, ':', '"')
 		for i, v := range values {
@@ -106,6 +114,15 @@ func HeadersJSON(h http.Header) string {
 	}
 	b = append(b, '}')
 	return string(b)
+}
+
+// leftOutOfHeaders reports whether a header map's entry stays out of
+// request.headers: Cookie, which request.cookies carries, and a Host entry,
+// since the host comes from the request (HeadersJSON's host) and must not
+// appear twice. The names are compared as the rendering lowers them.
+func leftOutOfHeaders(name string) bool {
+	return len(name) == len("cookie") && strings.EqualFold(name, "cookie") ||
+		len(name) == len("host") && strings.EqualFold(name, "host")
 }
 
 // appendJSONName appends a header name as a JSON string, lower-cased as

@@ -606,6 +606,8 @@ create function test.request_context() returns json stable language sql as $$
     'method', current_setting('request.method', true),
     'path', current_setting('request.path', true),
     'custom_header', current_setting('request.headers', true)::json->>'x-custom',
+    'host', current_setting('request.headers', true)::json->>'host',
+    'cookie_header', current_setting('request.headers', true)::json->>'cookie',
     'cookies', current_setting('request.cookies', true)::json,
     'statement_timeout', current_setting('statement_timeout'),
     'isolation', current_setting('transaction_isolation'),
