@@ -25,9 +25,11 @@ const resetRole = "none"
 // txContext builds the request's transaction context for identity id:
 // the role (the token's role claim, else db-anon-role), the role's own
 // settings from the snapshot, and what PostgREST hands to SQL about the
-// request.
+// request. request.path is the path as the client sent it, escapes
+// and all, as PostgREST's (its raw path): the decoded one would name
+// /my%20table and /my table alike.
 func (s *Server) txContext(r *http.Request, snap *snapshot.Snapshot, id auth.Identity) (dbexec.Tx, error) {
-	tx := dbexec.Tx{Method: r.Method, Path: r.URL.Path, Role: id.Role,
+	tx := dbexec.Tx{Method: r.Method, Path: r.URL.EscapedPath(), Role: id.Role,
 		// As in PostgREST, only a role named by the token counts as
 		// authenticated: a privilege error is then 403, not 401.
 		Authenticated: id.Role != ""}
