@@ -52,7 +52,7 @@ func (s *Server) txContext(r *http.Request, snap *snapshot.Snapshot, id auth.Ide
 	}
 	tx.Settings = append(tx.Settings, s.appSettings...)
 	tx.Headers = request.HeadersJSON(r.Header, r.Host)
-	tx.Cookies = request.CookiesJSON(r.Cookies())
+	tx.Cookies = request.CookiesJSON(r.Header["Cookie"])
 	tx.PreRequest = s.preRequest
 	return tx, nil
 }

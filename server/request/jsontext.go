@@ -2,6 +2,7 @@ package request
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 	"unicode/utf8"
 	"unsafe"
@@ -145,30 +146,64 @@ func appendJSONName(b []byte, name string) []byte {
 	return append(b, '"')
 }
 
-// CookiesJSON renders the request cookies as request.cookies; the last of
-// several cookies with one name wins.
-func CookiesJSON(cookies []*http.Cookie) string {
+// CookiesJSON renders the cookies of a request's Cookie header lines as
+// request.cookies, read as PostgREST reads a Cookie header: split at each
+// ';', the spaces before a name dropped, the name ending at the first '='
+// (a part without one is a name with an empty value), the value taken as
+// sent, quotes, spaces and all. A part with no name names no cookie. The
+// last of several cookies with one name wins. net/http's own reading
+// (Request.Cookies) drops a cookie whose value holds a space, a quote or a
+// byte that is not ASCII, and unquotes a quoted one, so SQL would see other
+// cookies than PostgREST hands it.
+func CookiesJSON(lines []string) string {
+	if len(lines) == 0 {
+		return "{}"
+	}
+	type cookie struct{ name, value string }
+	var room [16]cookie
+	cookies := room[:0]
+	// index finds a name among many cookies: a header of thousands of
+	// them must not cost a comparison with every one before it.
+	var index map[string]int
+	for _, line := range lines {
+		for part := range strings.SplitSeq(line, ";") {
+			name, value, _ := strings.Cut(strings.TrimLeft(part, " "), "=")
+			if name == "" {
+				continue
+			}
+			i, seen := -1, false
+			if index != nil {
+				i, seen = index[name]
+			} else if i = slices.IndexFunc(cookies, func(c cookie) bool { return c.name == name }); i >= 0 {
+				seen = true
+			}
+			if seen {
+				cookies[i].value = value
+				continue
+			}
+			cookies = append(cookies, cookie{name, value})
+			if index != nil {
+				index[name] = len(cookies) - 1
+			} else if len(cookies) == len(room) {
+				index = make(map[string]int, 2*len(cookies))
+				for j, c := range cookies {
+					index[c.name] = j
+				}
+			}
+		}
+	}
 	if len(cookies) == 0 {
 		return "{}"
 	}
-	seen := make(map[string]string, len(cookies))
-	order := make([]string, 0, len(cookies))
-	for _, c := range cookies {
-		if _, dup := seen[c.Name]; !dup {
-			order = append(order, c.Name)
-		}
-		seen[c.Name] = c.Value
-	}
-	var b []byte
-	b = append(b, '{')
-	for i, name := range order {
+	b := []byte{'{'}
+	for i, c := range cookies {
 		if i > 0 {
 			b = append(b, ',')
 		}
 		b = append(b, '"')
-		b = appendJSONChars(b, name, false)
+		b = appendJSONChars(b, c.name, false)
 		b = append(b, '"', ':', '"')
-		b = appendJSONChars(b, seen[name], false)
+		b = appendJSONChars(b, c.value, false)
 		b = append(b, '"')
 	}
 	b = append(b, '}')
