@@ -99,8 +99,8 @@ func BenchmarkHeadersJSON(b *testing.B) {
 	}
 }
 
-// TestHeadersJSONEmpty holds a request without headers to an empty
-// object, which the benchmark's set-up statement (deploy/bench) binds.
+// TestHeadersJSONEmpty holds a request without headers or host (an
+// HTTP/1.0 one may have none) to an empty object, bound without building.
 func TestHeadersJSONEmpty(t *testing.T) {
 	for _, h := range []http.Header{nil, {}} {
 		if got := HeadersJSON(h, ""); got != "{}" {
