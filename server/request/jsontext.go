@@ -2,7 +2,6 @@ package request
 
 import (
 	"net/http"
-	"slices"
 	"strings"
 	"unicode/utf8"
 	"unsafe"
@@ -160,36 +159,20 @@ func CookiesJSON(lines []string) string {
 		return "{}"
 	}
 	type cookie struct{ name, value string }
-	var room [16]cookie
-	cookies := room[:0]
-	// index finds a name among many cookies: a header of thousands of
-	// them must not cost a comparison with every one before it.
-	var index map[string]int
+	var cookies []cookie
+	index := map[string]int{} // a name's place in cookies
 	for _, line := range lines {
 		for part := range strings.SplitSeq(line, ";") {
 			name, value, _ := strings.Cut(strings.TrimLeft(part, " "), "=")
 			if name == "" {
 				continue
 			}
-			i, seen := -1, false
-			if index != nil {
-				i, seen = index[name]
-			} else if i = slices.IndexFunc(cookies, func(c cookie) bool { return c.name == name }); i >= 0 {
-				seen = true
-			}
-			if seen {
+			if i, seen := index[name]; seen {
 				cookies[i].value = value
 				continue
 			}
+			index[name] = len(cookies)
 			cookies = append(cookies, cookie{name, value})
-			if index != nil {
-				index[name] = len(cookies) - 1
-			} else if len(cookies) == len(room) {
-				index = make(map[string]int, 2*len(cookies))
-				for j, c := range cookies {
-					index[c.name] = j
-				}
-			}
 		}
 	}
 	if len(cookies) == 0 {
